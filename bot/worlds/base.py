@@ -1,0 +1,105 @@
+"""The world protocol (DESIGN §4): a body Clankie can play in.
+
+A world may move on its own while the mind thinks, so the play loop observes again right
+before acting. Observations are semantic (JSON) with a canonical sha256; stills are encoded
+images. Conventions the play loop relies on for measured progress, when the world has them:
+
+- ``state["location"] = {"map": str, "x": int, "y": int, "facing": str}``
+- ``state["milestones"] = [str, …]`` — milestones reached so far, in order
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import orjson
+from pydantic import BaseModel
+
+from journal.actions import Catalog
+
+
+def utc_now() -> str:
+    """An ISO-8601 UTC timestamp with milliseconds, as every journal line uses."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def canonical_sha256(state: dict[str, Any]) -> str:
+    return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@dataclass(frozen=True)
+class Observation:
+    state: dict[str, Any]
+    scene: str
+    sha256: str
+    observed_at: str
+
+    @classmethod
+    def of(cls, state: dict[str, Any], scene: str) -> Observation:
+        return cls(state=state, scene=scene, sha256=canonical_sha256(state), observed_at=utc_now())
+
+    def record(self) -> dict[str, Any]:
+        """The journal's ObservationRecord shape."""
+        return {"sha256": self.sha256, "scene": self.scene, "observedAt": self.observed_at, "state": self.state}
+
+
+@dataclass(frozen=True)
+class Still:
+    data: bytes
+    mime_type: str
+    width: int
+    height: int
+    sha256: str
+    captured_at: str
+
+    @classmethod
+    def of(cls, data: bytes, mime_type: str, width: int, height: int) -> Still:
+        return cls(data, mime_type, width, height, hashlib.sha256(data).hexdigest(), utc_now())
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What happened when an action was applied.
+
+    ``ok`` False with a ``refusal`` code is a structured refusal (never an exception).
+    ``source`` is ``environment`` (the game answered), ``body`` (the adapter refused or
+    translated), or ``exception`` (the adapter failed).
+    """
+
+    ok: bool
+    source: Literal["environment", "body", "exception"]
+    refusal: str | None = None
+    detail: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The journal's ActionResultRecord shape: the complete structured result."""
+        out: dict[str, Any] = {"source": self.source, "ok": self.ok, "refusal": self.refusal, "detail": self.detail}
+        out.update(self.data)
+        return out
+
+
+@runtime_checkable
+class World(Protocol):
+    name: str
+    catalog: Catalog
+
+    @property
+    def provenance(self) -> dict[str, str | int | float | bool | None]: ...
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def observe(self) -> Observation: ...
+
+    async def still(self) -> Still | None: ...
+
+    async def act(self, action: BaseModel) -> ActionResult: ...
+
+
+class WorldUnavailable(Exception):
+    """A world could not start (server down, browser missing, bad configuration)."""

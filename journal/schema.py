@@ -1,0 +1,251 @@
+"""Pydantic schema of every journal line kind and version (DESIGN §6).
+
+Lines are JSON objects discriminated by ``kind`` (``header`` | ``turn`` | ``summary``) and,
+for headers and turns, by ``schemaVersion``. Write models hold the live action catalog only;
+read models accept the live catalog or a bounded historical ``{kind, …}``.
+
+No model has a place for image or audio bytes, credentials or transcripts: semantic
+observation states are bounded JSON whose strings may not exceed 2000 characters and may not
+be data URLs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+
+from journal.actions import HistoricalAction, LiveAction
+
+MAX_LINE_BYTES = 256 * 1024
+MAX_STATE_BYTES = 32 * 1024
+MAX_STATE_STRING = 2000
+
+Timestamp = Annotated[
+    str,
+    StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"),
+]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Ident = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+def _text(n: int) -> Any:
+    return Annotated[str, StringConstraints(max_length=n)]
+
+
+Outcome = Literal["accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"]
+SessionOutcome = Literal["stopped", "budget_exhausted", "failed"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _check_state(value: dict[str, Any]) -> dict[str, Any]:
+    """A semantic state is small JSON with short strings: no room for pixels or audio."""
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 12:
+            raise ValueError("observation state is nested deeper than 12 levels")
+        if isinstance(v, str):
+            if len(v) > MAX_STATE_STRING:
+                raise ValueError(f"observation state holds a string longer than {MAX_STATE_STRING} characters")
+            if v.startswith("data:"):
+                raise ValueError("observation state may not hold data URLs")
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                walk(k, depth + 1)
+                walk(item, depth + 1)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item, depth + 1)
+
+    walk(value, 0)
+    if len(orjson.dumps(value)) > MAX_STATE_BYTES:
+        raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
+    return value
+
+
+State = Annotated[dict[str, Any], AfterValidator(_check_state)]
+
+
+# --- header -----------------------------------------------------------------------
+
+
+class HeaderV1(_Strict):
+    kind: Literal["header"]
+    schemaVersion: Literal[1]
+    runId: Ident
+    sessionId: Ident
+    scenarioId: Ident
+    startedAt: Timestamp
+
+
+class HeaderV2(HeaderV1):
+    """V2 records what played: the world body and the mind."""
+
+    schemaVersion: Literal[2]  # type: ignore[assignment]
+    world: Ident
+    mind: Ident
+
+
+class HeaderV3(HeaderV2):
+    """V3 joins sittings into journeys."""
+
+    schemaVersion: Literal[3]  # type: ignore[assignment]
+    journeyId: Ident
+    environmentId: Ident
+    venue: Literal["local", "world"]
+
+
+# --- turn -------------------------------------------------------------------------
+
+
+class Signals(_Strict):
+    stalledForTurns: int = Field(ge=0)
+    repeatingForTurns: int = Field(ge=0)
+    recurringForTurns: int = Field(ge=0)
+    refusedHere: list[Annotated[str, StringConstraints(max_length=32)]] = Field(max_length=16)
+    objectiveForTurns: int = Field(ge=0)
+
+
+class Progress(_Strict):
+    distinctTiles: int = Field(ge=0)
+    maps: list[_text(64)] = Field(max_length=256)  # type: ignore[valid-type]
+    milestones: list[_text(64)] = Field(max_length=256)  # type: ignore[valid-type]
+
+
+class ObservationRecord(_Strict):
+    """One semantic observation exactly as the loop saw it."""
+
+    sha256: Sha256
+    scene: _text(64)  # type: ignore[valid-type]
+    observedAt: Timestamp
+    state: State
+
+
+class Stage(_Strict):
+    observations: list[ObservationRecord] = Field(max_length=6)
+    provenance: dict[str, _text(200) | int | float | bool | None] | None  # type: ignore[valid-type]
+
+
+class ActionResultRecord(BaseModel):
+    """The complete structured result of an action; `source` says who produced it."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    source: Literal["environment", "body", "exception"]
+    ok: bool
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ActionResultRecord:
+        _check_state(self.model_dump(mode="json"))
+        return self
+
+
+class Timing(_Strict):
+    decisionStartedAt: Timestamp
+    decisionSettledAt: Timestamp
+    actionStartedAt: Timestamp | None
+    actionSettledAt: Timestamp | None
+
+
+class Evidence(_Strict):
+    decision: Stage
+    immediatePreAction: Stage | None
+    postAction: Stage | None
+    actionResult: ActionResultRecord | None
+    progressBefore: Progress
+    progressAfter: Progress | None
+    signals: Signals
+    timing: Timing
+
+
+class _TurnBody(_Strict):
+    turn: int = Field(ge=1)
+    observationSha256: Sha256
+    framebufferSha256: Sha256 | None
+    monologue: _text(600)  # type: ignore[valid-type]
+    intent: _text(200)  # type: ignore[valid-type]
+    notes: _text(800) | None  # type: ignore[valid-type]
+    objective: _text(160) | None  # type: ignore[valid-type]
+    objectiveRetired: bool
+    speak: _text(400) | None  # type: ignore[valid-type]
+    speakWanted: bool
+    speakSuppressed: Annotated[str, StringConstraints(max_length=64)] | None
+    outcome: Outcome
+    detail: _text(400) | None  # type: ignore[valid-type]
+    effect: _text(200) | None  # type: ignore[valid-type]
+    effectAdvice: _text(300) | None  # type: ignore[valid-type]
+
+
+class TurnBodyWrite(_TurnBody):
+    """A turn as it may be written: the action is in the live catalog (or absent)."""
+
+    action: LiveAction | None
+
+
+class TurnBodyRead(_TurnBody):
+    """A turn as it may be read: live catalog or any bounded historical action."""
+
+    action: LiveAction | HistoricalAction | None
+
+
+class _TurnLineBase(_Strict):
+    kind: Literal["turn"]
+    at: Timestamp
+
+
+class TurnV1(_TurnLineBase):
+    schemaVersion: Literal[1]
+    turn: TurnBodyRead
+
+
+class TurnV2(_TurnLineBase):
+    schemaVersion: Literal[2]
+    turn: TurnBodyRead
+    evidence: Evidence
+    speechDeliveryId: Ident | None = None
+    narrationEvent: _text(512) | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> TurnV2:
+        if (self.speechDeliveryId is None) != (self.narrationEvent is None):
+            raise ValueError("speechDeliveryId and narrationEvent come together or not at all")
+        return self
+
+
+class TurnV2Write(TurnV2):
+    """The only turn shape the writer accepts: V2 with a live-catalog action."""
+
+    turn: TurnBodyWrite  # type: ignore[assignment]
+
+
+# --- summary ----------------------------------------------------------------------
+
+
+class Summary(_Strict):
+    kind: Literal["summary"]
+    schemaVersion: Literal[1]
+    at: Timestamp
+    outcome: SessionOutcome
+    turnsTaken: int = Field(ge=0)
+    accepted: int = Field(ge=0)
+    durationMs: int = Field(ge=0)
+    progress: Progress
+    longestUnchangedRun: int = Field(ge=0)
+    longestRecurringRun: int = Field(ge=0)
+    objectivesRetired: int = Field(ge=0)
+
+
+Header = HeaderV1 | HeaderV2 | HeaderV3
+Turn = TurnV1 | TurnV2
+Line = Header | Turn | Summary
