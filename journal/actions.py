@@ -212,7 +212,9 @@ class Catalog:
             for m in self.models
         )
         union: Any = (
-            self.models[0] if len(self.models) == 1 else Annotated[_union(self.models), Field(discriminator="kind")]
+            self.models[0]
+            if len(self.models) == 1
+            else Annotated[_union(self.models), Field(discriminator="kind")]
         )
         self.adapter: TypeAdapter[Any] = TypeAdapter(union)
 
@@ -229,7 +231,13 @@ class Catalog:
         """One entry per kind: its name, description and argument schema, for prompts."""
         out = []
         for model, kind in zip(self.models, self.kinds, strict=True):
-            out.append({"kind": kind, "description": (model.__doc__ or "").strip(), "schema": model.model_json_schema()})
+            out.append(
+                {
+                    "kind": kind,
+                    "description": (model.__doc__ or "").strip(),
+                    "schema": model.model_json_schema(),
+                }
+            )
         return out
 
 

@@ -57,7 +57,9 @@ def _check_state(value: dict[str, Any]) -> dict[str, Any]:
             raise ValueError("observation state is nested deeper than 12 levels")
         if isinstance(v, str):
             if len(v) > MAX_STATE_STRING:
-                raise ValueError(f"observation state holds a string longer than {MAX_STATE_STRING} characters")
+                raise ValueError(
+                    f"observation state holds a string longer than {MAX_STATE_STRING} characters"
+                )
             if v.startswith("data:"):
                 raise ValueError("observation state may not hold data URLs")
         elif isinstance(v, dict):

@@ -43,7 +43,12 @@ class Observation:
 
     def record(self) -> dict[str, Any]:
         """The journal's ObservationRecord shape."""
-        return {"sha256": self.sha256, "scene": self.scene, "observedAt": self.observed_at, "state": self.state}
+        return {
+            "sha256": self.sha256,
+            "scene": self.scene,
+            "observedAt": self.observed_at,
+            "state": self.state,
+        }
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,12 @@ class ActionResult:
 
     def record(self) -> dict[str, Any]:
         """The journal's ActionResultRecord shape: the complete structured result."""
-        out: dict[str, Any] = {"source": self.source, "ok": self.ok, "refusal": self.refusal, "detail": self.detail}
+        out: dict[str, Any] = {
+            "source": self.source,
+            "ok": self.ok,
+            "refusal": self.refusal,
+            "detail": self.detail,
+        }
         out.update(self.data)
         return out
 

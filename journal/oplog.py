@@ -1,0 +1,126 @@
+"""Operational logs beside the journal: the event log (DESIGN §5) and the voice receipt
+trail (DESIGN §12). Both are append-only JSON lines written by the live process and read by
+the evaluator. Unlike the journal, their readers tolerate a torn or invalid line (it is
+skipped and counted), because a crash may cut the last line short.
+
+Event line:   {schemaVersion: 1, id, occurredAt, type, data}
+  type ∈ embodiment.session.running | embodiment.session.stopped | embodiment.session.failed
+  data: {runId, sessionId, journeyId?, world?, mind?, pid?, outcome?}
+  outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed
+
+Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
+  type ∈ discord.voice.model_response   data.phase ∈ requested | done | failed
+         discord.voice.response         data.played: bool (audio reached the room)
+         discord.voice.play_narration_suppressed  data.reason ∈ speaking | cooldown | not_listening
+         discord.voice.play_refusal     data.reason (e.g. no_voice_session)
+  data may also hold runId and turn.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+T = TypeVar("T")
+
+EventType = Literal[
+    "embodiment.session.running",
+    "embodiment.session.stopped",
+    "embodiment.session.failed",
+]
+TerminalOutcome = Literal["stopped", "budget_exhausted", "failed", "lease_lapsed"]
+ReceiptType = Literal[
+    "discord.voice.model_response",
+    "discord.voice.response",
+    "discord.voice.play_narration_suppressed",
+    "discord.voice.play_refusal",
+]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class EventLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schemaVersion: Literal[1] = 1
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1, max_length=64)
+    occurredAt: str = Field(default_factory=_now)
+    type: EventType
+    data: dict[str, Any]
+
+
+class ReceiptLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schemaVersion: Literal[1] = 1
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1, max_length=64)
+    occurredAt: str = Field(default_factory=_now)
+    type: ReceiptType
+    deliveryId: str = Field(min_length=1, max_length=128)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+def append_line(path: Path, line: BaseModel) -> None:
+    """Append one whole JSON line (created 0600), flushed and fsynced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = orjson.dumps(line.model_dump(mode="json")) + b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class TolerantRead(Generic[T]):
+    lines: list[T] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "path:line: reason"
+
+
+def _read_tolerant(path: Path, model: type[BaseModel]) -> Iterator[tuple[int, BaseModel | str]]:
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield number, model.model_validate(orjson.loads(raw))
+            except (orjson.JSONDecodeError, ValidationError) as exc:
+                reason = str(exc).splitlines()[0]
+                yield number, f"{path}:{number}: {reason}"
+
+
+def read_events(path: Path) -> TolerantRead[EventLine]:
+    out: TolerantRead[EventLine] = TolerantRead()
+    if not path.exists():
+        return out
+    for _, item in _read_tolerant(path, EventLine):
+        if isinstance(item, str):
+            out.skipped.append(item)
+        else:
+            assert isinstance(item, EventLine)
+            out.lines.append(item)
+    return out
+
+
+def read_receipts(path: Path) -> TolerantRead[ReceiptLine]:
+    out: TolerantRead[ReceiptLine] = TolerantRead()
+    if not path.exists():
+        return out
+    for _, item in _read_tolerant(path, ReceiptLine):
+        if isinstance(item, str):
+            out.skipped.append(item)
+        else:
+            assert isinstance(item, ReceiptLine)
+            out.lines.append(item)
+    return out
