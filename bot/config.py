@@ -1,0 +1,189 @@
+"""Settings: ``config.toml`` (path from ``--config`` or ``CLANKIE_CONFIG``) plus the environment.
+
+Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``web.token``) are ``SecretStr``: they never
+appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
+was expected (:class:`ConfigError`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+
+class DiscordSettings(_Section):
+    token: SecretStr | None = None  # from DISCORD_TOKEN only
+    test_guild_id: int | None = None
+    moderator_roles: list[str] = Field(default_factory=list)
+    share_offer_on_go_live: bool = True
+
+
+class OpenAISettings(_Section):
+    api_key: SecretStr | None = None  # from OPENAI_API_KEY only
+    base_url: str | None = None  # OPENAI_BASE_URL overrides
+    model: str = "gpt-4.1-mini"
+    vision: bool = True
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    realtime_model: str = "gpt-realtime"
+    voice: str = "marin"
+    turn_detection: Literal["server_vad", "semantic_vad"] = "semantic_vad"
+    max_tool_rounds: int = Field(default=4, ge=1, le=16)
+
+
+class PlaySettings(_Section):
+    world: Literal["sandbox", "browser", "pokeagent"] = "sandbox"
+    mind: Literal["autopilot", "openai"] = "autopilot"
+    max_turns: int = Field(default=500, ge=1, le=100_000)
+    max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
+    pace_seconds: float = Field(default=0.0, ge=0, le=60)
+    seed: int = 0
+
+
+class WebSettings(_Section):
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(default=8750, ge=0, le=65535)
+    token: SecretStr | None = None
+    public_url: str | None = None  # how people reach the activity page, if not host:port
+
+
+class ShareSettings(_Section):
+    link_ttl_minutes: float = Field(default=30.0, gt=0, le=24 * 60)
+
+
+class VoiceSettings(_Section):
+    idle_leave_seconds: float = Field(default=120.0, gt=0)
+    narration_cooldown_s: float = Field(default=12.0, ge=0)
+
+
+class BrowserSettings(_Section):
+    chromium_path: str = "/usr/bin/chromium"
+    url: str = "builtin:2048"
+
+
+class PokeAgentSettings(_Section):
+    url: str = "http://127.0.0.1:8000"
+    timeout_s: float = Field(default=5.0, gt=0, le=120)
+
+
+class PathSettings(_Section):
+    state_dir: Path | None = None  # CLANKIE_STATE
+    journal_dir: Path | None = None  # CLANKIE_JOURNAL_DIR
+    event_log: Path | None = None  # CLANKIE_EVENT_LOG
+    receipt_path: Path | None = None  # DISCORD_BRIDGE_RECEIPT_PATH
+
+
+class Settings(_Section):
+    discord: DiscordSettings = Field(default_factory=DiscordSettings)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    play: PlaySettings = Field(default_factory=PlaySettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    share: ShareSettings = Field(default_factory=ShareSettings)
+    voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    browser: BrowserSettings = Field(default_factory=BrowserSettings)
+    pokeagent: PokeAgentSettings = Field(default_factory=PokeAgentSettings)
+    paths: PathSettings = Field(default_factory=PathSettings)
+
+    # -- derived paths ---------------------------------------------------------------
+    @property
+    def state_dir(self) -> Path:
+        if self.paths.state_dir is not None:
+            return self.paths.state_dir
+        base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        return Path(base) / "clankie"
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.paths.journal_dir or self.state_dir / "play"
+
+    @property
+    def event_log(self) -> Path:
+        return self.paths.event_log or self.state_dir / "events.jsonl"
+
+    @property
+    def receipt_path(self) -> Path:
+        return self.paths.receipt_path or self.state_dir / "voice-receipts.jsonl"
+
+
+class ConfigError(Exception):
+    """A configuration problem, phrased for a person: file, key, what was expected."""
+
+
+SECRET_KEYS = {("discord", "token"), ("openai", "api_key")}
+ENV_MAP: dict[str, tuple[str, str]] = {
+    "DISCORD_TOKEN": ("discord", "token"),
+    "OPENAI_API_KEY": ("openai", "api_key"),
+    "OPENAI_BASE_URL": ("openai", "base_url"),
+    "CLANKIE_STATE": ("paths", "state_dir"),
+    "CLANKIE_JOURNAL_DIR": ("paths", "journal_dir"),
+    "CLANKIE_EVENT_LOG": ("paths", "event_log"),
+    "DISCORD_BRIDGE_RECEIPT_PATH": ("paths", "receipt_path"),
+}
+_PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    msg = str(err.get("msg", "invalid value"))
+    got = err.get("input")
+    if isinstance(got, (str, int, float, bool)) and kind != "missing":
+        return f"{msg} (got {got!r})"
+    return msg
+
+
+def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Load settings from a TOML file (optional) and the environment (which wins)."""
+    env = os.environ if env is None else env
+    if path is None and env.get("CLANKIE_CONFIG"):
+        path = Path(env["CLANKIE_CONFIG"])
+    where = str(path) if path else "<environment>"
+    raw: dict[str, Any] = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: no such configuration file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        for section, key in SECRET_KEYS:
+            if isinstance(raw.get(section), dict) and key in raw[section]:
+                env_name = next(k for k, v in ENV_MAP.items() if v == (section, key))
+                raise ConfigError(f"{path}: [{section}] {key}: secrets are read from ${env_name}, not the file")
+        for section, values in raw.get("paths", {}).items() if isinstance(raw.get("paths"), dict) else ():
+            if section in _PATH_KEYS and isinstance(values, str):
+                raw["paths"][section] = Path(values).expanduser()
+    for name, (section, key) in ENV_MAP.items():
+        value = env.get(name)
+        if value:
+            raw.setdefault(section, {})
+            if not isinstance(raw[section], dict):
+                raise ConfigError(f"{where}: [{section}]: expected a table")
+            if (section, key) in SECRET_KEYS:
+                raw[section][key] = SecretStr(value)
+            elif key in _PATH_KEYS:
+                raw[section][key] = Path(value).expanduser()
+            else:
+                raw[section][key] = value
+    if isinstance(raw.get("web"), dict) and isinstance(raw["web"].get("token"), str):
+        raw["web"]["token"] = SecretStr(raw["web"]["token"]) if raw["web"]["token"] else None
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = [str(p) for p in err["loc"]]
+            key = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else loc[0] if loc else "?"
+            problems.append(f"{where}: {key}: {_describe(err)}")
+        raise ConfigError("\n".join(problems)) from None

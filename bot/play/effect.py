@@ -1,0 +1,62 @@
+"""Deriving a turn's effect from what really happened: pre- vs post-action observation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.play.progress import location_of
+from bot.worlds.base import ActionResult, Observation
+
+# Keys that change on their own (clocks, wanderers) and say nothing about the action.
+AMBIENT_KEYS = frozenset({"frame", "npcs", "observedAt", "clock"})
+
+
+def _where(loc: tuple[str, int, int, str]) -> str:
+    return f"{loc[0]} ({loc[1]},{loc[2]})"
+
+
+def derive_effect(pre: Observation, post: Observation, result: ActionResult) -> tuple[str, str | None]:
+    """A short effect sentence (≤200) and, when useful, advice (≤300)."""
+    if not result.ok:
+        reason = result.refusal or "refused"
+        detail = f": {result.detail}" if result.detail else ""
+        return (f"refused ({reason}){detail}"[:200], "The world refused that action; choose another.")
+    parts: list[str] = []
+    before, after = location_of(pre.state), location_of(post.state)
+    if before and after:
+        if before[0] != after[0]:
+            parts.append(f"went from {before[0]} to {_where(after)}")
+        elif before[1:3] != after[1:3]:
+            parts.append(f"moved {_where(before)} → ({after[1]},{after[2]})")
+        elif before[3] != after[3]:
+            parts.append(f"turned {after[3]}")
+    if pre.scene != post.scene:
+        parts.append(f"scene {pre.scene} → {post.scene}")
+    old_m = pre.state.get("milestones") or []
+    new_m = [m for m in (post.state.get("milestones") or []) if m not in old_m]
+    if new_m:
+        parts.append("milestone " + ", ".join(str(m) for m in new_m))
+    if not parts:
+        changed = sorted(
+            k
+            for k in set(pre.state) | set(post.state)
+            if k not in AMBIENT_KEYS and k != "location" and pre.state.get(k) != post.state.get(k)
+        )
+        if changed:
+            parts.append("changed " + ", ".join(changed[:6]))
+    if not parts:
+        advice = None
+        if result.data.get("bumped"):
+            advice = "Something blocks that way; try another direction or walk_to a reachable tile."
+        return ("nothing changed", advice or "That changed nothing; try something different.")
+    return ("; ".join(parts)[:200], None)
+
+
+def refused_direction(pre: Observation, action: dict[str, Any], result: ActionResult) -> tuple[tuple[str, int, int], str] | None:
+    """The direction refused or bumped from the pre-action tile, if that is what happened."""
+    loc = location_of(pre.state)
+    if loc is None or action.get("kind") != "button_press" or action.get("button") not in ("up", "down", "left", "right"):
+        return None
+    if not result.ok or result.data.get("bumped") or result.data.get("moved") is False:
+        return (loc[:3], str(action["button"]))
+    return None

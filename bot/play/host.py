@@ -1,0 +1,253 @@
+"""The play host (DESIGN §5): at most one play session at a time, its lifecycle in the event
+log, and what the rest of the character reads: the live still, the activity digest, the
+story card and a stream of settled turns."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from bot.config import Settings
+from bot.play.events import EventLog
+from bot.play.minds.base import Mind
+from bot.play.session import PlaySession, SessionSpec, SettledTurn
+from bot.worlds.base import Still, World, WorldUnavailable
+from journal.journeys import JourneyIndex, StoryProjector
+
+log = structlog.get_logger("clankie.play.host")
+
+WORLDS = ("sandbox", "browser", "pokeagent")
+MINDS = ("autopilot", "openai")
+
+
+class PlayRefused(Exception):
+    """A start or stop that cannot happen; ``code`` is stable, the message is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    world: str | None = None
+    mind: str | None = None
+    turns: int | None = None
+    minutes: float | None = None
+    seed: int | None = None
+    pace_seconds: float | None = None
+    exit_when_done: bool = False
+    url: str | None = None
+
+
+WorldFactory = Callable[[str, StartRequest, Settings], tuple[World, str, str]]
+MindFactory = Callable[[str, str, Settings], Mind]
+
+
+class PlayHost:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        world_factory: WorldFactory | None = None,
+        mind_factory: MindFactory | None = None,
+    ) -> None:
+        from bot.play.minds.factory import make_mind
+        from bot.worlds.factory import make_world
+
+        self.settings = settings
+        self._make_world = world_factory or make_world
+        self._make_mind = mind_factory or make_mind
+        self.events = EventLog(settings.event_log)
+        self.journal_dir = settings.journal_dir
+        self.index = JourneyIndex(self.journal_dir)
+        self.session: PlaySession | None = None
+        self._task: asyncio.Task[str] | None = None
+        self._listeners: list[asyncio.Queue[SettledTurn]] = []
+        self._lock = asyncio.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def reconcile(self) -> list[str]:
+        """Run at start-up: sessions left running by a dead process become lease_lapsed."""
+        return self.events.reconcile()
+
+    @property
+    def active(self) -> PlaySession | None:
+        s = self.session
+        return s if s is not None and s.state in ("requested", "running", "stopping") else None
+
+    async def start(self, request: StartRequest) -> PlaySession:
+        async with self._lock:
+            if self.active is not None:
+                raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
+            world_name = request.world or self.settings.play.world
+            mind_name = request.mind or self.settings.play.mind
+            if world_name not in WORLDS:
+                raise PlayRefused("unknown_world", f"Unknown world {world_name!r}; choose one of {', '.join(WORLDS)}.")
+            if mind_name not in MINDS:
+                raise PlayRefused("unknown_mind", f"Unknown mind {mind_name!r}; choose one of {', '.join(MINDS)}.")
+            if request.turns is not None and not 1 <= request.turns <= 100_000:
+                raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
+            if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
+                raise PlayRefused("bad_budget", "minutes must be more than 0 and at most 1440.")
+            try:
+                mind = self._make_mind(mind_name, world_name, self.settings)
+            except (ValueError, RuntimeError) as exc:
+                raise PlayRefused("mind_unavailable", str(exc)) from None
+            try:
+                world, environment_id, scenario_id = self._make_world(world_name, request, self.settings)
+            except (WorldUnavailable, ValueError) as exc:
+                await mind.aclose()
+                raise PlayRefused("world_unavailable", str(exc)) from None
+            spec = SessionSpec(
+                world=world_name,
+                mind=mind_name,
+                max_turns=request.turns or self.settings.play.max_turns,
+                max_minutes=request.minutes or self.settings.play.max_minutes,
+                pace_seconds=self.settings.play.pace_seconds if request.pace_seconds is None else request.pace_seconds,
+                exit_when_done=request.exit_when_done,
+                scenario_id=scenario_id,
+                environment_id=environment_id,
+            )
+            journey = f"{world_name}-{environment_id}".replace("/", "_").replace(" ", "_")[:128]
+            spec = SessionSpec(**{**spec.__dict__, "journey_id": _ident(journey)})
+            story = self._story_for(spec.journey_id or "")
+            session = PlaySession(spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story)
+            self.session = session
+            self._task = asyncio.create_task(self._run(session), name=f"play-{session.run_id}")
+            return session
+
+    def _story_for(self, journey_id: str) -> StoryProjector:
+        """A live story projector seeded with the journey's earlier sittings."""
+        projector = StoryProjector()
+        try:
+            self.index.seed(projector, journey_id)
+        except Exception as exc:  # an unreadable old sitting must not block play
+            log.warning("story_seed_failed", journey_id=journey_id, error=str(exc)[:300])
+        return projector
+
+    async def _run(self, session: PlaySession) -> str:
+        data = {"runId": session.run_id, "sessionId": session.session_id, "journeyId": session.journey_id,
+                "world": session.spec.world, "mind": session.spec.mind}
+        self.events.running(data)
+        forward = asyncio.create_task(self._forward(session))
+        outcome = "failed"
+        try:
+            outcome = await session.run()
+        finally:
+            self.events.ended(data, outcome)
+            await asyncio.gather(forward, return_exceptions=True)
+            log.info("play_session_ended", run_id=session.run_id, outcome=outcome, turns=session.turn)
+        return outcome
+
+    async def _forward(self, session: PlaySession) -> None:
+        async for settled in session.subscribe():
+            for queue in list(self._listeners):
+                if queue.full():
+                    queue.get_nowait()
+                queue.put_nowait(settled)
+
+    async def stop(self) -> PlaySession | None:
+        """Ask the running session to stop and wait until it has ended; None if none ran."""
+        session, task = self.active, self._task
+        if session is None or task is None:
+            return None
+        session.request_stop()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return session
+
+    async def wait(self) -> str | None:
+        task = self._task
+        if task is None:
+            return None
+        return await asyncio.shield(task)
+
+    async def close(self) -> None:
+        await self.stop()
+
+    # -- what others read ------------------------------------------------------------------
+    def subscribe(self) -> AsyncIterator[SettledTurn]:
+        """Settled turns of whatever session is playing, for as long as the caller listens."""
+        queue: asyncio.Queue[SettledTurn] = asyncio.Queue(maxsize=256)
+        self._listeners.append(queue)
+
+        async def stream() -> AsyncIterator[SettledTurn]:
+            try:
+                while True:
+                    yield await queue.get()
+            finally:
+                if queue in self._listeners:
+                    self._listeners.remove(queue)
+
+        return stream()
+
+    def live_still(self) -> Still | None:
+        s = self.active
+        return s.last_still if s is not None else None
+
+    def recent_turns(self) -> list[SettledTurn]:
+        s = self.session
+        return s.recent if s is not None else []
+
+    def activity(self) -> dict[str, Any] | None:
+        """The activity digest (DESIGN §10): hashes only, never pixels."""
+        s = self.active
+        if s is None:
+            return None
+        last = s.last
+        return {
+            "sessionId": s.session_id,
+            "runId": s.run_id,
+            "state": s.state,
+            "world": s.spec.world,
+            "mind": s.spec.mind,
+            "turn": s.turn,
+            "objective": s.objective,
+            "intent": last.intent if last else None,
+            "lastAction": last.action if last else None,
+            "lastOutcome": last.outcome if last else None,
+            "lastEffect": last.effect if last else None,
+            "progress": s.progress(),
+            "frameSha256": s.last_still.sha256 if s.last_still else None,
+            "observationSha256": s.last_observation.sha256 if s.last_observation else None,
+            "scene": s.last_observation.scene if s.last_observation else None,
+        }
+
+    def live_story(self) -> dict[str, Any] | None:
+        s = self.active
+        return s.story.card_dict() if s is not None else None
+
+    def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
+        """For the captain: the live card while playing, else the latest stopped journey's."""
+        live = self.live_story()
+        if live is not None:
+            return live, True
+        journey = self.index.latest_stopped_journey()
+        if journey is None:
+            return None, False
+        card = self.index.story_card(journey)
+        return (card.model_dump(mode="json") if card is not None else None), False
+
+    def describe(self) -> dict[str, Any]:
+        s = self.session
+        return {
+            "state": s.state if s else "idle",
+            "world": s.spec.world if s else None,
+            "turn": s.turn if s else 0,
+            "journal": str(s.journal_path) if s and s.journal_path else None,
+        }
+
+
+def _ident(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.:-]", "_", text)[:128] or "journey"
+
+

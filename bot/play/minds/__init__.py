@@ -1,0 +1,1 @@
+"""Minds that decide a turn: ``autopilot`` (deterministic, offline) and ``openai``."""

@@ -1,0 +1,115 @@
+"""``clankie play`` and ``clankie demo``: a session in the terminal, one line per turn,
+ending with the evaluator's aggregate."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from typing import Any, TextIO
+
+from bot.config import Settings
+from bot.play.host import PlayHost, PlayRefused, StartRequest
+from bot.play.session import SettledTurn
+
+
+def _action_text(action: dict[str, Any] | None) -> str:
+    if not action:
+        return "—"
+    args = ",".join(f"{k}={v}" for k, v in action.items() if k != "kind")
+    return f"{action.get('kind')}({args})"
+
+
+def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
+    reached = t.progress.get("milestones", [])
+    mark = f"{len(reached)}/{total_milestones}" if total_milestones else str(len(reached))
+    latest = reached[-1] if reached else "—"
+    effect = t.effect or t.detail or ""
+    line = f"turn {t.turn:>4} │ milestones {mark:>5} {latest:<16} │ {t.outcome:<19} │ {_action_text(t.action):<28} │ {effect}"
+    if t.speak and not t.speak_suppressed:
+        line += f'\n           says: "{t.speak}"'
+    return line
+
+
+def _milestone_total(world: str) -> int | None:
+    if world != "sandbox":
+        return None
+    from bot.worlds.sandbox import MILESTONES
+
+    return len(MILESTONES)
+
+
+async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    demo = args.command == "demo"
+    mind = args.mind
+    if demo and mind is None:
+        mind = "openai" if settings.openai.api_key else "autopilot"
+    host = PlayHost(settings)
+    lapsed = host.reconcile()
+    if lapsed:
+        print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
+    web = None
+    if demo and not getattr(args, "no_web", False):
+        from bot.web.embed import start_web_for_demo
+
+        web = await start_web_for_demo(host, settings, host=args.host, port=args.port)
+        print(f"activity page: {web.url}", file=out, flush=True)
+    request = StartRequest(
+        world=args.world or ("sandbox" if demo else None),
+        mind=mind,
+        turns=args.turns,
+        minutes=args.minutes,
+        seed=args.seed,
+        pace_seconds=args.pace,
+        exit_when_done=args.exit_when_done,
+        url=args.url,
+    )
+    try:
+        session = await host.start(request)
+    except PlayRefused as exc:
+        print(f"clankie: cannot start play: {exc}", file=sys.stderr)
+        if web is not None:
+            await web.close()
+        return 2
+    total = _milestone_total(session.spec.world)
+    print(
+        f"playing {session.spec.world} with the {session.spec.mind} mind · run {session.run_id} · "
+        f"budget {session.spec.max_turns} turns / {session.spec.max_minutes:g} min",
+        file=out,
+        flush=True,
+    )
+    stream = session.subscribe()
+
+    async def printer() -> None:
+        async for settled in stream:
+            print(format_turn(settled, total), file=out, flush=True)
+
+    printing = asyncio.create_task(printer())
+    try:
+        outcome = await host.wait()
+    except asyncio.CancelledError:
+        await host.stop()
+        outcome = session.outcome
+    finally:
+        with contextlib.suppress(asyncio.CancelledError):
+            await printing
+    print(f"\nsession ended: {outcome} after {session.turn} turns · journal {session.journal_path}", file=out)
+    if session.error:
+        print(f"error: {session.error}", file=out)
+    if session.journal_path is not None:
+        from journal.evaluate import evaluate
+
+        report = evaluate(session.journal_path, events=settings.event_log)
+        agg = report["aggregate"]
+        print(f"evaluation: {agg['turns']} turns · outcomes {agg['outcomes']} · terminal {report['run']['terminal']}", file=out)
+        for name, counts in sorted(agg["verdicts"].items()):
+            print(f"  {name:<28} {counts}", file=out)
+    if web is not None and demo and not args.exit_when_done:
+        print(f"the activity page stays up at {web.url} — Ctrl-C to quit", file=out, flush=True)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.Event().wait()
+    if web is not None:
+        await web.close()
+    return 0 if outcome in ("stopped", "budget_exhausted") else 1

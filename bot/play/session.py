@@ -1,0 +1,412 @@
+"""A play session: runs turns until stopped, out of budget, done or failed; journals each
+settled turn with its evidence; keeps signals, objective, notes, speech cooldown; and
+publishes settled turns to subscribers (narration, the activity page)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from bot.play.minds.base import DecisionView, Mind
+from bot.play.progress import ProgressTracker, location_of
+from bot.play.signals import SignalTracker
+from bot.play.turn import TurnRecord, run_turn
+from bot.worlds.base import Observation, Still, World, utc_now
+from journal.journeys import StoryProjector
+from journal.writer import JournalLineTooLarge, JournalWriter
+
+log = structlog.get_logger("clankie.play")
+
+SPEECH_COOLDOWN_TURNS = 4
+RECENT_FOR_MIND = 8
+MAX_OBSERVE_FAILURES = 5
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    world: str
+    mind: str
+    max_turns: int = 500
+    max_minutes: float = 60.0
+    pace_seconds: float = 0.0
+    exit_when_done: bool = False
+    scenario_id: str = "new-game"
+    environment_id: str = "sandbox"
+    journey_id: str | None = None
+    venue: str = "local"
+
+
+@dataclass(frozen=True)
+class SettledTurn:
+    """A turn as published to listeners once it is journaled (or failed to be)."""
+
+    session_id: str
+    run_id: str
+    turn: int
+    outcome: str
+    intent: str
+    monologue: str
+    objective: str | None
+    action: dict[str, Any] | None
+    effect: str | None
+    detail: str | None
+    speak: str | None
+    speak_wanted: bool
+    speak_suppressed: str | None
+    delivery_id: str | None
+    narration: str | None
+    progress: dict[str, Any]
+    frame_sha256: str | None
+    at: str
+
+
+def narration_line(turn: int, thought: str, observed: str | None, goal: str | None, nxt: str) -> str:
+    """The text update the mouth gets after each settled turn (DESIGN §12), ≤ 512 chars."""
+    text = f"turn={turn} thought={thought[:160]} observed={(observed or 'nothing yet')[:120]} goal={(goal or 'none')[:100]} next={nxt[:100]}"
+    return text[:512]
+
+
+@dataclass
+class PlaySession:
+    spec: SessionSpec
+    world: World
+    mind: Mind
+    journal_dir: Path
+    story: StoryProjector
+    session_id: str = field(default_factory=lambda: "ses_" + uuid.uuid4().hex[:12])
+    run_id: str = field(default_factory=lambda: "run_" + uuid.uuid4().hex[:12])
+    state: str = "requested"
+    outcome: str | None = None
+    turn: int = 0
+    accepted: int = 0
+    objective: str | None = None
+    notes: str | None = None
+    last_still: Still | None = None
+    last_observation: Observation | None = None
+    last: SettledTurn | None = None
+    journal_path: Path | None = None
+    error: str | None = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _listeners: list[asyncio.Queue[SettledTurn | None]] = field(default_factory=list)
+    _recent: deque[SettledTurn] = field(default_factory=lambda: deque(maxlen=20))
+    _progress: ProgressTracker = field(default_factory=ProgressTracker)
+    _signals: SignalTracker = field(default_factory=SignalTracker)
+    _last_spoke_turn: int = -(10**9)
+    _started_mono: float = 0.0
+
+    @property
+    def journey_id(self) -> str:
+        return self.spec.journey_id or f"{self.spec.world}-{self.spec.environment_id}".replace("/", "_")[:128]
+
+    # -- listeners -------------------------------------------------------------------------
+    def subscribe(self) -> AsyncIterator[SettledTurn]:
+        """An async stream of settled turns; ends when the session ends."""
+        queue: asyncio.Queue[SettledTurn | None] = asyncio.Queue(maxsize=256)
+        self._listeners.append(queue)
+
+        async def stream() -> AsyncIterator[SettledTurn]:
+            try:
+                while True:
+                    item = await queue.get()
+                    if item is None:
+                        return
+                    yield item
+            finally:
+                if queue in self._listeners:
+                    self._listeners.remove(queue)
+
+        return stream()
+
+    def _publish(self, item: SettledTurn | None) -> None:
+        for queue in list(self._listeners):
+            if queue.full():
+                queue.get_nowait()  # a slow listener loses its oldest turn, never blocks play
+            queue.put_nowait(item)
+
+    @property
+    def recent(self) -> list[SettledTurn]:
+        return list(self._recent)
+
+    def progress(self) -> dict[str, Any]:
+        return self._progress.snapshot()
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    # -- the run -------------------------------------------------------------------------
+    async def run(self) -> str:
+        """Run to the end; returns the session outcome (stopped | budget_exhausted | failed)."""
+        self._started_mono = time.monotonic()
+        writer: JournalWriter | None = None
+        try:
+            await self.world.start()
+            header = {
+                "kind": "header",
+                "schemaVersion": 3,
+                "runId": self.run_id,
+                "sessionId": self.session_id,
+                "scenarioId": self.spec.scenario_id[:128],
+                "startedAt": utc_now(),
+                "world": self.world.name,
+                "mind": self.mind.name,
+                "journeyId": self.journey_id,
+                "environmentId": self.spec.environment_id[:128],
+                "venue": self.spec.venue,
+            }
+            writer = JournalWriter.create(self.journal_dir, header)
+            self.journal_path = writer.path
+            self.story.feed_header(header)
+            self.state = "running"
+            self.outcome = await self._loop(writer)
+        except asyncio.CancelledError:
+            self.outcome = "stopped"
+        except Exception as exc:
+            log.exception("play_session_failed", run_id=self.run_id)
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.outcome = "failed"
+        finally:
+            self.state = "stopping"
+            if writer is not None:
+                self._write_summary(writer)
+                writer.close()
+            try:
+                await self.world.close()
+            except Exception:
+                log.warning("world_close_failed", world=self.world.name)
+            try:
+                await self.mind.aclose()
+            except Exception:
+                log.warning("mind_close_failed", mind=self.mind.name)
+            self.state = "failed" if self.outcome == "failed" else "stopped"
+            self._publish(None)
+        return self.outcome or "failed"
+
+    def _budget_left(self) -> bool:
+        minutes = (time.monotonic() - self._started_mono) / 60
+        return self.turn < self.spec.max_turns and minutes < self.spec.max_minutes
+
+    def _done(self, obs: Observation | None) -> bool:
+        return bool(obs is not None and obs.state.get("complete") is True)
+
+    async def _loop(self, writer: JournalWriter) -> str:
+        failures = 0
+        while True:
+            if self._stop.is_set():
+                return "stopped"
+            if not self._budget_left():
+                return "budget_exhausted"
+            try:
+                obs = await self.world.observe()
+                still = await self.world.still()
+                failures = 0
+            except Exception as exc:
+                failures += 1
+                log.warning("observe_failed", attempt=failures, error=f"{type(exc).__name__}: {exc}")
+                if failures >= MAX_OBSERVE_FAILURES:
+                    raise
+                if await self._wait_stop(min(2.0 * failures, 10.0)):
+                    return "stopped"
+                continue
+            self.last_observation, self.last_still = obs, still or self.last_still
+            if self.spec.exit_when_done and self._done(obs):
+                return "stopped"
+            self._progress.update(obs.state)
+            loc = location_of(obs.state)
+            signals = self._signals.snapshot(loc[:3] if loc else None)
+            warnings: list[str] = []
+            retired = False
+            verdict = self._signals.objective_verdict(self.objective is not None)
+            if verdict == "warn":
+                warnings.append(
+                    f"Your objective {self.objective!r} has not advanced in {signals['objectiveForTurns']} turns "
+                    "and you are going in circles. Change it, or it will be retired."
+                )
+            elif verdict == "retire":
+                warnings.append(f"Your objective {self.objective!r} was retired: it kept you in a loop. Set a new one.")
+                self.objective, retired = None, True
+            self.turn += 1
+            view = DecisionView(
+                turn=self.turn,
+                world=self.world.name,
+                observation=obs,
+                still=still,
+                catalog=self.world.catalog,
+                signals=self._signals.shown(signals),
+                objective=self.objective,
+                notes=self.notes,
+                progress=self._progress.snapshot(),
+                recent=[self._recent_entry(t) for t in list(self._recent)[-RECENT_FOR_MIND:]],
+                story=self.story.card_dict(),
+                warnings=warnings,
+            )
+            progress_before = self._progress.snapshot()
+            turn_task = asyncio.ensure_future(run_turn(self.world, self.mind, view))
+            stop_task = asyncio.ensure_future(self._stop.wait())
+            done, _ = await asyncio.wait({turn_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+            stop_task.cancel()
+            if turn_task not in done:
+                turn_task.cancel()
+                self.turn -= 1  # the abandoned turn never settled and is not journaled
+                return "stopped"
+            rec = turn_task.result()
+            self._settle(writer, rec, signals, progress_before, retired)
+            if self.spec.pace_seconds and await self._wait_stop(self.spec.pace_seconds):
+                return "stopped"
+
+    async def _wait_stop(self, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(self._stop.wait(), timeout=seconds)
+            return True
+        except TimeoutError:
+            return False
+
+    @staticmethod
+    def _recent_entry(t: SettledTurn) -> dict[str, Any]:
+        return {"turn": t.turn, "intent": t.intent[:200], "action": t.action, "outcome": t.outcome,
+                "effect": t.effect, "detail": t.detail}
+
+    # -- settling ----------------------------------------------------------------------------
+    def _settle(self, writer: JournalWriter, rec: TurnRecord, signals: dict[str, Any],
+                progress_before: dict[str, Any], retired: bool) -> None:
+        d = rec.decision
+        objective_changed = False
+        if d is not None and rec.outcome in ("accepted", "rejected_by_adapter"):
+            if d.sets_objective and d.objective != self.objective:
+                self.objective, objective_changed = d.objective, True
+            if d.sets_notes:
+                self.notes = d.notes
+        new_tile = False
+        if rec.post is not None:
+            new_tile = self._progress.update(rec.post.state)
+            self.last_observation = rec.post
+        if rec.outcome == "accepted":
+            self.accepted += 1
+        post_loc = location_of(rec.post.state) if rec.post is not None else None
+        self._signals.settle(
+            new_tile=new_tile,
+            effect=rec.effect,
+            state_key=(*post_loc, rec.post.scene) if post_loc and rec.post else None,
+            refused_direction=rec.refused_dir,
+            objective_changed=objective_changed or retired,
+            has_objective=self.objective is not None,
+        )
+        speak = d.speak if d is not None else None
+        speak_wanted = bool(d.speakWanted) if d is not None else False
+        suppressed: str | None = None
+        delivery_id: str | None = None
+        narration: str | None = None
+        if speak_wanted:
+            if self.turn - self._last_spoke_turn < SPEECH_COOLDOWN_TURNS:
+                suppressed = "cooldown"
+            else:
+                self._last_spoke_turn = self.turn
+                delivery_id = f"dlv_{self.run_id[4:]}_{self.turn}"
+        intent = d.intent if d is not None else ""
+        monologue = d.monologue if d is not None else ""
+        if delivery_id is not None:
+            narration = narration_line(self.turn, monologue, rec.effect, self.objective, intent)
+        line = self._line(rec, signals, progress_before, retired, speak, speak_wanted, suppressed, delivery_id, narration)
+        try:
+            writer.append_turn(line)
+        except JournalLineTooLarge as exc:
+            log.error("journal_line_too_large", turn=rec.turn, error=str(exc))
+        except Exception as exc:
+            log.error("journal_line_refused", turn=rec.turn, error=str(exc)[:500])
+        else:
+            self.story.feed_turn(line)
+        settled = SettledTurn(
+            session_id=self.session_id, run_id=self.run_id, turn=rec.turn, outcome=rec.outcome,
+            intent=intent, monologue=monologue, objective=self.objective, action=rec.action or (d.action if d else None),
+            effect=rec.effect, detail=rec.detail, speak=speak, speak_wanted=speak_wanted, speak_suppressed=suppressed,
+            delivery_id=delivery_id, narration=narration, progress=self._progress.snapshot(),
+            frame_sha256=rec.decision_still.sha256 if rec.decision_still else None, at=line["at"],
+        )
+        self.last = settled
+        self._recent.append(settled)
+        self._publish(settled)
+
+    def _line(self, rec: TurnRecord, signals: dict[str, Any], progress_before: dict[str, Any], retired: bool,
+              speak: str | None, speak_wanted: bool, suppressed: str | None, delivery_id: str | None,
+              narration: str | None) -> dict[str, Any]:
+        d = rec.decision
+        provenance = dict(self.world.provenance)
+
+        def stage(*observations: Observation | None) -> dict[str, Any] | None:
+            seen = [o for o in observations if o is not None]
+            if not seen:
+                return None
+            distinct: list[Observation] = []
+            for o in seen:
+                if not distinct or distinct[-1].sha256 != o.sha256:
+                    distinct.append(o)
+            return {"observations": [o.record() for o in distinct[:6]], "provenance": provenance}
+
+        line: dict[str, Any] = {
+            "kind": "turn",
+            "schemaVersion": 2,
+            "at": utc_now(),
+            "turn": {
+                "turn": rec.turn,
+                "observationSha256": rec.decision_obs.sha256,
+                "framebufferSha256": rec.decision_still.sha256 if rec.decision_still else None,
+                "monologue": d.monologue if d else "",
+                "intent": d.intent if d else "",
+                "notes": self.notes,
+                "objective": self.objective,
+                "objectiveRetired": retired,
+                "speak": speak,
+                "speakWanted": speak_wanted,
+                "speakSuppressed": suppressed,
+                "action": rec.action,
+                "outcome": rec.outcome,
+                "detail": rec.detail,
+                "effect": rec.effect,
+                "effectAdvice": rec.effect_advice,
+            },
+            "evidence": {
+                "decision": stage(rec.decision_obs),
+                "immediatePreAction": stage(rec.pre),
+                "postAction": stage(rec.post),
+                "actionResult": rec.result.record() if rec.result is not None else None,
+                "progressBefore": progress_before,
+                "progressAfter": self._progress.snapshot() if rec.post is not None else None,
+                "signals": signals,
+                "timing": {
+                    "decisionStartedAt": rec.decision_started,
+                    "decisionSettledAt": rec.decision_settled,
+                    "actionStartedAt": rec.action_started,
+                    "actionSettledAt": rec.action_settled,
+                },
+            },
+        }
+        if delivery_id is not None:
+            line["speechDeliveryId"] = delivery_id
+            line["narrationEvent"] = narration
+        return line
+
+    def _write_summary(self, writer: JournalWriter) -> None:
+        summary = {
+            "kind": "summary",
+            "schemaVersion": 1,
+            "at": utc_now(),
+            "outcome": self.outcome if self.outcome in ("stopped", "budget_exhausted") else "failed",
+            "turnsTaken": self.turn,
+            "accepted": self.accepted,
+            "durationMs": int((time.monotonic() - self._started_mono) * 1000),
+            "progress": self._progress.snapshot(),
+            "longestUnchangedRun": self._signals.longest_unchanged,
+            "longestRecurringRun": self._signals.longest_recurring,
+            "objectivesRetired": self._signals.objectives_retired,
+        }
+        try:
+            writer.write_summary(summary)
+        except Exception as exc:
+            log.error("journal_summary_refused", error=str(exc)[:500])

@@ -1,0 +1,111 @@
+"""Signals fed back to the mind (DESIGN §5) and objective retirement.
+
+- ``stalledForTurns``: turns since a new tile was reached (shown at ≥ 12);
+- ``repeatingForTurns``: the same effect turn after turn (shown at ≥ 3);
+- ``recurringForTurns``: turns spent inside a loop — a 12-state window of
+  (map, x, y, facing, scene) in which revisited states make up at least half;
+- ``refusedHere``: directions refused or bumped from the current tile;
+- ``objectiveForTurns``: turns the current objective has been held.
+An objective held ≥ 12 turns inside a recurring loop is warned once, then retired.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+STALL_SHOWN_AT = 12
+REPEAT_SHOWN_AT = 3
+RECURRING_WINDOW = 12
+OBJECTIVE_STALE_AFTER = 12
+DIRECTIONS = ("up", "down", "left", "right")
+
+
+@dataclass
+class SignalTracker:
+    stalled: int = 0
+    repeating: int = 0
+    recurring: int = 0
+    objective_turns: int = 0
+    longest_unchanged: int = 0
+    longest_recurring: int = 0
+    objectives_retired: int = 0
+    _last_effect: str | None = None
+    _window: deque[tuple[Any, ...]] = field(default_factory=lambda: deque(maxlen=RECURRING_WINDOW))
+    _refused: dict[tuple[str, int, int], set[str]] = field(default_factory=dict)
+    _warned: bool = False
+
+    # -- what the mind sees -------------------------------------------------------------
+    def snapshot(self, here: tuple[str, int, int] | None) -> dict[str, Any]:
+        refused = sorted(self._refused.get(here, set())) if here else []
+        return {
+            "stalledForTurns": self.stalled,
+            "repeatingForTurns": self.repeating,
+            "recurringForTurns": self.recurring,
+            "refusedHere": refused,
+            "objectiveForTurns": self.objective_turns,
+        }
+
+    def shown(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """Only the signals worth the mind's attention (thresholds of DESIGN §5)."""
+        out: dict[str, Any] = {}
+        if snapshot["stalledForTurns"] >= STALL_SHOWN_AT:
+            out["stalledForTurns"] = snapshot["stalledForTurns"]
+        if snapshot["repeatingForTurns"] >= REPEAT_SHOWN_AT:
+            out["repeatingForTurns"] = snapshot["repeatingForTurns"]
+        if snapshot["recurringForTurns"] > 0:
+            out["recurringForTurns"] = snapshot["recurringForTurns"]
+        if snapshot["refusedHere"]:
+            out["refusedHere"] = snapshot["refusedHere"]
+        if snapshot["objectiveForTurns"] >= OBJECTIVE_STALE_AFTER:
+            out["objectiveForTurns"] = snapshot["objectiveForTurns"]
+        return out
+
+    # -- folding a settled turn in ----------------------------------------------------
+    def settle(
+        self,
+        *,
+        new_tile: bool,
+        effect: str | None,
+        state_key: tuple[Any, ...] | None,
+        refused_direction: tuple[tuple[str, int, int], str] | None,
+        objective_changed: bool,
+        has_objective: bool,
+    ) -> None:
+        self.stalled = 0 if new_tile else self.stalled + 1
+        if effect is not None and effect == self._last_effect:
+            self.repeating += 1
+        else:
+            self.repeating = 0
+        self._last_effect = effect
+        self.longest_unchanged = max(self.longest_unchanged, self.repeating + 1 if effect is not None else 0)
+        if state_key is not None:
+            self._window.append(state_key)
+            counts = Counter(self._window)
+            revisited = sum(c for c in counts.values() if c > 1)
+            looping = len(self._window) == RECURRING_WINDOW and revisited * 2 >= RECURRING_WINDOW
+            self.recurring = self.recurring + 1 if looping else 0
+            self.longest_recurring = max(self.longest_recurring, self.recurring)
+        if refused_direction is not None:
+            tile, direction = refused_direction
+            self._refused.setdefault(tile, set()).add(direction)
+        if objective_changed:
+            self.objective_turns = 0
+            self._warned = False
+        elif has_objective:
+            self.objective_turns += 1
+        else:
+            self.objective_turns = 0
+
+    def objective_verdict(self, has_objective: bool) -> str | None:
+        """``warn`` once, then ``retire``, for an objective gone stale inside a loop."""
+        if not has_objective or self.objective_turns < OBJECTIVE_STALE_AFTER or self.recurring == 0:
+            return None
+        if not self._warned:
+            self._warned = True
+            return "warn"
+        self.objectives_retired += 1
+        self.objective_turns = 0
+        self._warned = False
+        return "retire"
