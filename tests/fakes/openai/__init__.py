@@ -1,0 +1,34 @@
+"""A wire-level fake of the OpenAI chat-completions and Realtime APIs on loopback."""
+
+from .chat import (
+    ChatFake,
+    ChatRequest,
+    Hang,
+    HttpError,
+    Malformed,
+    Structured,
+    Text,
+    ToolCall,
+    ToolCalls,
+    tool_call,
+)
+from .realtime import CLIENT_EVENTS, RealtimeConnection, RealtimeFake, ResponseScript
+from .server import FakeOpenAI
+
+__all__ = [
+    "CLIENT_EVENTS",
+    "ChatFake",
+    "ChatRequest",
+    "FakeOpenAI",
+    "Hang",
+    "HttpError",
+    "Malformed",
+    "RealtimeConnection",
+    "RealtimeFake",
+    "ResponseScript",
+    "Structured",
+    "Text",
+    "ToolCall",
+    "ToolCalls",
+    "tool_call",
+]

@@ -1,0 +1,246 @@
+"""`POST /v1/chat/completions` of the fake: every request recorded and validated, every answer
+taken from a script the test provides (a queue of replies, or a responder callable)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam
+from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+from .validate import UnionChecker, strict_validator
+
+_MESSAGES = UnionChecker(ChatCompletionMessageParam, "role", "chat message")
+_TOOLS = UnionChecker(ChatCompletionToolUnionParam, "type", "tool")
+_BODY = strict_validator(CompletionCreateParamsNonStreaming)
+
+
+@dataclass(frozen=True)
+class Text:
+    """An assistant reply with text content."""
+
+    content: str
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any] | str  # a dict is JSON-encoded; a str is sent as is (may be bad JSON)
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    """An assistant reply that calls tools (optionally with some text beside the calls)."""
+
+    calls: tuple[ToolCall, ...]
+    content: str | None = None
+
+
+def tool_call(
+    name: str, arguments: dict[str, Any] | str | None = None, call_id: str | None = None
+) -> ToolCalls:
+    """One tool call: `tool_call("pokeagent_observe", {})`."""
+    return ToolCalls((ToolCall(name, {} if arguments is None else arguments, call_id),))
+
+
+@dataclass(frozen=True)
+class Structured:
+    """Structured output: `value` JSON-encoded as the message content (for `response_format`)."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A raw body sent as is (e.g. truncated JSON or a wrong shape)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """An HTTP error with an OpenAI-style error body."""
+
+    status: int
+    message: str = "fake error"
+    type: str = "server_error"
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Never answer; the client must time out. Released when the fake shuts down."""
+
+
+Reply = Text | ToolCalls | Structured | Malformed | HttpError | Hang
+Responder = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
+
+
+@dataclass
+class ChatRequest:
+    number: int
+    body: Any  # the parsed JSON (Any: a bad body is recorded too)
+    headers: dict[str, str]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        messages = self.body.get("messages") if isinstance(self.body, dict) else None
+        return messages if isinstance(messages, list) else []
+
+    @property
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools") if isinstance(self.body, dict) else None
+        return [t.get("function", {}).get("name", "") for t in tools or [] if isinstance(t, dict)]
+
+
+@dataclass
+class ChatFake:
+    """The scripted chat-completions endpoint. Use `script(...)` or set `responder`."""
+
+    replies: list[Reply] = field(default_factory=list)
+    responder: Responder | None = None
+    requests: list[ChatRequest] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    hanging: int = 0
+    _release: asyncio.Event = field(default_factory=asyncio.Event)
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies; each request takes the next one (the responder is used when empty)."""
+        self.replies.extend(replies)
+
+    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[ChatRequest]:
+        """Wait until at least `count` requests (hung ones included) have arrived."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.requests) >= count), timeout)
+        return self.requests[:count]
+
+    def release_hangs(self) -> None:
+        self._release.set()
+
+    def _validate(self, where: str, body: Any) -> list[str]:
+        if not isinstance(body, dict):
+            return [f"{where}: body must be a JSON object"]
+        problems: list[str] = []
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            problems.append(f"{where}: messages must be a non-empty list")
+        else:
+            for i, message in enumerate(messages):
+                problem = _MESSAGES.problem(message, f"{where} messages[{i}]")
+                if problem:
+                    problems.append(problem)
+        tools = body.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list):
+                problems.append(f"{where}: tools must be a list")
+            else:
+                for i, tool in enumerate(tools):
+                    problem = _TOOLS.problem(tool, f"{where} tools[{i}]")
+                    if problem:
+                        problems.append(problem)
+        if body.get("stream"):
+            problems.append(f"{where}: stream=true is not supported by this fake")
+        elif not problems:
+            try:
+                _BODY.validate_python(body)
+            except Exception as exc:  # pydantic ValidationError: keep its first lines
+                problems.append(f"{where}: request body: {str(exc)[:800]}")
+        return problems
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        number = len(self.requests) + 1
+        where = f"chat request #{number}"
+        try:
+            body: Any = json.loads(raw)
+        except ValueError as exc:
+            body = raw.decode("utf-8", "replace")
+            self.violations.append(f"{where}: body is not JSON: {exc}")
+        else:
+            self.violations.extend(self._validate(where, body))
+        record = ChatRequest(number, body, {k.lower(): v for k, v in request.headers.items()})
+        async with self._changed:
+            self.requests.append(record)
+            self._changed.notify_all()
+        reply = await self._next_reply(record)
+        if reply is None:
+            self.violations.append(f"{where}: no scripted reply left and no responder")
+            return _error(500, "the fake has no scripted reply for this request", "fake_unscripted")
+        return await self._answer(reply, body)
+
+    async def _next_reply(self, record: ChatRequest) -> Reply | None:
+        if self.replies:
+            return self.replies.pop(0)
+        if self.responder is None:
+            return None
+        result = self.responder(record.body if isinstance(record.body, dict) else {})
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    async def _answer(self, reply: Reply, body: Any) -> web.StreamResponse:
+        model = body.get("model", "fake-model") if isinstance(body, dict) else "fake-model"
+        if isinstance(reply, Hang):
+            self.hanging += 1
+            try:
+                await self._release.wait()
+            finally:
+                self.hanging -= 1
+            return _error(503, "the fake released a hung request", "fake_released")
+        if isinstance(reply, Malformed):
+            return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type)
+        if isinstance(reply, HttpError):
+            return _error(reply.status, reply.message, reply.type, reply.code)
+        message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
+        finish = "stop"
+        if isinstance(reply, Text):
+            message["content"] = reply.content
+            finish = reply.finish_reason
+        elif isinstance(reply, Structured):
+            message["content"] = json.dumps(reply.value)
+        else:
+            message["content"] = reply.content
+            message["tool_calls"] = [
+                {
+                    "id": call.call_id or f"call_{next(self._ids)}",
+                    "type": "function",
+                    "function": {
+                        "name": call.name,
+                        "arguments": call.arguments
+                        if isinstance(call.arguments, str)
+                        else json.dumps(call.arguments),
+                    },
+                }
+                for call in reply.calls
+            ]
+            finish = "tool_calls"
+        return web.json_response(
+            {
+                "id": f"chatcmpl-fake{next(self._ids)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        )
+
+
+def _error(status: int, message: str, type_: str, code: str | None = None) -> web.Response:
+    return web.json_response(
+        {"error": {"message": message, "type": type_, "param": None, "code": code}}, status=status
+    )

@@ -1,0 +1,195 @@
+"""Builders for Realtime (GA) server events, plus a pcm16 tone generator.
+
+Each builder returns a plain dict; `RealtimeFake.send` checks it against the `openai` package's
+own `RealtimeServerEvent` model before it goes on the wire, so a typo in a test fails loudly.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+_ids = itertools.count(1)
+
+RATE = 24_000  # Realtime audio: 24 kHz mono pcm16
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_fake{next(_ids)}"
+
+
+def tone_pcm16(ms: int, freq: float = 440.0, amplitude: float = 0.3, start_sample: int = 0) -> bytes:
+    """`ms` of a sine at 24 kHz mono pcm16; `start_sample` continues a tone across chunks."""
+    count = RATE * ms // 1000
+    n = np.arange(start_sample, start_sample + count, dtype=np.float64)
+    wave = amplitude * 32767.0 * np.sin(2.0 * math.pi * freq * n / RATE)
+    return wave.astype("<i2").tobytes()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def default_session(model: str) -> dict[str, Any]:
+    return {
+        "type": "realtime",
+        "id": new_id("sess"),
+        "object": "realtime.session",
+        "model": model,
+        "output_modalities": ["audio"],
+        "audio": {
+            "input": {"format": {"type": "audio/pcm", "rate": RATE}, "turn_detection": None},
+            "output": {"format": {"type": "audio/pcm", "rate": RATE}, "voice": "marin"},
+        },
+    }
+
+
+def session_created(session: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "session.created", "session": session}
+
+
+def session_updated(session: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "session.updated", "session": session}
+
+
+def speech_started(audio_start_ms: int = 0, item_id: str | None = None) -> dict[str, Any]:
+    return {
+        "type": "input_audio_buffer.speech_started",
+        "audio_start_ms": audio_start_ms,
+        "item_id": item_id or new_id("item"),
+    }
+
+
+def speech_stopped(audio_end_ms: int, item_id: str) -> dict[str, Any]:
+    return {"type": "input_audio_buffer.speech_stopped", "audio_end_ms": audio_end_ms, "item_id": item_id}
+
+
+def committed(item_id: str, previous_item_id: str | None = None) -> dict[str, Any]:
+    return {"type": "input_audio_buffer.committed", "item_id": item_id, "previous_item_id": previous_item_id}
+
+
+def response_object(
+    response_id: str, status: str, output: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    return {
+        "id": response_id,
+        "object": "realtime.response",
+        "status": status,
+        "output": output or [],
+        "output_modalities": ["audio"],
+    }
+
+
+def response_created(response_id: str) -> dict[str, Any]:
+    return {"type": "response.created", "response": response_object(response_id, "in_progress")}
+
+
+def response_done(
+    response_id: str, status: str = "completed", output: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    return {"type": "response.done", "response": response_object(response_id, status, output)}
+
+
+def assistant_item(item_id: str, status: str, transcript: str | None = None) -> dict[str, Any]:
+    content = [{"type": "output_audio", "transcript": transcript}] if status != "in_progress" else []
+    return {
+        "id": item_id,
+        "object": "realtime.item",
+        "type": "message",
+        "role": "assistant",
+        "status": status,
+        "content": content,
+    }
+
+
+def function_call_item(item_id: str, call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "object": "realtime.item",
+        "type": "function_call",
+        "status": status,
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+    }
+
+
+def output_item_added(response_id: str, item: dict[str, Any], output_index: int = 0) -> dict[str, Any]:
+    return {
+        "type": "response.output_item.added",
+        "response_id": response_id,
+        "output_index": output_index,
+        "item": item,
+    }
+
+
+def output_item_done(response_id: str, item: dict[str, Any], output_index: int = 0) -> dict[str, Any]:
+    return {
+        "type": "response.output_item.done",
+        "response_id": response_id,
+        "output_index": output_index,
+        "item": item,
+    }
+
+
+def _part(kind: str, response_id: str, item_id: str, output_index: int) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "response_id": response_id,
+        "item_id": item_id,
+        "output_index": output_index,
+        "content_index": 0,
+    }
+
+
+def audio_delta(response_id: str, item_id: str, pcm: bytes, output_index: int = 0) -> dict[str, Any]:
+    return {**_part("response.output_audio.delta", response_id, item_id, output_index), "delta": b64(pcm)}
+
+
+def audio_done(response_id: str, item_id: str, output_index: int = 0) -> dict[str, Any]:
+    return _part("response.output_audio.done", response_id, item_id, output_index)
+
+
+def transcript_delta(response_id: str, item_id: str, text: str, output_index: int = 0) -> dict[str, Any]:
+    return {
+        **_part("response.output_audio_transcript.delta", response_id, item_id, output_index),
+        "delta": text,
+    }
+
+
+def transcript_done(response_id: str, item_id: str, text: str, output_index: int = 0) -> dict[str, Any]:
+    return {
+        **_part("response.output_audio_transcript.done", response_id, item_id, output_index),
+        "transcript": text,
+    }
+
+
+def function_call_arguments_done(
+    response_id: str, item_id: str, call_id: str, name: str, arguments: str, output_index: int = 0
+) -> dict[str, Any]:
+    return {
+        "type": "response.function_call_arguments.done",
+        "response_id": response_id,
+        "item_id": item_id,
+        "output_index": output_index,
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+    }
+
+
+def item_truncated(item_id: str, content_index: int, audio_end_ms: int) -> dict[str, Any]:
+    return {
+        "type": "conversation.item.truncated",
+        "item_id": item_id,
+        "content_index": content_index,
+        "audio_end_ms": audio_end_ms,
+    }
+
+
+def error(message: str, code: str | None = None, type_: str = "invalid_request_error") -> dict[str, Any]:
+    return {"type": "error", "error": {"type": type_, "code": code, "message": message, "param": None}}

@@ -1,0 +1,314 @@
+"""The Realtime (GA) websocket of the fake at `/v1/realtime?model=…`.
+
+Every client event is parsed and checked against the `openai` package's own client-event
+types (strictly: unknown keys are violations, as they are for the real service). Every event
+is recorded. The test pushes server events (checked against `RealtimeServerEvent` before they
+leave) and waits for client events with `wait_for_client_event`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+from openai.types.realtime import RealtimeClientEventParam, RealtimeServerEvent
+from pydantic import TypeAdapter, ValidationError
+
+from . import events as ev
+from .validate import UnionChecker
+
+CLIENT_EVENTS = UnionChecker(RealtimeClientEventParam, "type", "client event")
+_SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(RealtimeServerEvent)
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+def server_event_problem(event: dict[str, Any]) -> str | None:
+    try:
+        _SERVER_EVENT.validate_python(event)
+    except ValidationError as exc:
+        return str(exc)[:1500]
+    return None
+
+
+@dataclass
+class RealtimeConnection:
+    index: int
+    model: str | None
+    headers: dict[str, str]
+    ws: web.WebSocketResponse
+    request: web.Request
+    events: list[dict[str, Any]] = field(default_factory=list)
+    input_audio: bytearray = field(default_factory=bytearray)  # decoded appends, 24 kHz pcm16
+    session: dict[str, Any] = field(default_factory=dict)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    active: ResponseScript | None = None
+
+    @property
+    def input_audio_ms(self) -> float:
+        return len(self.input_audio) / 2 / ev.RATE * 1000.0
+
+
+class RealtimeFake:
+    """State and controls of the realtime endpoint (one `FakeOpenAI` holds one)."""
+
+    def __init__(self) -> None:
+        self.connections: list[RealtimeConnection] = []
+        self.client_events: list[dict[str, Any]] = []
+        self.violations: list[str] = []
+        self.auto_session_updated = True
+        self.auto_truncated = True
+        self._changed = asyncio.Condition()
+        self._handed_out: set[int] = set()  # indexes into client_events
+
+    # -- waiting -------------------------------------------------------------------------
+    async def wait_connected(self, count: int = 1, timeout: float = 5.0) -> RealtimeConnection:
+        """Wait until `count` connections have been accepted; returns the newest."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.connections) >= count), timeout)
+        return self.connections[-1]
+
+    async def wait_for_client_event(
+        self, type: str, predicate: Predicate | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """The earliest recorded client event of `type` (matching `predicate`) that no earlier
+        call returned; waits for it up to `timeout` seconds (asyncio.TimeoutError)."""
+
+        def find() -> int | None:
+            for i, event in enumerate(self.client_events):
+                if i in self._handed_out or event.get("type") != type:
+                    continue
+                if predicate is None or predicate(event):
+                    return i
+            return None
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: find() is not None), timeout)
+            index = find()
+            assert index is not None
+            self._handed_out.add(index)
+            return self.client_events[index]
+
+    def events_of(self, type: str) -> list[dict[str, Any]]:
+        return [event for event in self.client_events if event.get("type") == type]
+
+    # -- pushing server events ------------------------------------------------------------
+    def _connection(self, connection: RealtimeConnection | None) -> RealtimeConnection:
+        conn = connection or (self.connections[-1] if self.connections else None)
+        if conn is None:
+            raise RuntimeError("no realtime client has connected to the fake")
+        return conn
+
+    async def send(self, event: dict[str, Any], connection: RealtimeConnection | None = None) -> None:
+        """Send one server event (event_id filled in) after checking it against the openai types."""
+        event = {"event_id": ev.new_id("event"), **event}
+        problem = server_event_problem(event)
+        if problem:
+            raise ValueError(f"test pushed an invalid server event {event.get('type')!r}: {problem}")
+        conn = self._connection(connection)
+        await conn.ws.send_str(json.dumps(event))
+
+    async def speech_started(self, audio_start_ms: int = 0, item_id: str | None = None) -> str:
+        item_id = item_id or ev.new_id("item")
+        await self.send(ev.speech_started(audio_start_ms, item_id))
+        return item_id
+
+    async def speech_stopped(self, audio_end_ms: int, item_id: str) -> None:
+        await self.send(ev.speech_stopped(audio_end_ms, item_id))
+        await self.send(ev.committed(item_id))
+
+    def begin_response(self) -> ResponseScript:
+        return ResponseScript(self, self._connection(None))
+
+    async def speak_tone(
+        self, ms: int, freq: float = 440.0, transcript: str = "hello", chunk_ms: int = 100
+    ) -> ResponseScript:
+        """A whole assistant audio response: `ms` of tone in deltas of `chunk_ms`, then done."""
+        script = self.begin_response()
+        await script.start()
+        await script.transcript(transcript)
+        await script.audio(ms, freq=freq, chunk_ms=chunk_ms)
+        await script.finish()
+        return script
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> str:
+        """A response in which the model calls tool `name`; returns the call_id."""
+        conn = self._connection(None)
+        response_id, item_id = ev.new_id("resp"), ev.new_id("item")
+        call_id = call_id or ev.new_id("call")
+        args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        await self.send(ev.response_created(response_id), conn)
+        await self.send(
+            ev.output_item_added(
+                response_id, ev.function_call_item(item_id, call_id, name, "", "in_progress")
+            ),
+            conn,
+        )
+        await self.send(ev.function_call_arguments_done(response_id, item_id, call_id, name, args), conn)
+        done_item = ev.function_call_item(item_id, call_id, name, args, "completed")
+        await self.send(ev.output_item_done(response_id, done_item), conn)
+        await self.send(ev.response_done(response_id, "completed", [done_item]), conn)
+        return call_id
+
+    async def error(self, message: str, code: str | None = None) -> None:
+        await self.send(ev.error(message, code))
+
+    async def drop(self, connection: RealtimeConnection | None = None) -> None:
+        """Cut the socket without a close frame (the client sees close code 1006)."""
+        conn = self._connection(connection)
+        transport = conn.request.transport
+        if transport is not None:
+            transport.abort()
+        await asyncio.wait_for(conn.closed.wait(), 5.0)
+
+    async def close(self, code: int = 1000, connection: RealtimeConnection | None = None) -> None:
+        """Close the socket cleanly with `code`."""
+        conn = self._connection(connection)
+        await conn.ws.close(code=code)
+        await asyncio.wait_for(conn.closed.wait(), 5.0)
+
+    # -- the endpoint ---------------------------------------------------------------------
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
+        await ws.prepare(request)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        conn = RealtimeConnection(len(self.connections), request.query.get("model"), headers, ws, request)
+        where = f"realtime connection #{conn.index}"
+        if not conn.model and not request.query.get("call_id"):
+            self.violations.append(f"{where}: no ?model= in the URL")
+        if not headers.get("authorization", "").startswith("Bearer "):
+            self.violations.append(f"{where}: no Authorization: Bearer header")
+        if "realtime=v1" in headers.get("openai-beta", ""):
+            self.violations.append(f"{where}: beta header 'OpenAI-Beta: realtime=v1' (use the GA client)")
+        conn.session = ev.default_session(conn.model or "gpt-realtime")
+        async with self._changed:
+            self.connections.append(conn)
+            self._changed.notify_all()
+        try:
+            await self.send(ev.session_created(conn.session), conn)
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    await self._on_text(conn, msg.data)
+                elif msg.type == WSMsgType.BINARY:
+                    self.violations.append(
+                        f"{where}: binary frame ({len(msg.data)} bytes); events are JSON text"
+                    )
+                elif msg.type == WSMsgType.ERROR:
+                    break
+        except (ConnectionResetError, RuntimeError):
+            pass  # the test dropped the socket under a pending send
+        finally:
+            conn.closed.set()
+            async with self._changed:
+                self._changed.notify_all()
+        return ws
+
+    async def _on_text(self, conn: RealtimeConnection, text: str) -> None:
+        where = f"realtime connection #{conn.index} event #{len(conn.events) + 1}"
+        try:
+            event = json.loads(text)
+        except ValueError as exc:
+            self.violations.append(f"{where}: not JSON: {exc}")
+            return
+        problem = CLIENT_EVENTS.problem(event, where)
+        if problem:
+            self.violations.append(problem)
+        if not isinstance(event, dict):
+            return
+        if event.get("type") == "input_audio_buffer.append" and not problem:
+            self._take_audio(conn, where, event)
+        async with self._changed:
+            conn.events.append(event)
+            self.client_events.append(event)
+            self._changed.notify_all()
+        if problem:
+            await self.send(ev.error(problem[:500], "invalid_event"), conn)
+            return
+        await self._auto_reply(conn, event)
+
+    def _take_audio(self, conn: RealtimeConnection, where: str, event: dict[str, Any]) -> None:
+        try:
+            pcm = base64.b64decode(event["audio"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            self.violations.append(f"{where}: input_audio_buffer.append audio is not base64: {exc}")
+            return
+        if len(pcm) % 2:
+            self.violations.append(f"{where}: appended audio has an odd byte count ({len(pcm)}) for pcm16")
+        conn.input_audio.extend(pcm)
+
+    async def _auto_reply(self, conn: RealtimeConnection, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "session.update" and self.auto_session_updated:
+            conn.session = _merge(conn.session, event["session"])
+            await self.send(ev.session_updated(conn.session), conn)
+        elif kind == "conversation.item.truncate" and self.auto_truncated:
+            await self.send(
+                ev.item_truncated(event["item_id"], event["content_index"], event["audio_end_ms"]), conn
+            )
+        elif kind == "response.cancel" and conn.active is not None:
+            conn.active.cancelled = True
+
+
+def _merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+class ResponseScript:
+    """One scripted assistant audio response, sent step by step.
+
+    A `response.cancel` from the client marks it cancelled: further `audio()` sends nothing and
+    `finish()` reports status `cancelled`."""
+
+    def __init__(self, fake: RealtimeFake, conn: RealtimeConnection) -> None:
+        self.fake = fake
+        self.conn = conn
+        self.response_id = ev.new_id("resp")
+        self.item_id = ev.new_id("item")
+        self.audio_ms_sent = 0
+        self.text = ""
+        self.cancelled = False
+        self._samples = 0
+
+    async def start(self) -> None:
+        self.conn.active = self
+        await self.fake.send(ev.response_created(self.response_id), self.conn)
+        await self.fake.send(
+            ev.output_item_added(self.response_id, ev.assistant_item(self.item_id, "in_progress")), self.conn
+        )
+
+    async def audio(self, ms: int, freq: float = 440.0, chunk_ms: int = 100) -> None:
+        remaining = ms
+        while remaining > 0 and not self.cancelled:
+            step = min(chunk_ms, remaining)
+            pcm = ev.tone_pcm16(step, freq, start_sample=self._samples)
+            self._samples += len(pcm) // 2
+            await self.fake.send(ev.audio_delta(self.response_id, self.item_id, pcm), self.conn)
+            self.audio_ms_sent += step
+            remaining -= step
+
+    async def transcript(self, text: str) -> None:
+        self.text += text
+        await self.fake.send(ev.transcript_delta(self.response_id, self.item_id, text), self.conn)
+
+    async def finish(self, status: str = "completed") -> None:
+        status = "cancelled" if self.cancelled else status
+        item_status = "completed" if status == "completed" else "incomplete"
+        await self.fake.send(ev.audio_done(self.response_id, self.item_id), self.conn)
+        await self.fake.send(ev.transcript_done(self.response_id, self.item_id, self.text), self.conn)
+        item = ev.assistant_item(self.item_id, item_status, self.text)
+        await self.fake.send(ev.output_item_done(self.response_id, item), self.conn)
+        await self.fake.send(ev.response_done(self.response_id, status, [item]), self.conn)
+        if self.conn.active is self:
+            self.conn.active = None

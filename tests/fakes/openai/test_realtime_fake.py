@@ -1,0 +1,198 @@
+"""The realtime fake, driven by the real `openai` client's GA `client.realtime.connect`."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai.events import tone_pcm16
+from tests.fakes.openai.fixtures import fake_openai, openai_fake  # noqa: F401
+
+SESSION: Any = {
+    "type": "realtime",
+    "instructions": "You are Clankie.",
+    "output_modalities": ["audio"],
+    "audio": {
+        "input": {
+            "format": {"type": "audio/pcm", "rate": 24000},
+            "turn_detection": {"type": "server_vad", "create_response": True, "interrupt_response": True},
+        },
+        "output": {"format": {"type": "audio/pcm", "rate": 24000}, "voice": "marin"},
+    },
+    "tools": [
+        {
+            "type": "function",
+            "name": "look_at_screen",
+            "description": "glance at the game",
+            "parameters": {"type": "object", "properties": {}},
+        }
+    ],
+}
+
+
+async def next_of(conn: Any, kind: str) -> Any:
+    """Read server events until one of `kind` arrives (the fake bounds the wait)."""
+    async with asyncio.timeout(5):
+        while True:
+            event = await conn.recv()
+            if event.type == kind:
+                return event
+
+
+async def test_connect_update_append_image_and_response(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        created = await next_of(conn, "session.created")
+        assert created.session.model == "gpt-realtime"
+        await conn.session.update(session=SESSION)
+        updated = await next_of(conn, "session.updated")
+        assert updated.session.audio.output.voice == "marin"
+        assert updated.session.instructions == "You are Clankie."
+
+        pcm = tone_pcm16(100)
+        await conn.input_audio_buffer.append(audio=base64.b64encode(pcm).decode())
+        await conn.conversation.item.create(
+            item={
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_image",
+                        "image_url": "data:image/png;base64,iVBORw0KGgo=",
+                        "detail": "low",
+                    },
+                    {"type": "input_text", "text": "[your screen]"},
+                ],
+            }
+        )
+        await conn.response.create()
+        item = await openai_fake.realtime.wait_for_client_event("conversation.item.create")
+        assert item["item"]["content"][0]["type"] == "input_image"
+        await openai_fake.realtime.wait_for_client_event("response.create")
+        record = openai_fake.realtime.connections[0]
+        assert record.model == "gpt-realtime"
+        assert record.input_audio == pcm and record.input_audio_ms == pytest.approx(100.0)
+        assert [e["type"] for e in openai_fake.realtime.client_events] == [
+            "session.update",
+            "input_audio_buffer.append",
+            "conversation.item.create",
+            "response.create",
+        ]
+
+
+async def test_server_audio_deltas_reach_the_client(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        script = await openai_fake.realtime.speak_tone(300, transcript="hi all", chunk_ms=100)
+        audio = bytearray()
+        transcript = ""
+        async with asyncio.timeout(5):
+            async for event in conn:
+                if event.type == "response.output_audio.delta":
+                    assert event.item_id == script.item_id
+                    audio.extend(base64.b64decode(event.delta))
+                elif event.type == "response.output_audio_transcript.delta":
+                    transcript += event.delta
+                elif event.type == "response.done":
+                    assert event.response.status == "completed"
+                    break
+        assert bytes(audio) == tone_pcm16(300)
+        assert transcript == "hi all"
+
+
+async def test_tool_call_and_function_output(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        call_id = await openai_fake.realtime.call_tool("ask_clankie", {"request": "what now?"})
+        done = await next_of(conn, "response.function_call_arguments.done")
+        assert (done.name, done.call_id, done.arguments) == (
+            "ask_clankie",
+            call_id,
+            '{"request": "what now?"}',
+        )
+        await conn.conversation.item.create(
+            item={"type": "function_call_output", "call_id": call_id, "output": "go north"}
+        )
+        await conn.response.create()
+        output = await openai_fake.realtime.wait_for_client_event(
+            "conversation.item.create", lambda e: e["item"]["type"] == "function_call_output"
+        )
+        assert output["item"]["output"] == "go north"
+
+
+async def test_speech_events_cancel_and_truncate(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        script = openai_fake.realtime.begin_response()
+        await script.start()
+        await script.audio(200)
+        item_id = await openai_fake.realtime.speech_started(audio_start_ms=1200)
+        started = await next_of(conn, "input_audio_buffer.speech_started")
+        assert started.item_id == item_id
+        await conn.response.cancel()
+        await conn.conversation.item.truncate(item_id=script.item_id, content_index=0, audio_end_ms=120)
+        await openai_fake.realtime.wait_for_client_event("response.cancel")
+        truncated = await next_of(conn, "conversation.item.truncated")
+        assert (truncated.item_id, truncated.audio_end_ms) == (script.item_id, 120)
+        await script.audio(500)  # cancelled: nothing more is sent
+        assert script.audio_ms_sent == 200
+        await script.finish()
+        done = await next_of(conn, "response.done")
+        assert done.response.status == "cancelled"
+
+
+async def test_invalid_client_event_is_detected() -> None:
+    async with fake_openai(check_clean=False) as fake:
+        async with fake.client().realtime.connect(model="gpt-realtime") as conn:
+            await next_of(conn, "session.created")
+            # missing audio_end_ms, and a beta-only event name
+            await conn.send({"type": "conversation.item.truncate", "item_id": "i", "content_index": 0})  # type: ignore[typeddict-item]
+            await conn.send_raw('{"type": "response.audio.delta", "delta": ""}')
+            await conn.session.update(session={"type": "realtime", "voice": "marin"})  # type: ignore[typeddict-unknown-key]
+            error = await next_of(conn, "error")
+            assert "audio_end_ms" in error.error.message
+            await fake.realtime.wait_for_client_event("session.update")
+        problems = fake.violations
+        assert len(problems) == 3
+        assert "audio_end_ms: Field required" in problems[0]
+        assert "unknown client event type='response.audio.delta'" in problems[1]
+        assert "voice: Extra inputs are not permitted" in problems[2]
+        with pytest.raises(AssertionError):
+            fake.assert_clean()
+
+
+async def test_drop_and_reconnect(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    reconnects: list[int] = []
+
+    def on_reconnecting(event: Any) -> None:
+        reconnects.append(event.close_code)
+
+    async with client.realtime.connect(
+        model="gpt-realtime", on_reconnecting=on_reconnecting, initial_delay=0.01, max_delay=0.02
+    ) as conn:
+        await next_of(conn, "session.created")
+        await openai_fake.realtime.drop()
+        async with asyncio.timeout(5):
+            async for again in conn:  # iteration (not bare recv) reconnects by itself
+                if again.type == "session.created":
+                    break
+        assert again.session.id == openai_fake.realtime.connections[1].session["id"]
+        assert reconnects == [1006]
+        await conn.response.create()
+        event = await openai_fake.realtime.wait_for_client_event("response.create")
+        assert event in openai_fake.realtime.connections[1].events
+
+
+async def test_pushing_an_invalid_server_event_raises(openai_fake: FakeOpenAI) -> None:
+    async with openai_fake.client().realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        with pytest.raises(ValueError, match="invalid server event"):
+            await openai_fake.realtime.send({"type": "response.output_audio.delta", "delta": "AA=="})
