@@ -1,0 +1,109 @@
+"""What the browser world reads from a page in one evaluation: text, outline and game state.
+
+The outline lists interactive elements (links, buttons, form fields, ARIA widgets) in document
+order, each with a ref ("e1", "e2", …) that the page element carries as ``data-clankie-ref`` until
+the next observation renumbers them; ``click{ref}`` resolves refs from the last outline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXT_LIMIT = 3000
+OUTLINE_LIMIT = 50
+REF_ATTRIBUTE = "data-clankie-ref"
+
+SNAPSHOT_JS = """
+([textLimit, outlineLimit, refAttr]) => {
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\\u2026" : s);
+  const body = document.body;
+  let text = body ? body.innerText || "" : "";
+  text = text.replace(/[ \\t]+\\n/g, "\\n").replace(/\\n{3,}/g, "\\n\\n").trim();
+  const textTruncated = text.length > textLimit;
+  text = clip(text, textLimit);
+
+  for (const el of document.querySelectorAll("[" + refAttr + "]")) el.removeAttribute(refAttr);
+  const selector = [
+    "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
+    "[role=button]", "[role=link]", "[role=checkbox]", "[role=tab]", "[role=menuitem]",
+    "[role=option]", "[role=switch]", "[role=textbox]", "[contenteditable=true]",
+    "[onclick]", "[tabindex]:not([tabindex='-1'])",
+  ].join(",");
+  const implicitRole = (el) => {
+    const tag = el.tagName.toLowerCase();
+    if (tag === "a") return "link";
+    if (tag === "button" || tag === "summary") return "button";
+    if (tag === "select") return "combobox";
+    if (tag === "textarea") return "textbox";
+    if (tag === "input") {
+      const t = (el.getAttribute("type") || "text").toLowerCase();
+      if (["button", "submit", "reset", "image"].includes(t)) return "button";
+      if (t === "checkbox" || t === "radio") return t;
+      if (t === "range") return "slider";
+      return "textbox";
+    }
+    return tag;
+  };
+  const outline = [];
+  let total = 0;
+  for (const el of document.querySelectorAll(selector)) {
+    const rect = el.getBoundingClientRect();
+    const style = window.getComputedStyle(el);
+    if (rect.width <= 0 || rect.height <= 0 || style.visibility === "hidden" || style.display === "none") continue;
+    total += 1;
+    if (outline.length >= outlineLimit) continue;
+    const ref = "e" + (outline.length + 1);
+    el.setAttribute(refAttr, ref);
+    const name = (el.getAttribute("aria-label") || el.innerText || el.value || el.getAttribute("placeholder")
+      || el.getAttribute("title") || el.getAttribute("alt") || "").replace(/\\s+/g, " ").trim();
+    outline.push({
+      ref,
+      role: el.getAttribute("role") || implicitRole(el),
+      name: clip(name, 80),
+      box: [Math.round(rect.x), Math.round(rect.y), Math.round(rect.width), Math.round(rect.height)],
+    });
+  }
+
+  let game = null;
+  const grid = document.querySelector("[data-game='2048'][data-board]");
+  if (grid) {
+    try {
+      game = {
+        name: "2048",
+        board: JSON.parse(grid.dataset.board),
+        score: Number(grid.dataset.score),
+        over: grid.dataset.over === "true",
+        moves: Number(grid.dataset.moves),
+      };
+    } catch (e) {
+      game = { name: "2048", error: String(e) };
+    }
+  }
+  return {
+    url: window.location.href,
+    title: document.title,
+    text,
+    textTruncated,
+    outline,
+    outlineTotal: total,
+    scrollY: Math.round(window.scrollY),
+    game,
+  };
+}
+"""
+
+TARGET_JS = """
+([x, y]) => {
+  const el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  return {
+    tag: el.tagName.toLowerCase(),
+    id: el.id || null,
+    text: (el.innerText || "").replace(/\\s+/g, " ").trim().slice(0, 80),
+  };
+}
+"""
+
+
+def snapshot_args() -> list[Any]:
+    return [TEXT_LIMIT, OUTLINE_LIMIT, REF_ATTRIBUTE]

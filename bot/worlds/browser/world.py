@@ -1,0 +1,350 @@
+"""The browser world: a Chromium page driven through Playwright (DESIGN §4 "browser").
+
+``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
+Chromium at 1280×800. ``observe()`` reads URL, title, visible text, an outline of interactive
+elements with refs and, on the builtin 2048 page, ``game = {board, score, over, moves}``; the
+scene is always ``"page"``. ``still()`` is a PNG of the viewport. ``act()`` applies one
+BROWSER_CATALOG action and never raises: problems come back as refusals —
+
+- ``page_not_open``: the world was closed (or never started);
+- ``browser_crashed``: the page crashed or the browser died; the world reopened the start URL
+  (``data.reopened``), so the session goes on with the next observation;
+- ``navigated_away``: the page had left the start origin; the world went back to the start URL
+  and the action was not applied — act again;
+- ``ref_not_found``: the ref is not in the last outline or its element is gone or hidden;
+- ``key_not_typable``, ``unsupported_action``; ``browser_error`` (source ``exception``) for
+  anything Playwright itself reports.
+
+``observe()`` raises WorldUnavailable only when the world is closed or a crashed page could not
+be reopened; after a crash it reopens the start URL itself and says so in ``state["notice"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
+from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
+from bot.worlds.browser.keys import playwright_key
+from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
+from bot.worlds.browser.snapshot import REF_ATTRIBUTE, SNAPSHOT_JS, TARGET_JS, snapshot_args
+from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT, Click, Press, Scroll, TypeText
+
+ADAPTER_VERSION = "browser/1"
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+NAVIGATION_TIMEOUT_MS = 15_000
+ACTION_TIMEOUT_MS = 10_000
+
+
+class BrowserWorld:
+    name = "browser"
+    catalog = BROWSER_CATALOG
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        chromium_path: str = "/usr/bin/chromium",
+        static_base_url: str | None = None,
+    ) -> None:
+        self._target = resolve_url(url, static_base_url)
+        self._requested_url = url
+        self._chromium_path = chromium_path
+        self._origin = origin_of(self._target.url)
+        self._session_id = uuid.uuid4().hex
+        self._pw: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._browser_version = ""
+        self._closed = False
+        self._broken: str | None = None  # why the current page is unusable, if it is
+        self._refs: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    @property
+    def provenance(self) -> dict[str, str | int | float | bool | None]:
+        return {
+            "body": self.name,
+            "sessionId": self._session_id,
+            "adapterVersion": ADAPTER_VERSION,
+            "url": self._requested_url,
+            "startUrl": self._target.url,
+            "builtin": self._target.builtin,
+            "browserVersion": self._browser_version or None,
+            "viewport": f"{BROWSER_VIEWPORT[0]}x{BROWSER_VIEWPORT[1]}",
+        }
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._closed:
+            raise WorldUnavailable("this browser world was closed; make a new one")
+        try:
+            self._pw = await async_playwright().start()
+            await self._launch()
+        except (PlaywrightError, OSError) as exc:
+            await self._shutdown()
+            raise WorldUnavailable(
+                f"could not start Chromium at {self._chromium_path} or open {self._target.url}: {exc}"
+            ) from exc
+
+    async def _launch(self) -> None:
+        assert self._pw is not None
+        if self._browser is None or not self._browser.is_connected():
+            self._browser = await self._pw.chromium.launch(
+                executable_path=self._chromium_path, headless=True, args=list(CHROMIUM_ARGS)
+            )
+            self._browser_version = self._browser.version
+            self._browser.on("disconnected", lambda _b: self._mark_broken("the browser process went away"))
+            self._context = None
+        if self._context is None:
+            self._context = await self._browser.new_context(
+                viewport={"width": BROWSER_VIEWPORT[0], "height": BROWSER_VIEWPORT[1]}
+            )
+            if self._target.serve_locally:
+                await self._context.route(f"{BUILTIN_ORIGIN}/**", self._serve_builtin)
+        page = await self._context.new_page()
+        page.set_default_timeout(ACTION_TIMEOUT_MS)
+        page.on("crash", lambda _p: self._mark_broken("the page crashed"))
+        page.on("close", lambda _p: self._mark_broken("the page was closed"))
+        self._page = page
+        self._broken = None
+        self._refs = set()
+        await page.goto(self._target.url, timeout=NAVIGATION_TIMEOUT_MS, wait_until="load")
+
+    def _mark_broken(self, why: str) -> None:
+        if not self._closed and self._broken is None:
+            self._broken = why
+
+    @staticmethod
+    async def _serve_builtin(route: Route) -> None:
+        path = builtin_file_for(route.request.url)
+        if path is None:
+            await route.fulfill(status=404, content_type="text/plain", body="no such builtin page")
+            return
+        await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=path.read_bytes())
+
+    async def close(self) -> None:
+        self._closed = True
+        await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        page, browser, pw = self._page, self._browser, self._pw
+        self._page = self._context = self._browser = self._pw = None
+        for closer in (
+            page.close if page is not None and not page.is_closed() else None,
+            browser.close if browser is not None else None,
+            pw.stop if pw is not None else None,
+        ):
+            if closer is None:
+                continue
+            try:
+                await closer()
+            except PlaywrightError:
+                pass
+
+    async def _recover(self) -> str | None:
+        """Reopen the start URL after a crash; returns why it was needed, or None if all is well."""
+        why = self._broken
+        if why is None:
+            return None
+        old = self._page
+        self._page = None
+        if old is not None and not old.is_closed():
+            try:
+                await old.close()
+            except PlaywrightError:
+                pass
+        await self._launch()
+        return why
+
+    # --- observation ---------------------------------------------------------------------
+
+    async def observe(self) -> Observation:
+        async with self._lock:
+            if self._closed or self._pw is None:
+                raise WorldUnavailable(
+                    "the browser page is not open (the world is closed or was never started)"
+                )
+            try:
+                notice = await self._recover()
+                assert self._page is not None
+                snap: dict[str, Any] = await self._page.evaluate(SNAPSHOT_JS, snapshot_args())
+            except PlaywrightError as exc:
+                self._mark_broken(f"the page stopped answering: {exc}")
+                raise WorldUnavailable(f"could not read the browser page: {exc}") from exc
+            self._refs = {item["ref"] for item in snap["outline"]}
+            state: dict[str, Any] = {
+                "url": snap["url"],
+                "title": snap["title"],
+                "text": snap["text"],
+                "textTruncated": snap["textTruncated"],
+                "outline": snap["outline"],
+                "outlineTotal": snap["outlineTotal"],
+                "scrollY": snap["scrollY"],
+                "viewport": {"width": BROWSER_VIEWPORT[0], "height": BROWSER_VIEWPORT[1]},
+                "offsite": origin_of(snap["url"]) != self._origin,
+            }
+            if snap["game"] is not None:
+                state["game"] = snap["game"]
+            if notice:
+                state["notice"] = f"{notice}; reopened {self._target.url}"
+            return Observation.of(state, "page")
+
+    async def still(self) -> Still | None:
+        async with self._lock:
+            page = self._page
+            if self._closed or page is None or self._broken is not None:
+                return None
+            try:
+                png = await page.screenshot(type="png")
+            except PlaywrightError:
+                return None
+            return Still.of(png, "image/png", BROWSER_VIEWPORT[0], BROWSER_VIEWPORT[1])
+
+    # --- actions -------------------------------------------------------------------------
+
+    async def act(self, action: BaseModel) -> ActionResult:
+        async with self._lock:
+            if self._closed or self._pw is None:
+                return _refuse(
+                    "page_not_open", "the browser page is not open: the world is closed or was never started"
+                )
+            if self._broken is not None:
+                return await self._refuse_after_crash()
+            page = self._page
+            assert page is not None
+            if origin_of(page.url) != self._origin:
+                return await self._go_back(page.url)
+            try:
+                return await self._apply(page, action)
+            except PlaywrightError as exc:
+                if self._broken is not None or page.is_closed():
+                    return await self._refuse_after_crash()
+                return ActionResult(
+                    ok=False, source="exception", refusal="browser_error", detail=str(exc)[:500]
+                )
+
+    async def _refuse_after_crash(self) -> ActionResult:
+        why = self._broken or "the page is gone"
+        try:
+            await self._recover()
+            reopened = True
+            tail = f"reopened {self._target.url}; observe again and go on"
+        except PlaywrightError as exc:
+            reopened = False
+            tail = f"reopening {self._target.url} failed too: {exc}"
+        return _refuse("browser_crashed", f"{why}; the action was not applied; {tail}", reopened=reopened)
+
+    async def _go_back(self, where: str) -> ActionResult:
+        assert self._page is not None
+        try:
+            await self._page.goto(self._target.url, timeout=NAVIGATION_TIMEOUT_MS, wait_until="load")
+            back = True
+            tail = f"went back to {self._target.url}; observe again and act on the page"
+        except PlaywrightError as exc:
+            back = False
+            tail = f"going back to {self._target.url} failed: {exc}"
+        self._refs = set()
+        return _refuse(
+            "navigated_away",
+            f"the page had left {self._origin} (it was at {where}); the action was not applied; {tail}",
+            leftTo=where,
+            wentBack=back,
+        )
+
+    async def _apply(self, page: Page, action: BaseModel) -> ActionResult:
+        if isinstance(action, Click):
+            return await self._click(page, action)
+        if isinstance(action, Press):
+            return await self._press(page, action)
+        if isinstance(action, TypeText):
+            await page.keyboard.type(action.text)
+            return _done(typed=len(action.text))
+        if isinstance(action, Scroll):
+            await page.mouse.wheel(0, action.dy)
+            scroll_y = await page.evaluate(
+                "() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame("
+                "() => ok(Math.round(window.scrollY)))))"
+            )
+            return _done(scrolledBy=action.dy, scrollY=scroll_y)
+        kind = getattr(action, "kind", type(action).__name__)
+        return _refuse(
+            "unsupported_action",
+            f"the browser world does not do {kind!r}; its actions are {', '.join(self.catalog.kinds)}",
+        )
+
+    async def _click(self, page: Page, action: Click) -> ActionResult:
+        if action.ref is not None:
+            if action.ref not in self._refs:
+                return _refuse(
+                    "ref_not_found",
+                    f"ref {action.ref!r} is not in the last outline; observe again and use a listed ref",
+                )
+            handle = await page.query_selector(f"[{REF_ATTRIBUTE}='{action.ref}']")
+            if handle is None:
+                return _refuse(
+                    "ref_not_found", f"the element of ref {action.ref!r} has left the page; observe again"
+                )
+            await handle.scroll_into_view_if_needed()
+            box = await handle.bounding_box()
+            if box is None or box["width"] <= 0 or box["height"] <= 0:
+                return _refuse(
+                    "ref_not_found", f"the element of ref {action.ref!r} is not visible; observe again"
+                )
+            x = int(box["x"] + box["width"] / 2)
+            y = int(box["y"] + box["height"] / 2)
+        else:
+            assert action.x is not None and action.y is not None
+            x, y = action.x, action.y
+        target = await page.evaluate(TARGET_JS, [x, y])
+        await page.mouse.move(x, y)
+        await page.mouse.down()
+        await page.mouse.up()
+        data: dict[str, Any] = {"clicked": [x, y], "target": target}
+        if action.ref is not None:
+            data["ref"] = action.ref
+        return _done(**data)
+
+    async def _press(self, page: Page, action: Press) -> ActionResult:
+        key = playwright_key(action.key)
+        started = time.monotonic()
+        try:
+            await page.keyboard.down(key)
+        except PlaywrightError as exc:
+            if "Unknown key" not in str(exc):
+                raise
+            if action.hold_ms:
+                return _refuse(
+                    "key_not_typable",
+                    f"{action.key!r} is not on the keyboard layout, so it cannot be held; press it without hold_ms",
+                )
+            await page.keyboard.insert_text(action.key)
+            return _done(key=action.key, heldMs=0, inserted=True)
+        if action.hold_ms:
+            await asyncio.sleep(action.hold_ms / 1000)
+        await page.keyboard.up(key)
+        held = round((time.monotonic() - started) * 1000)
+        return _done(key=action.key, heldMs=held if action.hold_ms else 0)
+
+
+def _done(**data: Any) -> ActionResult:
+    return ActionResult(ok=True, source="environment", data=data)
+
+
+def _refuse(code: str, detail: str, **data: Any) -> ActionResult:
+    return ActionResult(ok=False, source="body", refusal=code, detail=detail, data=data)
