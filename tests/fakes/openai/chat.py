@@ -122,7 +122,7 @@ class ChatFake:
         """Queue replies; each request takes the next one (the responder is used when empty)."""
         self.replies.extend(replies)
 
-    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[ChatRequest]:
+    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[ChatRequest]:  # noqa: ASYNC109
         """Wait until at least `count` requests (hung ones included) have arrived."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(lambda: len(self.requests) >= count), timeout)

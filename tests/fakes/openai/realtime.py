@@ -68,14 +68,17 @@ class RealtimeFake:
         self._handed_out: set[int] = set()  # indexes into client_events
 
     # -- waiting -------------------------------------------------------------------------
-    async def wait_connected(self, count: int = 1, timeout: float = 5.0) -> RealtimeConnection:
+    async def wait_connected(self, count: int = 1, timeout: float = 5.0) -> RealtimeConnection:  # noqa: ASYNC109
         """Wait until `count` connections have been accepted; returns the newest."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(lambda: len(self.connections) >= count), timeout)
         return self.connections[-1]
 
     async def wait_for_client_event(
-        self, type: str, predicate: Predicate | None = None, timeout: float = 5.0
+        self,
+        type: str,
+        predicate: Predicate | None = None,
+        timeout: float = 5.0,  # noqa: ASYNC109
     ) -> dict[str, Any]:
         """The earliest recorded client event of `type` (matching `predicate`) that no earlier
         call returned; waits for it up to `timeout` seconds (asyncio.TimeoutError)."""

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from tests.fakes.openai import FakeOpenAI, Hang, HttpError, Malformed, Structured, Text, tool_call
-from tests.fakes.openai.fixtures import fake_openai, openai_fake  # noqa: F401
+from tests.fakes.openai.fixtures import fake_openai
 
 TOOLS = [
     {

@@ -10,7 +10,7 @@ import pytest
 
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.events import tone_pcm16
-from tests.fakes.openai.fixtures import fake_openai, openai_fake  # noqa: F401
+from tests.fakes.openai.fixtures import fake_openai
 
 SESSION: Any = {
     "type": "realtime",
