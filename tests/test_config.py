@@ -1,0 +1,73 @@
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_settings
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_example_config_loads_with_every_section():
+    settings = load_settings(REPO / "config.example.toml", env={})
+    assert settings.play.world == "sandbox"
+    assert settings.web.host == "127.0.0.1"
+    assert settings.openai.turn_detection == "semantic_vad"
+
+
+def test_wrong_type_names_file_key_and_expectation(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[play]\nmax_turns = "many"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    message = str(info.value)
+    assert str(cfg) in message and "[play] max_turns" in message and "integer" in message and "'many'" in message
+
+
+def test_unknown_key_and_unknown_section_are_errors(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[play]\nturbo = true\n[gizmo]\nx = 1\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert "[play] turbo: unknown key" in str(info.value)
+    assert "gizmo: unknown key" in str(info.value)
+
+
+def test_secrets_come_from_environment_and_never_from_the_file(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[discord]\ntoken = "abc"\n')
+    with pytest.raises(ConfigError, match="DISCORD_TOKEN"):
+        load_settings(cfg, env={})
+
+
+def test_environment_fills_secrets_and_paths_and_reprs_hide_secrets(tmp_path):
+    env = {
+        "DISCORD_TOKEN": "discord-secret-value",
+        "OPENAI_API_KEY": "sk-test-secret-value",
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+        "CLANKIE_STATE": str(tmp_path / "state"),
+        "CLANKIE_EVENT_LOG": str(tmp_path / "ev.jsonl"),
+        "DISCORD_BRIDGE_RECEIPT_PATH": str(tmp_path / "r.jsonl"),
+    }
+    settings = load_settings(None, env=env)
+    assert settings.discord.token.get_secret_value() == "discord-secret-value"
+    assert settings.openai.base_url == "http://127.0.0.1:9/v1"
+    assert settings.journal_dir == tmp_path / "state" / "play"
+    assert settings.event_log == tmp_path / "ev.jsonl"
+    assert settings.receipt_path == tmp_path / "r.jsonl"
+    text = repr(settings) + str(settings)
+    assert "discord-secret-value" not in text and "sk-test-secret-value" not in text
+
+
+def test_config_path_from_environment_variable(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[play]\nmax_turns = 7\n")
+    assert load_settings(None, env={"CLANKIE_CONFIG": str(cfg)}).play.max_turns == 7
+
+
+def test_missing_file_and_bad_toml_are_clear(tmp_path):
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_settings(tmp_path / "nope.toml", env={})
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[play\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(bad, env={})

@@ -1,0 +1,31 @@
+import io
+import json
+import logging
+
+from bot import logs
+
+
+def test_secrets_are_redacted_by_key_and_by_value_in_json_logs():
+    buf = io.StringIO()
+    logs.configure(json=True, stream=buf)
+    logs.register_secrets(["Bot-Token-123456", None, "short"])
+    logger = logs.get_logger("test")
+    logger.info("connecting", token="anything", api_key="sk-x", url="wss://x?auth=Bot-Token-123456", nested={"password": "p", "ok": 1})
+    logging.getLogger("discord.http").warning("header Authorization: Bot Bot-Token-123456")
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert len(lines) == 2
+    first, second = lines
+    assert first["token"] == "[redacted]" and first["api_key"] == "[redacted]"
+    assert first["url"] == "wss://x?auth=[redacted]"
+    assert first["nested"] == {"password": "[redacted]", "ok": 1}
+    assert "Bot-Token-123456" not in buf.getvalue()
+    assert second["logger"] == "discord.http" and "[redacted]" in second["event"]
+
+
+def test_console_mode_is_readable_text():
+    buf = io.StringIO()
+    logs.configure(json=False, stream=buf)
+    logs.get_logger("t").info("hello", turn=3)
+    out = buf.getvalue()
+    assert "hello" in out and "turn=3" in out
+    assert not out.lstrip().startswith("{")
