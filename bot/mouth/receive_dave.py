@@ -1,0 +1,63 @@
+"""DAVE (end-to-end) decryption step for Discord voice receive.
+
+``davey.DaveSession.decrypt(user_id, MediaType.audio, frame)`` returns the Opus frame or raises
+``ValueError`` ("Failed to decrypt: NoDecryptorForUser", "…UnencryptedWhenPassthroughDisabled",
+…; seen with davey 0.1.7). A DAVE-encrypted frame ends with the magic marker ``0xFAFA``; a
+frame without it is *unencrypted*, and davey returns it as-is only while that user's decryptor
+is in passthrough mode (during protocol transitions). The Opus silence frame ``F8 FF FE`` is
+never encrypted (libdave skips it before any lookup); davey 0.1.7 still raises
+``NoDecryptorForUser`` for it when the user has no decryptor yet, so it is passed through here
+without asking the session.
+
+The session is never cached: the caller hands in the connection's *current* session for every
+frame (discord.py re-initialises or replaces it on every MLS re-key / transition).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Protocol
+
+import davey
+
+OPUS_SILENCE = b"\xf8\xff\xfe"
+DAVE_MARKER = b"\xfa\xfa"
+AUDIO = davey.MediaType.audio
+
+
+class DaveSessionLike(Protocol):
+    """The part of ``davey.DaveSession`` the receiver uses."""
+
+    def decrypt(self, user_id: int, media_type: Any, packet: bytes) -> bytes: ...
+
+
+class DaveOutcome(Enum):
+    DECRYPTED = "decrypted"  # a DAVE frame opened with the sender's key
+    PASSTHROUGH = "passthrough"  # an unencrypted frame accepted as-is (silence, transition, no E2EE)
+    FAILED = "failed"  # could not be opened; the caller substitutes silence
+
+
+def has_dave_marker(frame: bytes) -> bool:
+    return len(frame) > len(DAVE_MARKER) and frame.endswith(DAVE_MARKER)
+
+
+def dave_open(
+    session: DaveSessionLike | None, protocol_version: int, user_id: int, frame: bytes
+) -> tuple[DaveOutcome, bytes]:
+    """Open one frame from ``user_id`` with the session current at this moment.
+
+    ``protocol_version`` is the connection's negotiated DAVE version: 0 means the call is not
+    end-to-end encrypted (never negotiated, or downgraded), so unmarked frames are plain Opus.
+    """
+    if frame == OPUS_SILENCE:
+        return DaveOutcome.PASSTHROUGH, frame
+    marked = has_dave_marker(frame)
+    if not marked and (session is None or protocol_version == 0):
+        return DaveOutcome.PASSTHROUGH, frame
+    if session is None:
+        return DaveOutcome.FAILED, b""
+    try:
+        opened = session.decrypt(user_id, AUDIO, frame)
+    except Exception:  # davey raises ValueError; a broken session must not kill the reader
+        return DaveOutcome.FAILED, b""
+    return (DaveOutcome.DECRYPTED if marked else DaveOutcome.PASSTHROUGH), bytes(opened)

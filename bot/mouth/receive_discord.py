@@ -1,0 +1,150 @@
+"""The only place the receive path touches discord.py internals (checked against 2.7.1).
+
+discord.py has no receive API. What it does offer, and what is used here:
+
+Private (may change in any release; re-check when discord.py moves):
+* ``VoiceClient._connection`` — the ``discord.voice_state.VoiceConnectionState``.
+* ``VoiceConnectionState.add_socket_listener(cb)`` / ``remove_socket_listener(cb)`` — ``cb(bytes)``
+  is called on discord.py's ``SocketReader`` thread for every UDP datagram (RTP, RTCP, IP
+  discovery). The reader survives reconnects but is stopped by a full ``disconnect()``.
+* ``VoiceConnectionState.secret_key`` (``list[int]``, ``MISSING`` until SESSION_DESCRIPTION) and
+  ``.mode`` (negotiated transport mode).
+* ``VoiceConnectionState.dave_session`` (``davey.DaveSession`` or None) and
+  ``.dave_protocol_version`` (0 = no E2EE). Read on every packet, never cached: discord.py
+  re-initialises the session on every MLS epoch/transition and may replace the object.
+* ``VoiceConnectionState.hook`` — coroutine ``hook(ws, msg)`` that each new
+  ``DiscordVoiceWebSocket`` stores as ``ws._hook`` and awaits after handling every JSON message;
+  the current socket's ``ws._hook`` is set too. This is how SPEAKING (op 5) and the client
+  connect/disconnect ops reach us; discord.py itself ignores them.
+
+Public: ``VoiceClient.send_audio_packet(opus, encode=False)`` (keepalive), ``is_playing()``,
+``is_connected()``, ``user``, ``channel.members``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+import discord
+
+from bot.mouth.receive_dave import DaveSessionLike
+
+log = logging.getLogger(__name__)
+
+CHECKED_DISCORD_VERSION = "2.7.1"
+_REQUIRED_STATE_ATTRS = (
+    "add_socket_listener",
+    "remove_socket_listener",
+    "secret_key",
+    "mode",
+    "dave_session",
+    "dave_protocol_version",
+    "hook",
+)
+
+WsHook = Callable[[Any, Mapping[str, Any]], Awaitable[None]]
+
+
+class DiscordVoiceAdapter:
+    """Wraps a connected (or connecting) ``discord.VoiceClient`` for the receiver."""
+
+    def __init__(self, voice_client: Any) -> None:
+        if not discord.__version__.startswith("2.7."):
+            log.warning(
+                "voice receive was checked against discord.py %s; running %s",
+                CHECKED_DISCORD_VERSION,
+                discord.__version__,
+            )
+        state = getattr(voice_client, "_connection", None)
+        missing = [a for a in _REQUIRED_STATE_ATTRS if state is None or not hasattr(state, a)]
+        if missing:
+            raise RuntimeError(
+                f"discord.py {discord.__version__} voice connection lacks {', '.join(missing)}; "
+                f"voice receive needs the internals of discord.py {CHECKED_DISCORD_VERSION}"
+            )
+        self._vc = voice_client
+        self._state: Any = state
+        self._previous_hook: WsHook | None = None
+        self._our_hook: WsHook | None = None
+
+    # --- per-packet reads (ConnectionView) -------------------------------------------------
+    def transport(self) -> tuple[str, bytes] | None:
+        key = self._state.secret_key
+        mode = self._state.mode
+        if not key or not mode:  # MISSING is falsy
+            return None
+        return str(mode), bytes(key)
+
+    def dave(self) -> tuple[DaveSessionLike | None, int]:
+        return self._state.dave_session, int(self._state.dave_protocol_version or 0)
+
+    def candidate_user_ids(self) -> Iterable[int]:
+        ids: set[int] = set()
+        session = self._state.dave_session
+        if session is not None:
+            try:
+                ids.update(int(u) for u in session.get_user_ids())
+            except Exception as exc:  # no group yet
+                log.debug("DAVE group user ids unavailable: %s", exc)
+        ids.update(self.channel_member_ids())
+        return ids
+
+    # --- identity ---------------------------------------------------------------------------
+    def own_user_id(self) -> int | None:
+        user = getattr(self._vc, "user", None)
+        return getattr(user, "id", None)
+
+    def channel_member_ids(self) -> list[int]:
+        channel = getattr(self._vc, "channel", None)
+        members = getattr(channel, "members", None) or []
+        return [m.id for m in members]
+
+    # --- socket listener --------------------------------------------------------------------
+    def add_packet_listener(self, callback: Callable[[bytes], Any]) -> None:
+        self._state.add_socket_listener(callback)
+
+    def remove_packet_listener(self, callback: Callable[[bytes], Any]) -> None:
+        self._state.remove_socket_listener(callback)
+
+    # --- voice websocket hook ---------------------------------------------------------------
+    def install_ws_hook(self, on_message: Callable[[Mapping[str, Any]], None]) -> None:
+        """Call ``on_message(msg)`` for every voice-websocket JSON message, chaining any hook."""
+        if self._our_hook is not None:
+            raise RuntimeError("voice websocket hook already installed")
+        previous: WsHook | None = self._state.hook
+
+        async def hook(ws: Any, msg: Mapping[str, Any]) -> None:
+            if previous is not None:
+                await previous(ws, msg)
+            try:
+                on_message(msg)
+            except Exception:
+                log.exception("voice receive websocket handler failed for op %s", msg.get("op"))
+
+        self._previous_hook, self._our_hook = previous, hook
+        self._state.hook = hook
+        ws = self._state.ws
+        if ws:  # MISSING before the first connect
+            ws._hook = hook
+
+    def remove_ws_hook(self) -> None:
+        if self._our_hook is None:
+            return
+        if self._state.hook is self._our_hook:
+            self._state.hook = self._previous_hook
+        ws = self._state.ws
+        if ws and ws.__dict__.get("_hook") is self._our_hook:
+            if self._previous_hook is not None:
+                ws._hook = self._previous_hook
+            else:
+                del ws._hook  # back to the class's no-op hook
+        self._our_hook = self._previous_hook = None
+
+    # --- keepalive --------------------------------------------------------------------------
+    def may_send_keepalive(self) -> bool:
+        return bool(self._vc.is_connected()) and not self._vc.is_playing()
+
+    def send_opus_frame(self, frame: bytes) -> None:
+        self._vc.send_audio_packet(frame, encode=False)

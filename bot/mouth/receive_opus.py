@@ -1,0 +1,116 @@
+"""Per-SSRC Opus decoding to fixed 20 ms PCM frames (48 kHz, stereo, s16le, 3840 bytes).
+
+One ``discord.opus.Decoder`` per SSRC (Opus decoders are stateful). RTP sequence numbers
+decide what happens between packets:
+
+* duplicate or late (older) packets are dropped — the decoder only moves forward;
+* a small gap (lost packets) is concealed: packet-loss concealment for all but the last lost
+  frame, which is rebuilt from the in-band FEC data of the packet that just arrived;
+* a large jump (a new talk spurt after a reconnect, a wrapped sender) resets nothing but is
+  not concealed.
+
+A frame that could not be opened (DAVE failure) becomes exact digital silence, never the
+decoder's guess, so undecryptable audio is heard as silence rather than noise. Output is
+re-chunked so every delivered frame is exactly ``FRAME_BYTES`` long whatever the packet length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from discord import opus
+
+SAMPLE_RATE = 48_000
+CHANNELS = 2
+FRAME_SAMPLES = 960  # 20 ms
+FRAME_BYTES = FRAME_SAMPLES * CHANNELS * 2  # 3840
+SILENCE_FRAME = bytes(FRAME_BYTES)
+MAX_CONCEALED = 5  # up to 100 ms of loss is concealed; longer gaps are left as gaps
+
+
+def ensure_opus_loaded() -> None:
+    """Load libopus (Debian: ``libopus0``) or raise a clear error saying what is missing."""
+    if opus.is_loaded():
+        return
+    try:
+        opus.Decoder.get_opus_version()
+    except opus.OpusNotLoaded as exc:
+        raise RuntimeError(
+            "libopus is not loadable: install the system package (Debian/Ubuntu: apt-get install "
+            "libopus0) or call discord.opus.load_opus(path)"
+        ) from exc
+
+
+@dataclass
+class DecodeCounters:
+    late: int = 0
+    concealed: int = 0
+    opus_errors: int = 0
+
+
+@dataclass
+class _Speaker:
+    decoder: opus.Decoder
+    last_sequence: int | None = None
+    pending: bytearray = field(default_factory=bytearray)
+
+
+class OpusDecoders:
+    """Decodes per-SSRC Opus payloads into whole 3840-byte PCM frames."""
+
+    def __init__(self) -> None:
+        ensure_opus_loaded()
+        self._speakers: dict[int, _Speaker] = {}
+        self.counters = DecodeCounters()
+
+    def forget(self, ssrc: int) -> None:
+        self._speakers.pop(ssrc, None)
+
+    def reset(self) -> None:
+        self._speakers.clear()
+
+    def decode(self, ssrc: int, sequence: int, payload: bytes | None) -> list[bytes]:
+        """PCM frames for one packet; ``payload=None`` means the packet could not be opened."""
+        speaker = self._speakers.get(ssrc)
+        if speaker is None:
+            speaker = self._speakers[ssrc] = _Speaker(opus.Decoder())  # type: ignore[no-untyped-call]
+        pcm = bytearray()
+        if speaker.last_sequence is not None:
+            step = (sequence - speaker.last_sequence) & 0xFFFF
+            if step == 0 or step >= 0x8000:
+                self.counters.late += 1
+                return []
+            lost = step - 1
+            if 0 < lost <= MAX_CONCEALED:
+                pcm += self._conceal(speaker, lost, payload)
+        speaker.last_sequence = sequence
+        if payload is None:
+            pcm += SILENCE_FRAME
+        else:
+            try:
+                pcm += speaker.decoder.decode(payload, fec=False)
+            except opus.OpusError:
+                self.counters.opus_errors += 1
+                pcm += SILENCE_FRAME
+        return self._chunk(speaker, pcm)
+
+    def _conceal(self, speaker: _Speaker, lost: int, payload: bytes | None) -> bytes:
+        out = bytearray()
+        try:
+            for _ in range(lost - 1 if payload is not None else lost):
+                out += speaker.decoder.decode(None, fec=False)
+            if payload is not None:
+                out += speaker.decoder.decode(payload, fec=True)
+        except opus.OpusError:
+            self.counters.opus_errors += 1
+            return bytes(FRAME_BYTES * lost)
+        self.counters.concealed += lost
+        return bytes(out)
+
+    @staticmethod
+    def _chunk(speaker: _Speaker, pcm: bytearray) -> list[bytes]:
+        buf = speaker.pending
+        buf += pcm
+        frames = [bytes(buf[i : i + FRAME_BYTES]) for i in range(0, len(buf) - FRAME_BYTES + 1, FRAME_BYTES)]
+        del buf[: len(frames) * FRAME_BYTES]
+        return frames
