@@ -1,0 +1,149 @@
+"""Validate REST request bodies against Discord's OpenAPI description (discord-openapi.json).
+
+The spec file sits next to this module (MIT, see discord-openapi.LICENSE). An operation is found
+by HTTP method + path template (literal segments beat `{param}` segments, so `/users/@me` wins
+over `/users/{user_id}`); its `requestBody` JSON schema is checked with jsonschema (draft 2020-12,
+which OpenAPI 3.1 uses). Multipart bodies are checked through their `payload_json` part.
+
+One deliberate deviation: discord.py 2.7 sends `attachments[].id` as an integer (the index of
+the uploaded file) where the spec says snowflake string; such ids are turned into strings before
+validation. Nothing else is relaxed.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+SPEC_PATH = Path(__file__).with_name("discord-openapi.json")
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    template: str
+    operation_id: str
+    params: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A request the real Discord API would reject or that the spec does not describe."""
+
+    method: str
+    path: str
+    operation: str
+    errors: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} ({self.operation}): " + "; ".join(self.errors)
+
+
+class Contract:
+    def __init__(self, spec_path: Path = SPEC_PATH) -> None:
+        with spec_path.open("rb") as fh:
+            self.spec: dict[str, Any] = json.load(fh)
+        self._templates: list[tuple[str, list[str]]] = [
+            (template, template.strip("/").split("/")) for template in self.spec["paths"]
+        ]
+
+    def find(self, method: str, path: str) -> Operation | None:
+        """The spec operation for `method path` (path relative to /api/v10), or None."""
+        segments = path.strip("/").split("/")
+        best: tuple[int, str, dict[str, str]] | None = None
+        for template, parts in self._templates:
+            if len(parts) != len(segments):
+                continue
+            params: dict[str, str] = {}
+            literal = 0
+            for part, seg in zip(parts, segments, strict=True):
+                if part.startswith("{") and part.endswith("}"):
+                    params[part[1:-1]] = seg
+                elif part == seg:
+                    literal += 1
+                else:
+                    break
+            else:
+                if method.lower() in self.spec["paths"][template] and (best is None or literal > best[0]):
+                    best = (literal, template, params)
+        if best is None:
+            return None
+        _, template, params = best
+        op = self.spec["paths"][template][method.lower()]
+        return Operation(method.upper(), template, op.get("operationId", template), params)
+
+    @functools.cache  # noqa: B019 - one Contract per process, cache lives as long as it
+    def _validator(self, method: str, template: str) -> jsonschema.protocols.Validator | None:
+        op = self.spec["paths"][template][method.lower()]
+        body = op.get("requestBody")
+        if body is None:
+            return None
+        schema = body["content"].get("application/json", {}).get("schema")
+        if schema is None:
+            return None
+        # Keep the spec's components beside the schema so "#/components/..." refs resolve.
+        root = {"allOf": [schema], "components": self.spec["components"]}
+        cls = jsonschema.validators.validator_for(root, default=jsonschema.Draft202012Validator)
+        return cls(root)
+
+    def body_required(self, op: Operation) -> bool:
+        body = self.spec["paths"][op.template][op.method.lower()].get("requestBody")
+        return bool(body and body.get("required"))
+
+    def check(self, op: Operation, path: str, body: Any, *, has_body: bool) -> Violation | None:
+        """Validate one request body; None when it conforms."""
+        validator = self._validator(op.method, op.template)
+        if validator is None:
+            if has_body and body not in (None, {}, b""):
+                return Violation(op.method, path, op.operation_id, ("operation takes no request body",))
+            return None
+        if not has_body:
+            if self.body_required(op):
+                return Violation(op.method, path, op.operation_id, ("request body is required",))
+            return None
+        errors = sorted(validator.iter_errors(tolerate_discordpy(body)), key=lambda e: list(e.absolute_path))
+        if not errors:
+            return None
+        return Violation(op.method, path, op.operation_id, tuple(_describe(e) for e in errors))
+
+
+def tolerate_discordpy(body: Any) -> Any:
+    """Apply the one documented deviation: integer attachment ids become strings."""
+    if not isinstance(body, dict) or not isinstance(body.get("attachments"), list):
+        return body
+    fixed = copy.deepcopy(body)
+    for item in fixed["attachments"]:
+        if isinstance(item, dict) and type(item.get("id")) is int:
+            item["id"] = str(item["id"])
+    return fixed
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """Say where and what; for anyOf unions, report the branch the body most nearly matched
+    (its `type` discriminator fits, it failed deepest, with the fewest errors)."""
+    while error.context:
+        branches: dict[Any, list[jsonschema.ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+        def score(errs: list[jsonschema.ValidationError]) -> tuple[bool, int, int]:
+            wrong_kind = any(list(e.relative_path) == ["type"] for e in errs)
+            depth = max(len(e.absolute_path) + len(e.context) for e in errs)
+            return (wrong_kind, -depth, len(errs))
+
+        nearest = min(branches.values(), key=score)
+        error = max(nearest, key=lambda e: len(e.absolute_path))
+    where = "/".join(str(p) for p in error.absolute_path) or "<body>"
+    return f"at {where}: {error.message[:300]}"
+
+
+@functools.cache
+def default_contract() -> Contract:
+    """The spec is ~1 MB; load it once per test process."""
+    return Contract()

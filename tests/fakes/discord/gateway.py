@@ -1,0 +1,193 @@
+"""The gateway websocket: HELLO, IDENTIFY -> READY + GUILD_CREATE, heartbeats, RESUME, dispatches.
+
+Frames go out as plain text JSON. discord.py asks for `compress=zlib-stream` but only inflates
+binary frames, so text frames are valid for it (and keep the fake readable).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from .server import DiscordFake
+
+DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE_UPDATE, VOICE_STATE_UPDATE = 0, 1, 2, 3, 4
+RESUME, RECONNECT, REQUEST_GUILD_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 6, 7, 8, 9, 10, 11
+
+CLOSE_AUTHENTICATION_FAILED = 4004
+CLOSE_DECODE_ERROR = 4002
+CLOSE_NOT_AUTHENTICATED = 4003
+
+
+@dataclass
+class GatewaySession:
+    """One logical gateway session; survives a reconnect when the bot RESUMEs it."""
+
+    session_id: str
+    intents: int
+    seq: int = 0
+    sent: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for RESUME replay
+    ws: web.WebSocketResponse | None = None
+
+    async def send_dispatch(self, event: str, data: dict[str, Any]) -> None:
+        self.seq += 1
+        frame = {"op": DISPATCH, "t": event, "s": self.seq, "d": data}
+        self.sent.append(frame)
+        if self.ws is not None and not self.ws.closed:
+            await self.ws.send_str(json.dumps(frame))
+
+
+@dataclass
+class Frame:
+    """A frame the bot sent to the gateway (IDENTIFY/RESUME tokens are redacted)."""
+
+    op: int
+    d: Any
+
+
+class Gateway:
+    def __init__(self, fake: DiscordFake, heartbeat_interval_ms: int) -> None:
+        self.fake = fake
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.sessions: dict[str, GatewaySession] = {}
+        self.received: list[Frame] = []
+        self.heartbeats = 0
+        self.connections = 0
+        self.resumes = 0
+
+    @property
+    def live(self) -> list[GatewaySession]:
+        return [s for s in self.sessions.values() if s.ws is not None and not s.ws.closed]
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        for session in self.live:
+            await session.send_dispatch(event, data)
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self.connections += 1
+        await ws.send_str(json.dumps({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}))
+        session: GatewaySession | None = None
+        try:
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    if msg.type is WSMsgType.BINARY:
+                        await ws.close(code=CLOSE_DECODE_ERROR, message=b"binary frames are not supported")
+                    break
+                frame = json.loads(msg.data)
+                op, d = frame.get("op"), frame.get("d")
+                self.received.append(Frame(op, _redact(d)))
+                if op == HEARTBEAT:
+                    self.heartbeats += 1
+                    await ws.send_str(json.dumps({"op": HEARTBEAT_ACK}))
+                elif op == IDENTIFY:
+                    if d.get("token") != self.fake.token:
+                        await ws.close(code=CLOSE_AUTHENTICATION_FAILED, message=b"Authentication failed.")
+                        break
+                    session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)), ws=ws)
+                    self.sessions[session.session_id] = session
+                    await self._ready(session)
+                elif op == RESUME:
+                    session = await self._resume(ws, d)
+                elif session is None:
+                    await ws.close(code=CLOSE_NOT_AUTHENTICATED, message=b"Not authenticated.")
+                    break
+                elif op == REQUEST_GUILD_MEMBERS:
+                    await self._members_chunk(session, d)
+                await self.fake.notify()
+        finally:
+            if session is not None and session.ws is ws:
+                session.ws = None
+            await self.fake.notify()
+        return ws
+
+    async def _ready(self, session: GatewaySession) -> None:
+        fake = self.fake
+        guilds = list(fake.guilds.values())
+        await session.send_dispatch(
+            "READY",
+            {
+                "v": 10,
+                "user": fake.bot_user.payload() | {"verified": True, "mfa_enabled": False},
+                "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+                "session_id": session.session_id,
+                "session_type": "normal",
+                "resume_gateway_url": fake.gateway_url,
+                "application": {"id": str(fake.application_id), "flags": fake.application_flags},
+                "private_channels": [],
+                "relationships": [],
+                "presences": [],
+                "guild_join_requests": [],
+                "geo_ordered_rtc_regions": ["fake"],
+                "user_settings": {},
+                "auth": {},
+                "_trace": ['["fake-gateway",{"micros":0}]'],
+            },
+        )
+        for guild in guilds:
+            await session.send_dispatch("GUILD_CREATE", guild.create_payload())
+
+    async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
+        session = self.sessions.get(str(d.get("session_id")))
+        if d.get("token") != self.fake.token:
+            await ws.close(code=CLOSE_AUTHENTICATION_FAILED, message=b"Authentication failed.")
+            return None
+        if session is None:
+            await ws.send_str(json.dumps({"op": INVALID_SESSION, "d": False}))
+            return None
+        self.resumes += 1
+        session.ws = ws
+        missed = [f for f in session.sent if f["s"] > int(d.get("seq") or 0)]
+        for frame in missed:
+            await ws.send_str(json.dumps(frame))
+        await session.send_dispatch("RESUMED", {"_trace": ['["fake-gateway",{"micros":0}]']})
+        return session
+
+    async def _members_chunk(self, session: GatewaySession, d: dict[str, Any]) -> None:
+        guild = self.fake.guilds.get(int(d["guild_id"]))
+        if guild is None:
+            return
+        wanted = {int(u) for u in d.get("user_ids") or []}
+        query = str(d.get("query") or "")
+        members = [
+            m
+            for m in guild.members.values()
+            if (not wanted or m.id in wanted) and m.user.username.lower().startswith(query.lower())
+        ]
+        limit = int(d.get("limit") or 0)
+        if limit:
+            members = members[:limit]
+        chunk: dict[str, Any] = {
+            "guild_id": str(guild.id),
+            "members": [m.payload() for m in members],
+            "chunk_index": 0,
+            "chunk_count": 1,
+        }
+        if d.get("nonce") is not None:
+            chunk["nonce"] = d["nonce"]
+        if wanted:
+            chunk["not_found"] = [str(u) for u in wanted - {m.id for m in members}]
+        await session.send_dispatch("GUILD_MEMBERS_CHUNK", chunk)
+
+    async def reconnect(self) -> None:
+        """Ask every connected bot to reconnect (op 7); discord.py then RESUMEs."""
+        for session in self.live:
+            assert session.ws is not None
+            await session.ws.send_str(json.dumps({"op": RECONNECT, "d": None}))
+
+    async def close_all(self) -> None:
+        for session in self.live:
+            assert session.ws is not None
+            await session.ws.close(code=1001, message=b"fake shutting down")
+
+
+def _redact(d: Any) -> Any:
+    if isinstance(d, dict) and "token" in d:
+        return {**d, "token": "<redacted>"}
+    return d

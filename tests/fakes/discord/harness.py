@@ -1,0 +1,59 @@
+"""Start the fake and a real discord.py bot against it, wait until ready, close both after."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import discord
+
+from .server import DiscordFake
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    bot: discord.Client,
+    fake: DiscordFake | None = None,
+    *,
+    ready_timeout: float = 10.0,
+    check_clean: bool = True,
+) -> AsyncIterator[tuple[DiscordFake, discord.Client]]:
+    """`async with running_bot(bot) as (fake, bot): ...`
+
+    Starts `fake` (a fresh DiscordFake when None), points discord.py at it, runs
+    `bot.start(fake.token)` in a task and waits for `on_ready`. On exit closes the bot, stops
+    the fake, restores discord.py's URLs, and (with `check_clean`) fails on contract violations
+    or unknown routes. If the bot dies while starting, its exception is raised here.
+
+    on_ready fires `guild_ready_timeout` seconds after the last GUILD_CREATE (discord.py's
+    default: 2 s). Build test bots with `guild_ready_timeout=0.05` (a public Client option) to
+    make that fast; nothing in the wire protocol can shorten it.
+    """
+    fake = fake or DiscordFake()
+    await fake.start()
+    try:
+        with fake.patched():
+            task = asyncio.create_task(bot.start(fake.token), name="discord-bot")
+            ready = asyncio.create_task(bot.wait_until_ready())
+            try:
+                done, _ = await asyncio.wait(
+                    {task, ready}, timeout=ready_timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                if task in done:
+                    task.result()  # raises what killed the bot
+                    raise AssertionError("bot.start() returned before the bot became ready")
+                if ready not in done:
+                    raise AssertionError(
+                        f"bot was not ready within {ready_timeout}s; problems: {fake.problems()}"
+                    )
+                yield fake, bot
+            finally:
+                ready.cancel()
+                await bot.close()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait_for(task, timeout=10)
+    finally:
+        await fake.stop()
+    if check_clean:
+        fake.assert_clean()

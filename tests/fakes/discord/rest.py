@@ -1,0 +1,132 @@
+"""REST under /api/v10: every request is recorded and its body checked against the spec.
+
+Routing goes through the spec's own path templates, so a handler exists only for operations
+Discord really has. A request the fake has no handler for gets a 404 and lands in
+`fake.unknown_routes`; a body the spec rejects gets Discord's 400 "Invalid Form Body" and lands
+in `fake.violations`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import BodyPartReader, web
+
+from .contract import Violation
+
+if TYPE_CHECKING:
+    from .server import DiscordFake
+
+Handler = Callable[[web.Request, dict[str, str], Any, list[tuple[str, bytes]]], Awaitable[web.Response]]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    operation: str | None
+    body: Any
+    files: list[tuple[str, bytes]]
+    status: int = 0
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    # Exactly "application/json": discord.py parses the body only for that exact header value.
+    return web.Response(
+        status=status, body=json.dumps(data).encode(), headers={"Content-Type": "application/json"}
+    )
+
+
+def no_content() -> web.Response:
+    return web.Response(status=204)
+
+
+def error(status: int, code: int, message: str) -> web.Response:
+    return json_response({"code": code, "message": message}, status=status)
+
+
+async def read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes]], bool, str | None]:
+    """(json body, uploaded files, whether a body was sent, parse error)."""
+    ctype = request.content_type
+    if ctype.startswith("multipart/"):
+        body: Any = None
+        files: list[tuple[str, bytes]] = []
+        reader = await request.multipart()
+        async for part in reader:
+            if not isinstance(part, BodyPartReader):
+                return None, files, True, "nested multipart bodies are not something Discord accepts"
+            data = await part.read()
+            if part.name == "payload_json":
+                try:
+                    body = json.loads(data)
+                except ValueError as exc:
+                    return None, files, True, f"payload_json is not JSON: {exc}"
+            else:
+                files.append((part.filename or str(part.name), bytes(data)))
+        return body, files, True, None
+    raw = await request.read()
+    if not raw:
+        return None, [], False, None
+    if ctype != "application/json":
+        return None, [], True, f"unexpected Content-Type {ctype!r}"
+    try:
+        return json.loads(raw), [], True, None
+    except ValueError as exc:
+        return None, [], True, f"body is not JSON: {exc}"
+
+
+class RestApi:
+    def __init__(self, fake: DiscordFake) -> None:
+        self.fake = fake
+        self.routes: dict[tuple[str, str], Handler] = {}
+
+    def route(self, method: str, template: str, handler: Handler) -> None:
+        self.routes[(method, template)] = handler
+
+    async def handle(self, request: web.Request) -> web.Response:
+        fake = self.fake
+        path = "/" + request.match_info["tail"]
+        method = request.method
+        body, files, has_body, parse_error = await read_body(request)
+        op = fake.contract.find(method, path)
+        record = RecordedRequest(
+            method, path, dict(request.query), op.operation_id if op else None, body, files
+        )
+        fake.requests.append(record)
+        response = await self._answer(request, path, op, body, files, has_body, parse_error)
+        record.status = response.status
+        await fake.notify()
+        return response
+
+    async def _answer(self, request, path, op, body, files, has_body, parse_error) -> web.Response:  # type: ignore[no-untyped-def]
+        fake = self.fake
+        method = request.method
+        if op is None:
+            fake.unknown_routes.append(f"{method} {path}")
+            return error(404, 0, "404: Not Found")
+        if parse_error is not None:
+            fake.violations.append(Violation(method, path, op.operation_id, (parse_error,)))
+            return error(400, 50109, "The request body contains invalid JSON.")
+        violation = fake.contract.check(op, path, body, has_body=has_body)
+        if violation is not None:
+            fake.violations.append(violation)
+            return json_response(
+                {
+                    "code": 50035,
+                    "message": "Invalid Form Body",
+                    "errors": {"_errors": list(violation.errors)},
+                },
+                400,
+            )
+        handler = self.routes.get((method, op.template))
+        if handler is None:
+            fake.unknown_routes.append(f"{method} {path}")
+            return error(404, 0, "404: Not Found")
+        if not op.template.startswith(("/webhooks/", "/interactions/")):
+            if request.headers.get("Authorization") != f"Bot {fake.token}":
+                return error(401, 0, "401: Unauthorized")
+        return await handler(request, op.params, body, files)

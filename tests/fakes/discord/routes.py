@@ -1,0 +1,329 @@
+"""The REST operations the fake implements, keyed by the spec's path templates."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from .interactions import (
+    AUTOCOMPLETE_RESULT,
+    CHANNEL_MESSAGE,
+    DEFERRED_CHANNEL_MESSAGE,
+    DEFERRED_UPDATE_MESSAGE,
+    MODAL,
+    UPDATE_MESSAGE,
+    Callback,
+    InteractionHandle,
+)
+from .model import EPHEMERAL, FakeMessage
+from .rest import RestApi, error, json_response, no_content
+
+if TYPE_CHECKING:
+    from .server import DiscordFake
+
+Files = list[tuple[str, bytes]]
+
+APP = "/applications/{application_id}"
+HOOK = "/webhooks/{webhook_id}/{webhook_token}"
+CHANNEL = "/channels/{channel_id}"
+
+
+def install(api: RestApi, fake: DiscordFake) -> None:
+    r = _Routes(fake)
+    api.route("GET", "/gateway", r.gateway)
+    api.route("GET", "/gateway/bot", r.gateway_bot)
+    api.route("GET", "/users/@me", r.me)
+    api.route("GET", "/oauth2/applications/@me", r.application)
+    api.route("GET", "/applications/@me", r.application)
+    for template in (f"{APP}/commands", f"{APP}/guilds/{{guild_id}}/commands"):
+        api.route("PUT", template, r.put_commands)
+        api.route("GET", template, r.get_commands)
+    api.route("POST", "/interactions/{interaction_id}/{interaction_token}/callback", r.callback)
+    api.route("POST", HOOK, r.followup)
+    for template in (f"{HOOK}/messages/@original", f"{HOOK}/messages/{{message_id}}"):
+        api.route("GET", template, r.get_hook_message)
+        api.route("PATCH", template, r.edit_hook_message)
+        api.route("DELETE", template, r.delete_hook_message)
+    api.route("POST", f"{CHANNEL}/messages", r.post_message)
+    api.route("GET", f"{CHANNEL}/messages", r.list_messages)
+    api.route("GET", f"{CHANNEL}/messages/{{message_id}}", r.get_message)
+    api.route("PATCH", f"{CHANNEL}/messages/{{message_id}}", r.edit_message)
+    api.route("DELETE", f"{CHANNEL}/messages/{{message_id}}", r.delete_message)
+
+
+class _Routes:
+    def __init__(self, fake: DiscordFake) -> None:
+        self.fake = fake
+
+    # ---- identity ----------------------------------------------------------------------------
+
+    async def gateway(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        return json_response({"url": self.fake.gateway_url})
+
+    async def gateway_bot(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        limit = {"total": 1000, "remaining": 999, "reset_after": 86400000, "max_concurrency": 1}
+        return json_response({"url": self.fake.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
+        return json_response(self.fake.bot_user.payload() | {"verified": True, "mfa_enabled": False})
+
+    async def application(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        fake = self.fake
+        return json_response(
+            {
+                "id": str(fake.application_id),
+                "name": fake.bot_user.username,
+                "icon": None,
+                "description": "",
+                "summary": "",
+                "type": None,
+                "bot": fake.bot_user.payload(),
+                "bot_public": False,
+                "bot_require_code_grant": False,
+                "owner": fake.owner.user.payload(),
+                "team": None,
+                "verify_key": "0" * 64,
+                "flags": fake.application_flags,
+                "rpc_origins": [],
+                "interactions_endpoint_url": None,
+                "redirect_uris": [],
+                "tags": [],
+                "approximate_guild_count": len(fake.guilds),
+            }
+        )
+
+    # ---- application commands ---------------------------------------------------------------
+
+    def _check_app(self, params: dict[str, str]) -> web.Response | None:
+        if params.get("application_id") != str(self.fake.application_id):
+            return error(403, 50001, "Missing Access")
+        guild_id = params.get("guild_id")
+        if guild_id is not None and int(guild_id) not in self.fake.guilds:
+            return error(403, 50001, "Missing Access")
+        return None
+
+    async def put_commands(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        denied = self._check_app(params)
+        if denied is not None:
+            return denied
+        fake = self.fake
+        key = int(params["guild_id"]) if "guild_id" in params else None
+        previous = {(c["name"], c["type"]): c for c in fake.commands.get(key, [])}
+        stored = []
+        for cmd in body or []:
+            kind = int(cmd.get("type") or 1)
+            old = previous.get((cmd["name"], kind))
+            full = {
+                "description": "",
+                "options": [],
+                "default_member_permissions": None,
+                "nsfw": False,
+                **cmd,
+                "id": old["id"] if old else str(fake.ids.next()),
+                "type": kind,
+                "application_id": str(fake.application_id),
+                "version": str(fake.ids.next()),
+            }
+            if key is not None:
+                full["guild_id"] = str(key)
+            stored.append(full)
+        fake.commands[key] = stored
+        return json_response(stored)
+
+    async def get_commands(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        denied = self._check_app(params)
+        if denied is not None:
+            return denied
+        key = int(params["guild_id"]) if "guild_id" in params else None
+        return json_response(self.fake.commands.get(key, []))
+
+    # ---- interactions and their webhooks ----------------------------------------------------
+
+    def _handle(self, interaction_id: str, token: str) -> InteractionHandle | None:
+        handle = self.fake.interactions.get(int(interaction_id)) if interaction_id.isdigit() else None
+        return handle if handle is not None and handle.token == token else None
+
+    def _handle_by_token(self, params: dict[str, str]) -> InteractionHandle | None:
+        if params["webhook_id"] != str(self.fake.application_id):
+            return None
+        return next((h for h in self.fake.interactions.values() if h.token == params["webhook_token"]), None)
+
+    def _new_message(self, handle: InteractionHandle, body: dict[str, Any], files: Files) -> FakeMessage:
+        fake = self.fake
+        message = FakeMessage(
+            fake.ids.next(),
+            handle.channel.id,
+            fake.bot_user,
+            dict(body),
+            files,
+            webhook_id=fake.application_id,
+        )
+        fake.messages[message.id] = message
+        return message
+
+    async def callback(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        handle = self._handle(params["interaction_id"], params["interaction_token"])
+        if handle is None:
+            return error(404, 10062, "Unknown interaction")
+        if handle.callback is not None:
+            return error(400, 40060, "Interaction has already been acknowledged.")
+        kind = int(body["type"])
+        data = dict(body.get("data") or {})
+        message = None
+        if kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE):
+            message = self._new_message(
+                handle, data if kind == CHANNEL_MESSAGE else {"flags": data.get("flags", 0)}, files
+            )
+        handle.callback = Callback(kind, data, message)
+        if request.query.get("with_response") not in ("1", "true", "True"):
+            return no_content()
+        answer: dict[str, Any] = {
+            "interaction": {
+                "id": str(handle.id),
+                "type": handle.payload["type"],
+                "response_message_loading": kind == DEFERRED_CHANNEL_MESSAGE,
+                "response_message_ephemeral": bool(int(data.get("flags") or 0) & EPHEMERAL),
+            }
+        }
+        if message is not None:
+            answer["interaction"]["response_message_id"] = str(message.id)
+            answer["resource"] = {"type": kind, "message": message.payload()}
+        elif kind in (DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL):
+            answer["resource"] = {"type": kind}
+        return json_response(answer)
+
+    async def followup(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        handle = self._handle_by_token(params)
+        if handle is None:
+            return error(404, 10015, "Unknown Webhook")
+        if handle.callback is None:
+            return error(404, 10015, "Unknown Webhook")  # Discord refuses follow-ups before the callback
+        message = self._new_message(handle, dict(body or {}), files)
+        handle.followup_messages.append(message)
+        if request.query.get("wait") in ("1", "true", "True"):
+            return json_response(message.payload())
+        return no_content()
+
+    def _hook_message(self, params: dict[str, str]) -> tuple[InteractionHandle | None, FakeMessage | None]:
+        handle = self._handle_by_token(params)
+        if handle is None:
+            return None, None
+        message_id = params.get("message_id")
+        if message_id is None:
+            return handle, handle.callback.message if handle.callback else None
+        found = next((m for m in handle.followup_messages if str(m.id) == message_id), None)
+        if (
+            found is None
+            and handle.callback
+            and handle.callback.message
+            and str(handle.callback.message.id) == message_id
+        ):
+            found = handle.callback.message
+        return handle, found
+
+    async def get_hook_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        _, message = self._hook_message(params)
+        if message is None or message.deleted:
+            return error(404, 10008, "Unknown Message")
+        return json_response(message.payload())
+
+    async def edit_hook_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        handle, message = self._hook_message(params)
+        if handle is None or message is None or message.deleted:
+            return error(404, 10008, "Unknown Message")
+        message.edit(dict(body or {}), files)
+        if handle.callback is not None and message is handle.callback.message:
+            handle.original_edits += 1
+        return json_response(message.payload())
+
+    async def delete_hook_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        _, message = self._hook_message(params)
+        if message is None or message.deleted:
+            return error(404, 10008, "Unknown Message")
+        message.deleted = True
+        return no_content()
+
+    # ---- channel messages ---------------------------------------------------------------------
+
+    def _channel_ok(self, params: dict[str, str]) -> bool:
+        channel_id = int(params["channel_id"]) if params["channel_id"].isdigit() else -1
+        return any(channel_id in g.channels for g in self.fake.guilds.values())
+
+    async def post_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        if not self._channel_ok(params):
+            return error(404, 10003, "Unknown Channel")
+        fake = self.fake
+        message = FakeMessage(
+            fake.ids.next(), int(params["channel_id"]), fake.bot_user, dict(body or {}), files
+        )
+        fake.messages[message.id] = message
+        return json_response(message.payload())
+
+    async def list_messages(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        if not self._channel_ok(params):
+            return error(404, 10003, "Unknown Channel")
+        channel_id = int(params["channel_id"])
+        found = [
+            m
+            for m in self.fake.messages.values()
+            if m.channel_id == channel_id and not m.deleted and not m.ephemeral
+        ]
+        limit = int(request.query.get("limit", "50"))
+        return json_response([m.payload() for m in reversed(found)][:limit])
+
+    def _message(self, params: dict[str, str]) -> FakeMessage | None:
+        message = (
+            self.fake.messages.get(int(params["message_id"])) if params["message_id"].isdigit() else None
+        )
+        if message is None or message.deleted or str(message.channel_id) != params["channel_id"]:
+            return None
+        return message
+
+    async def get_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        message = self._message(params)
+        return error(404, 10008, "Unknown Message") if message is None else json_response(message.payload())
+
+    async def edit_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        message = self._message(params)
+        if message is None:
+            return error(404, 10008, "Unknown Message")
+        message.edit(dict(body or {}), files)
+        return json_response(message.payload())
+
+    async def delete_message(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        message = self._message(params)
+        if message is None:
+            return error(404, 10008, "Unknown Message")
+        message.deleted = True
+        return no_content()

@@ -1,0 +1,292 @@
+"""DiscordFake: the loopback Discord (REST + gateway) a real discord.py bot connects to."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+from aiohttp import web
+
+from . import routes
+from .contract import Contract, Violation, default_contract
+from .gateway import Frame, Gateway
+from .interactions import InteractionHandle, build_command_data, find_command, interaction_payload, new_token
+from .model import (
+    EVERYONE_PERMISSIONS,
+    MANAGE_GUILD,
+    VOICE_CHANNEL,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    FakeVoiceState,
+    Snowflakes,
+)
+from .rest import RecordedRequest, RestApi
+
+
+class DiscordFake:
+    """A fake Discord on 127.0.0.1 with one guild ready to use.
+
+    The default guild (`fake.guild`) has roles @everyone and "Moderator" (Manage Server), members
+    `fake.owner` (guild owner), `fake.moderator` (has the Moderator role), `fake.member` (no
+    extra roles) and `fake.bot_member`, a text channel `fake.text_channel` ("general") and a
+    voice channel `fake.voice_channel` ("Lounge"). Change it freely before the bot connects;
+    after that use the async helpers, which also dispatch the matching gateway events.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str = "fake-bot-token",
+        heartbeat_interval_ms: int = 41250,
+        contract: Contract | None = None,
+    ) -> None:
+        self.token = token
+        self.contract = contract or default_contract()
+        self.ids = Snowflakes()
+        self.bot_user = FakeUser(self.ids.next(), "Clankie", bot=True)
+        self.application_id = self.bot_user.id
+        self.application_flags = 0
+        self.requests: list[RecordedRequest] = []
+        self.violations: list[Violation] = []
+        self.unknown_routes: list[str] = []
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}
+        self.interactions: dict[int, InteractionHandle] = {}
+        self.messages: dict[int, FakeMessage] = {}
+        self.guilds: dict[int, FakeGuild] = {}
+        self.gateway = Gateway(self, heartbeat_interval_ms)
+        self.rest = RestApi(self)
+        routes.install(self.rest, self)
+        self._changed: asyncio.Condition | None = None
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self._build_default_guild()
+
+    def _build_default_guild(self) -> None:
+        owner = FakeUser(self.ids.next(), "owner")
+        guild = FakeGuild(self.ids.next(), "Clankie Test Server", owner.id, self.ids)
+        guild.roles[guild.id] = FakeRole(guild.id, "@everyone", EVERYONE_PERMISSIONS, position=0)
+        self.moderator_role = guild.add_role("Moderator", MANAGE_GUILD)
+        self.owner = guild.add_member(owner)
+        self.moderator = guild.add_member(FakeUser(self.ids.next(), "mod"), [self.moderator_role])
+        self.member = guild.add_member(FakeUser(self.ids.next(), "pat"))
+        self.bot_member = guild.add_member(self.bot_user)
+        self.text_channel = guild.add_channel("general")
+        self.voice_channel = guild.add_channel("Lounge", VOICE_CHANNEL)
+        self.guild = guild
+        self.guilds[guild.id] = guild
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self) -> None:
+        self._changed = asyncio.Condition()
+        app = web.Application()
+        app.router.add_get("/gateway", self.gateway.handle)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self.rest.handle)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets, "fake Discord did not bind"
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        await self.gateway.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> DiscordFake:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @contextmanager
+    def patched(self) -> Iterator[None]:
+        """Point discord.py's REST base and default gateway at this fake, restoring both after."""
+        old_base = discord.http.Route.BASE
+        old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+        discord.http.Route.BASE = self.api_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+        try:
+            yield
+        finally:
+            discord.http.Route.BASE = old_base
+            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+    # ---- waiting and checking --------------------------------------------------------------
+
+    async def notify(self) -> None:
+        if self._changed is not None:
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def wait_until(
+        self, predicate: Callable[[], bool], within: float = 5.0, what: str = "condition"
+    ) -> None:
+        """Wait (event-driven: woken by every request and gateway frame) until predicate holds."""
+        assert self._changed is not None, "start the fake first"
+        try:
+            async with asyncio.timeout(within):
+                async with self._changed:
+                    await self._changed.wait_for(predicate)
+        except TimeoutError:
+            raise AssertionError(f"fake Discord: timed out after {within}s waiting for {what}") from None
+
+    def problems(self) -> list[str]:
+        return [f"contract violation: {v}" for v in self.violations] + [
+            f"unknown route: {r}" for r in self.unknown_routes
+        ]
+
+    def assert_clean(self) -> None:
+        """Fail when the bot sent a body the spec rejects or called a route the fake lacks."""
+        problems = self.problems()
+        assert not problems, "fake Discord saw problems:\n  " + "\n  ".join(problems)
+
+    def requests_to(self, operation: str) -> list[RecordedRequest]:
+        """Recorded requests for one spec operationId, e.g. 'bulk_set_guild_application_commands'."""
+        return [r for r in self.requests if r.operation == operation]
+
+    def frames_from_bot(self, op: int) -> list[Frame]:
+        return [f for f in self.gateway.received if f.op == op]
+
+    async def wait_frame_from_bot(self, op: int, count: int = 1, within: float = 5.0) -> list[Frame]:
+        await self.wait_until(
+            lambda: len(self.frames_from_bot(op)) >= count, within, f"{count} op {op} frame(s)"
+        )
+        return self.frames_from_bot(op)
+
+    async def wait_commands(
+        self, guild: FakeGuild | None = None, within: float = 5.0
+    ) -> list[dict[str, Any]]:
+        """Commands registered for `guild` (None: global) once the bot has synced them."""
+        key = None if guild is None else guild.id
+        await self.wait_until(lambda: key in self.commands, within, f"command sync for {key or 'global'}")
+        return self.commands[key]
+
+    # ---- driving the bot -------------------------------------------------------------------
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send any gateway DISPATCH event to every connected bot."""
+        await self.gateway.dispatch(event, data)
+
+    async def send_interaction(
+        self,
+        command: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        by: FakeMember | None = None,
+        channel: FakeChannel | None = None,
+        validate: bool = True,
+    ) -> InteractionHandle:
+        """Invoke a slash command as `by` (default: the moderator), e.g.
+        `await fake.send_interaction("play start", {"world": "sandbox", "turns": 5})`."""
+        member = by or self.moderator
+        guild = member.guild
+        channel = channel or self.text_channel
+        registered = self.commands.get(guild.id, []) + self.commands.get(None, [])
+        cmd, sub_path = find_command(registered, command)
+        data = build_command_data(cmd, sub_path, options or {}, guild, validate=validate)
+        interaction_id = self.ids.next()
+        token = new_token()
+        payload = interaction_payload(
+            self, interaction_id=interaction_id, token=token, data=data, member=member, channel=channel
+        )
+        handle = InteractionHandle(self, interaction_id, token, payload, channel)
+        self.interactions[interaction_id] = handle
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return handle
+
+    async def set_voice_state(
+        self,
+        member: FakeMember,
+        channel: FakeChannel | None,
+        *,
+        self_stream: bool = False,
+        self_mute: bool = False,
+        self_deaf: bool = False,
+        self_video: bool = False,
+    ) -> FakeVoiceState:
+        """Move `member` into `channel` (None: disconnect) and dispatch VOICE_STATE_UPDATE."""
+        if channel is not None and not channel.is_voice:
+            raise ValueError(f"{channel.name} is not a voice channel")
+        guild = member.guild
+        state = FakeVoiceState(
+            member,
+            None if channel is None else channel.id,
+            f"voice-{member.id}",
+            self_mute=self_mute,
+            self_deaf=self_deaf,
+            self_stream=self_stream,
+            self_video=self_video,
+        )
+        if channel is None:
+            guild.voice_states.pop(member.id, None)
+        else:
+            guild.voice_states[member.id] = state
+        await self.dispatch("VOICE_STATE_UPDATE", state.payload(with_guild=True))
+        return state
+
+    async def add_member(
+        self, name: str, roles: Iterable[FakeRole] = (), guild: FakeGuild | None = None
+    ) -> FakeMember:
+        guild = guild or self.guild
+        member = guild.add_member(FakeUser(self.ids.next(), name), roles)
+        await self.dispatch("GUILD_MEMBER_ADD", member.payload() | {"guild_id": str(guild.id)})
+        return member
+
+    async def set_roles(self, member: FakeMember, roles: Iterable[FakeRole]) -> None:
+        member.role_ids = [r.id for r in roles]
+        await self.dispatch("GUILD_MEMBER_UPDATE", member.payload() | {"guild_id": str(member.guild.id)})
+
+    async def add_role(self, name: str, permissions: int = 0, guild: FakeGuild | None = None) -> FakeRole:
+        guild = guild or self.guild
+        role = guild.add_role(name, permissions)
+        await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
+        return role
+
+    async def reconnect(self) -> None:
+        """Send op 7 RECONNECT; discord.py reconnects and RESUMEs the session."""
+        await self.gateway.reconnect()
+
+    def channel_messages(self, channel: FakeChannel) -> list[FakeMessage]:
+        """Messages the bot posted with POST /channels/{id}/messages (not interaction replies)."""
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel_id == channel.id and m.webhook_id is None and not m.deleted
+        ]
+
+    async def wait_channel_message(
+        self, channel: FakeChannel, count: int = 1, within: float = 5.0
+    ) -> list[FakeMessage]:
+        await self.wait_until(
+            lambda: len(self.channel_messages(channel)) >= count,
+            within,
+            f"{count} message(s) in #{channel.name}",
+        )
+        return self.channel_messages(channel)
