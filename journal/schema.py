@@ -49,29 +49,47 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-def _check_state(value: dict[str, Any]) -> dict[str, Any]:
-    """A semantic state is small JSON with short strings: no room for pixels or audio."""
-
-    def walk(v: Any, depth: int) -> None:
-        if depth > 12:
-            raise ValueError("observation state is nested deeper than 12 levels")
-        if isinstance(v, str):
+def _walk_state(v: Any, depth: int, strings: bool) -> None:
+    if depth > 12:
+        raise ValueError("observation state is nested deeper than 12 levels")
+    if isinstance(v, str):
+        if strings:
             if len(v) > MAX_STATE_STRING:
                 raise ValueError(
                     f"observation state holds a string longer than {MAX_STATE_STRING} characters"
                 )
             if v.startswith("data:"):
                 raise ValueError("observation state may not hold data URLs")
-        elif isinstance(v, dict):
-            for k, item in v.items():
-                walk(k, depth + 1)
-                walk(item, depth + 1)
-        elif isinstance(v, list):
-            for item in v:
-                walk(item, depth + 1)
+    elif isinstance(v, dict):
+        for k, item in v.items():
+            if strings:
+                _walk_state(k, depth + 1, strings)
+            _walk_state(item, depth + 1, strings)
+    elif isinstance(v, list):
+        for item in v:
+            _walk_state(item, depth + 1, strings)
 
-    walk(value, 0)
-    if len(orjson.dumps(value)) > MAX_STATE_BYTES:
+
+def _check_state(value: dict[str, Any]) -> dict[str, Any]:
+    """A semantic state is small JSON with short strings: no room for pixels or audio.
+
+    Bounds: nesting ≤ 12 levels, every string (keys included) ≤ MAX_STATE_STRING characters
+    and not a data URL, serialised size ≤ MAX_STATE_BYTES. The serialised bytes serve as a
+    cheap, sound pre-filter so the exact Python walk runs only when a bound could be broken
+    (this check sits on the reader's hot path).
+    """
+    try:
+        raw = orjson.dumps(value)
+    except TypeError as exc:  # orjson.JSONEncodeError: not JSON, or nested > 255 levels
+        raise ValueError(f"observation state is not bounded JSON: {exc}") from None
+    # A string of more than N characters serialises to more than N bytes, and a data URL
+    # string starts with '"data:' in the serialised form; only then do strings need a walk.
+    strings = len(raw) > MAX_STATE_STRING or b'"data:' in raw
+    # Nesting deeper than 12 needs more than 12 opening brackets somewhere in the bytes.
+    deep = raw.count(b"{") + raw.count(b"[") > 12
+    if strings or deep:
+        _walk_state(value, 0, strings)
+    if len(raw) > MAX_STATE_BYTES:
         raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
     return value
 
@@ -149,7 +167,8 @@ class ActionResultRecord(BaseModel):
 
     @model_validator(mode="after")
     def _bounded(self) -> ActionResultRecord:
-        _check_state(self.model_dump(mode="json"))
+        # source and ok are bounded by their types; only the open extra fields need the check.
+        _check_state(dict(self.__pydantic_extra__ or {}))
         return self
 
 
@@ -198,7 +217,8 @@ class TurnBodyWrite(_TurnBody):
 class TurnBodyRead(_TurnBody):
     """A turn as it may be read: live catalog or any bounded historical action."""
 
-    action: LiveAction | HistoricalAction | None
+    # Left to right: a live action is taken as such without also trying the open shape.
+    action: Annotated[LiveAction | HistoricalAction | None, Field(union_mode="left_to_right")]
 
 
 class _TurnLineBase(_Strict):

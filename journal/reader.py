@@ -1,0 +1,213 @@
+"""The archival journal reader (DESIGN §6).
+
+Reading is archival, writing is live: a turn's ``action`` may be any live-catalog action or
+any bounded historical ``{kind, …payload}``; every other part of every line is strict. The
+whole file fails — with a :class:`JournalError` whose text is ``path:line: reason`` — on:
+
+- malformed JSON or invalid UTF-8, a blank line, a line over MAX_LINE_BYTES;
+- a torn last line (no terminating newline: the writer always ends a line with one);
+- an unknown line kind or schemaVersion, an unknown or missing field, a value out of bounds;
+- a file that does not start with a header, a second header, a turn after the summary, a
+  second summary, turn numbers that do not increase, turn versions mixed in one file, or
+  V2 turns under a V1 header.
+
+Each line is validated once, straight from its bytes, by one pydantic TypeAdapter over the
+discriminated line union (``kind``, then ``schemaVersion``) — no separate JSON parse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Union
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from journal.schema import (
+    MAX_LINE_BYTES,
+    Header,
+    HeaderV1,
+    HeaderV2,
+    HeaderV3,
+    Summary,
+    Turn,
+    TurnV1,
+    TurnV2,
+)
+
+__all__ = [
+    "Journal",
+    "JournalError",
+    "LineChecker",
+    "journey_id_of",
+    "parse_line",
+    "read_journal",
+    "read_many",
+]
+
+_HeaderUnion = Annotated[Union[HeaderV1, HeaderV2, HeaderV3], Field(discriminator="schemaVersion")]  # noqa: UP007
+_TurnUnion = Annotated[Union[TurnV1, TurnV2], Field(discriminator="schemaVersion")]  # noqa: UP007
+_LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, Summary], Field(discriminator="kind")]  # noqa: UP007
+
+LINE_ADAPTER: TypeAdapter[Header | Turn | Summary] = TypeAdapter(_LineUnion)  # type: ignore[arg-type]
+_VALIDATE = LINE_ADAPTER.validator.validate_json  # the core validator: no Python wrapper per line
+_KINDS = ("header", "turn", "summary")
+
+
+class JournalError(Exception):
+    """An invalid journal. ``str(error)`` is ``path:line: reason``; line 0 means the file."""
+
+    def __init__(self, path: Path | str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = Path(path)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class Journal:
+    """One sitting: its header, every turn in order, and the summary if it closed."""
+
+    path: Path
+    header: Header
+    turns: list[Turn] = field(default_factory=list)
+    summary: Summary | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.header.runId
+
+    @property
+    def journey_id(self) -> str:
+        return journey_id_of(self.header)
+
+
+def journey_id_of(header: Header) -> str:
+    """V3 headers name their journey; an older run is a journey of its own."""
+    return header.journeyId if isinstance(header, HeaderV3) else header.runId
+
+
+def _describe(exc: ValidationError) -> str:
+    err = exc.errors(include_url=False, include_input=False)[0]
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    loc: list[Any] = list(err["loc"])
+    if kind == "union_tag_invalid" and "schemaVersion" in str(ctx.get("discriminator")):
+        return f"unknown {'.'.join(map(str, loc)) or 'line'} schemaVersion {ctx.get('tag')}"
+    # Drop the discriminator tags pydantic puts in front: ('turn', 2, 'turn', 'outcome').
+    if loc and loc[0] in _KINDS:
+        prefix = str(loc.pop(0))
+        if loc and isinstance(loc[0], int) and prefix != "summary":
+            loc.pop(0)
+    where = ".".join(str(part) for part in loc)
+    if kind == "json_invalid":
+        return f"malformed JSON: {ctx.get('error', err['msg'])}"
+    if not where and kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "a line must be a JSON object"
+    if kind == "union_tag_invalid":
+        return f"unknown line kind {ctx.get('tag')!r}"
+    if kind == "union_tag_not_found":
+        field_name = ctx.get("discriminator", "kind").strip("'")
+        return f"missing field {'.'.join(filter(None, [where, field_name]))}"
+    if kind == "extra_forbidden":
+        return f"unknown field {where}"
+    if kind == "missing":
+        return f"missing field {where}"
+    msg = err["msg"]
+    return f"{where}: {msg}" if where else msg
+
+
+def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Header | Turn | Summary:
+    """Validate one line (without its newline) into its model, or raise JournalError."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise JournalError(path, number, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit")
+    if not raw.strip():
+        raise JournalError(path, number, "blank line")
+    try:
+        line: Header | Turn | Summary = _VALIDATE(raw)
+        return line
+    except ValidationError as exc:
+        raise JournalError(path, number, _describe(exc)) from None
+    except (ValueError, TypeError, RecursionError) as exc:  # defensive: validators outside pydantic's net
+        raise JournalError(path, number, f"invalid line: {exc}") from None
+
+
+class LineChecker:
+    """The order rules of a journal file, applied one validated line at a time.
+
+    Used by :func:`read_journal` and by the journey index when it reads appended bytes.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self.header: Header | None = None
+        self.summary: Summary | None = None
+        self.turn_version: int | None = None
+        self.last_turn = 0
+
+    def check(self, line: Header | Turn | Summary, number: int) -> None:
+        path = self.path
+        if self.header is None:
+            if not isinstance(line, HeaderV1):
+                raise JournalError(
+                    path, number, f"a journal starts with a header line, not a {line.kind} line"
+                )
+            self.header = line
+            return
+        if self.summary is not None:
+            raise JournalError(path, number, f"a {line.kind} line follows the summary")
+        if isinstance(line, HeaderV1):
+            raise JournalError(path, number, "a second header line")
+        if isinstance(line, Summary):
+            self.summary = line
+            return
+        version = line.schemaVersion
+        if self.turn_version is None:
+            if version == 2 and self.header.schemaVersion == 1:
+                raise JournalError(path, number, "a schemaVersion 2 turn under a schemaVersion 1 header")
+            self.turn_version = version
+        elif version != self.turn_version:
+            raise JournalError(
+                path, number, f"a schemaVersion {version} turn among schemaVersion {self.turn_version} turns"
+            )
+        number_in_run = line.turn.turn
+        if number_in_run <= self.last_turn:
+            raise JournalError(path, number, f"turn {number_in_run} does not follow turn {self.last_turn}")
+        self.last_turn = number_in_run
+
+
+def read_journal(path: Path | str) -> Journal:
+    """Read and validate a whole journal file, or raise JournalError (``path:line: reason``)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(path, 0, f"cannot read: {exc.strerror or exc}") from None
+    if not data:
+        raise JournalError(path, 1, "empty file: a journal starts with a header line")
+    raws = data.split(b"\n")
+    if raws[-1]:
+        raise JournalError(path, len(raws), "torn line: the last line has no newline")
+    raws.pop()
+    checker = LineChecker(path)
+    turns: list[Turn] = []
+    for number, raw in enumerate(raws, start=1):
+        line = parse_line(raw, path, number)
+        checker.check(line, number)
+        if isinstance(line, (TurnV1, TurnV2)):
+            turns.append(line)
+    assert checker.header is not None  # data was non-empty, so line 1 was checked
+    return Journal(path=path, header=checker.header, turns=turns, summary=checker.summary)
+
+
+def read_many(paths: Iterable[Path | str]) -> tuple[list[Journal], list[JournalError]]:
+    """Read every journal; a bad one is reported and the others are still read."""
+    journals: list[Journal] = []
+    errors: list[JournalError] = []
+    for path in paths:
+        try:
+            journals.append(read_journal(path))
+        except JournalError as exc:
+            errors.append(exc)
+    return journals, errors

@@ -1,0 +1,182 @@
+"""Deterministic, schema-valid journal lines of every kind and version.
+
+Used by the tests, the benchmark and the journal demonstration to produce realistic
+journals without a running play loop. Every function returns a plain JSON-ready dict; the
+caller decides whether to write it through :class:`journal.writer.JournalWriter` (V3 header,
+V2 turns) or as raw lines (V1/V2 headers, V1 turns, which the writer never writes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+_EPOCH = datetime(2026, 11, 30, 2, 0, 0, tzinfo=UTC)
+_DIRECTIONS = ("up", "right", "down", "left")
+_MAPS = ("pallet_town", "route_1", "viridian_city", "route_2", "viridian_forest")
+
+
+def stamp(seconds: float) -> str:
+    """An ISO timestamp ``seconds`` after a fixed epoch (millisecond precision, Z)."""
+    at = _EPOCH + timedelta(seconds=seconds)
+    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def header(
+    version: int = 3,
+    *,
+    run_id: str = "run-0001",
+    session_id: str = "session-0001",
+    journey_id: str | None = None,
+    environment_id: str = "sandbox:kanto",
+    scenario_id: str = "sandbox-first-gym",
+    started_at: str | None = None,
+) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "kind": "header",
+        "schemaVersion": version,
+        "runId": run_id,
+        "sessionId": session_id,
+        "scenarioId": scenario_id,
+        "startedAt": started_at or stamp(0),
+    }
+    if version >= 2:
+        line["world"] = "sandbox"
+        line["mind"] = "autopilot"
+    if version >= 3:
+        line["journeyId"] = journey_id or f"journey-{run_id}"
+        line["environmentId"] = environment_id
+        line["venue"] = "local"
+    return line
+
+
+def _state(n: int) -> dict[str, Any]:
+    x, y = 3 + n % 17, 5 + (n // 17) % 13
+    return {
+        "location": {
+            "map": _MAPS[(n // 200) % len(_MAPS)],
+            "x": x,
+            "y": y,
+            "facing": _DIRECTIONS[n % 4],
+        },
+        "dialog": None if n % 5 else "PROF. OAK: Wait! It's dangerous to go out alone.",
+        "party": [{"species": "bulbasaur", "level": 5 + n // 500, "hp": 21, "maxHp": 21}],
+        "milestones": ["left_house", "met_oak"][: 1 + (n // 100) % 2],
+        "menu": None,
+        "tilesAhead": ["grass", "grass", "path", "tree"],
+        # The 15x11 tiles around the player, one string per row (as a world's map view).
+        "grid": [_row(n, r) for r in range(11)],
+    }
+
+
+def _row(n: int, r: int) -> str:
+    tiles = "..,,TT##~~..,,.."
+    start = (n + r * 3) % 8
+    return tiles[start : start + 8] + tiles[:7]
+
+
+def _observation(n: int, offset: float) -> dict[str, Any]:
+    state = _state(n)
+    return {
+        "sha256": sha(f"obs-{n}-{offset}"),
+        "scene": "dialog" if state["dialog"] else "overworld",
+        "observedAt": stamp(n * 2 + offset),
+        "state": state,
+    }
+
+
+def _progress(n: int) -> dict[str, Any]:
+    return {
+        "distinctTiles": n // 2,
+        "maps": list(_MAPS[: 1 + (n // 200) % len(_MAPS)]),
+        "milestones": ["left_house"],
+    }
+
+
+def turn_body(
+    n: int, *, action: dict[str, Any] | None = None, speak_wanted: bool | None = None
+) -> dict[str, Any]:
+    """The ``turn{}`` object of turn ``n`` (an accepted walk by default)."""
+    wanted = (n % 7 == 0) if speak_wanted is None else speak_wanted
+    return {
+        "turn": n,
+        "observationSha256": sha(f"obs-{n}"),
+        "framebufferSha256": sha(f"fb-{n}"),
+        "monologue": f"Turn {n}: the path north looks open; Oak's lab is behind me and the grass is ahead.",
+        "intent": "walk north toward route 1",
+        "notes": "Route 1 leads to Viridian City. Keep to the path to avoid wild encounters.",
+        "objective": "reach Viridian City",
+        "objectiveRetired": False,
+        "speak": "Heading north through the tall grass!" if wanted else None,
+        "speakWanted": wanted,
+        "speakSuppressed": None,
+        "action": action
+        if action is not None
+        else {"kind": "button_press", "button": _DIRECTIONS[n % 4], "holdFrames": 16, "repeat": 1},
+        "outcome": "accepted",
+        "detail": None,
+        "effect": f"moved to ({3 + n % 17}, {5 + (n // 17) % 13})",
+        "effectAdvice": None,
+    }
+
+
+def evidence(n: int) -> dict[str, Any]:
+    return {
+        "decision": {
+            "observations": [_observation(n, 0.0)],
+            "provenance": {"world": "sandbox", "adapter": "sandbox-1", "frame": n},
+        },
+        "immediatePreAction": {"observations": [_observation(n, 0.5)], "provenance": None},
+        "postAction": {"observations": [_observation(n + 1, 1.0)], "provenance": None},
+        "actionResult": {"source": "environment", "ok": True, "refusal": None, "detail": "moved"},
+        "progressBefore": _progress(n),
+        "progressAfter": _progress(n + 1),
+        "signals": {
+            "stalledForTurns": 0,
+            "repeatingForTurns": 0,
+            "recurringForTurns": 0,
+            "refusedHere": [],
+            "objectiveForTurns": n,
+        },
+        "timing": {
+            "decisionStartedAt": stamp(n * 2),
+            "decisionSettledAt": stamp(n * 2 + 0.4),
+            "actionStartedAt": stamp(n * 2 + 0.5),
+            "actionSettledAt": stamp(n * 2 + 0.9),
+        },
+    }
+
+
+def turn_v2(n: int, **body: Any) -> dict[str, Any]:
+    return {
+        "kind": "turn",
+        "schemaVersion": 2,
+        "at": stamp(n * 2 + 1),
+        "turn": turn_body(n, **body),
+        "evidence": evidence(n),
+    }
+
+
+def turn_v1(n: int, **body: Any) -> dict[str, Any]:
+    return {"kind": "turn", "schemaVersion": 1, "at": stamp(n * 2 + 1), "turn": turn_body(n, **body)}
+
+
+def summary(turns: int, *, outcome: str = "stopped") -> dict[str, Any]:
+    return {
+        "kind": "summary",
+        "schemaVersion": 1,
+        "at": stamp(turns * 2 + 2),
+        "outcome": outcome,
+        "turnsTaken": turns,
+        "accepted": turns,
+        "durationMs": turns * 2000,
+        "progress": _progress(turns),
+        "longestUnchangedRun": 0,
+        "longestRecurringRun": 0,
+        "objectivesRetired": 0,
+    }
