@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import load_settings
+from bot.play.host import PlayHost, StartRequest
+from journal.reader import read_journal
+from tests.play.scripted import GridWorld, ScriptedMind
+
+
+@pytest.fixture
+def settings(tmp_path: Path):
+    return load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
+
+
+@pytest.fixture
+def run_scripted(settings):
+    """Run one session of GridWorld + ScriptedMind to its end; returns (session, journal)."""
+
+    async def run(mind: ScriptedMind, *, world: GridWorld | None = None, turns: int = 5) -> tuple[Any, Any]:
+        the_world = world or GridWorld()
+        host = PlayHost(
+            settings,
+            world_factory=lambda name, req, s: (the_world, "grid-test", "scripted"),
+            mind_factory=lambda name, world, s: mind,
+        )
+        session = await host.start(StartRequest(world="sandbox", mind="autopilot", turns=turns, pace_seconds=0))
+        await host.wait()
+        return session, read_journal(session.journal_path)
+
+    return run

@@ -1,0 +1,129 @@
+"""The play host: one session at a time, lifecycle events, stop, reconciliation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bot.play.events import EventLog
+from bot.play.host import PlayHost, PlayRefused, StartRequest
+from journal.oplog import read_events
+from tests.play.scripted import GridWorld, ScriptedMind, press
+
+
+def make_host(settings, mind, world=None):
+    world = world or GridWorld()
+    return PlayHost(
+        settings,
+        world_factory=lambda name, req, s: (world, "grid-test", "scripted"),
+        mind_factory=lambda name, w, s: mind,
+    )
+
+
+class GatedMind(ScriptedMind):
+    """Decides only when the test lets it, so a session is provably mid-run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def decide(self, view):
+        self.waiting.set()
+        await self.gate.wait()
+        self.gate.clear()
+        return press("right")
+
+
+async def test_a_second_start_is_refused_while_a_session_runs(settings):
+    mind = GatedMind()
+    host = make_host(settings, mind)
+    session = await host.start(StartRequest(turns=100))
+    await asyncio.wait_for(mind.waiting.wait(), 5)
+    with pytest.raises(PlayRefused) as info:
+        await host.start(StartRequest(turns=5))
+    assert info.value.code == "play_session_active"
+    stopped = await host.stop()
+    assert stopped is session and session.state == "stopped" and session.outcome == "stopped"
+    assert mind.closed
+
+
+async def test_stop_mid_decision_writes_a_summary_and_a_stopped_event(settings):
+    mind = GatedMind()
+    world = GridWorld()
+    host = make_host(settings, mind, world)
+    session = await host.start(StartRequest(turns=100))
+    await asyncio.wait_for(mind.waiting.wait(), 5)
+    mind.gate.set()
+    mind.waiting.clear()
+    await asyncio.wait_for(mind.waiting.wait(), 5)  # turn 2 is being decided
+    await host.stop()
+    from journal.reader import read_journal
+
+    journal = read_journal(session.journal_path)
+    assert len(journal.turns) == 1 and journal.summary.outcome == "stopped"
+    assert world.closed
+    events = read_events(settings.event_log).lines
+    assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.stopped"]
+    assert events[1].data["outcome"] == "stopped" and events[1].data["runId"] == session.run_id
+    assert host.active is None and host.live_still() is None and host.activity() is None
+
+
+async def test_budget_exhaustion_is_recorded_in_journal_and_event_log(settings):
+    host = make_host(settings, ScriptedMind())
+    session = await host.start(StartRequest(turns=3))
+    assert await host.wait() == "budget_exhausted"
+    assert read_events(settings.event_log).lines[-1].data["outcome"] == "budget_exhausted"
+    assert session.turn == 3
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        (StartRequest(world="moon"), "unknown_world"),
+        (StartRequest(mind="psychic"), "unknown_mind"),
+        (StartRequest(turns=0), "bad_budget"),
+        (StartRequest(minutes=-1), "bad_budget"),
+    ],
+)
+async def test_bad_start_requests_are_refused_with_a_code(settings, request_, code):
+    host = make_host(settings, ScriptedMind())
+    with pytest.raises(PlayRefused) as info:
+        await host.start(request_)
+    assert info.value.code == code
+    assert host.active is None
+
+
+async def test_the_host_streams_settled_turns_to_subscribers(settings):
+    host = make_host(settings, ScriptedMind())
+    stream = host.subscribe()
+    await host.start(StartRequest(turns=3))
+    seen = [await asyncio.wait_for(anext(stream), 5) for _ in range(3)]
+    assert [t.turn for t in seen] == [1, 2, 3]
+    assert seen[0].effect.startswith("moved") and seen[0].frame_sha256
+
+
+def test_reconcile_closes_runs_of_dead_processes_as_lease_lapsed(tmp_path):
+    log = EventLog(tmp_path / "events.jsonl")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    log.running({"runId": "run_dead"})
+    # Rewrite the pid of that line to the dead child's by appending a second running line.
+    from journal.oplog import EventLine, append_line
+
+    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_dead2", "pid": dead.pid}))
+    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_alive", "pid": os.getppid()}))
+    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_done", "pid": dead.pid}))
+    log.ended({"runId": "run_done"}, "stopped")
+    with open(log.path, "ab") as fh:
+        fh.write(b'{"schemaVersion": 1, "torn')
+    closed = log.reconcile()
+    # run_dead was written by this very process (still alive) and stays open; so does run_alive.
+    assert closed == ["run_dead2"]
+    lines = read_events(log.path).lines
+    assert lines[-1].type == "embodiment.session.failed" and lines[-1].data["outcome"] == "lease_lapsed"
+    assert log.reconcile() == []

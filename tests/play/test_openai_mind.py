@@ -1,0 +1,76 @@
+"""The openai mind against a wire-level OpenAI-compatible fake, through the real client."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+from bot.play.minds.openai_mind import OpenAIMind
+from tests.fakes.openai import Hang, Structured, Text
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
+from tests.play.scripted import GridWorld
+
+
+def decision(**extra):
+    return {"monologue": "east looks open", "intent": "walk east", "action": {"kind": "button_press", "button": "right"}, **extra}
+
+
+async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(openai_fake, run_scripted):
+    openai_fake.chat.script(Structured(decision(objective="reach the wall")), Structured(decision()))
+    mind = OpenAIMind(openai_fake.client(), "test-model")
+    session, journal = await run_scripted(mind, turns=2)
+    assert [t.turn.outcome for t in journal.turns] == ["accepted", "accepted"]
+    assert journal.turns[0].turn.objective == "reach the wall"
+    first = openai_fake.chat.requests[0].body
+    assert first["model"] == "test-model"
+    assert first["response_format"]["type"] == "json_schema"
+    schema = first["response_format"]["json_schema"]["schema"]
+    assert "action" in schema["properties"]
+    user = first["messages"][-1]["content"]
+    images = [p for p in user if p["type"] == "image_url"]
+    assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+    text = next(p["text"] for p in user if p["type"] == "text")
+    assert '"location"' in text and '"turn": 1' in text
+    system = first["messages"][0]["content"]
+    assert "button_press" in system and "walk_to" in system
+    second_text = next(p["text"] for p in openai_fake.chat.requests[1].body["messages"][-1]["content"] if p["type"] == "text")
+    assert '"objective": "reach the wall"' in second_text
+
+
+async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(openai_fake, run_scripted):
+    openai_fake.chat.script(Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision()))
+    mind = OpenAIMind(openai_fake.client(), "m")
+    session, journal = await run_scripted(mind, turns=3)
+    outcomes = [t.turn.outcome for t in journal.turns]
+    assert outcomes == ["invalid_decision", "invalid_decision", "accepted"]
+    assert "not JSON" in journal.turns[0].turn.detail
+    assert "action" in journal.turns[1].turn.detail
+
+
+async def test_a_timeout_is_a_mind_failed_turn_and_play_goes_on(openai_fake, run_scripted):
+    openai_fake.chat.script(Hang(), Structured(decision()))
+    mind = OpenAIMind(openai_fake.client(timeout=0.5), "m")
+    session, journal = await run_scripted(mind, turns=2)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "accepted"]
+    assert "did not answer in time" in journal.turns[0].turn.detail
+    openai_fake.chat.release_hangs()
+
+
+async def test_a_text_only_model_gets_no_image(openai_fake, run_scripted):
+    openai_fake.chat.script(Structured(decision()))
+    mind = OpenAIMind(openai_fake.client(), "m", vision=False)
+    await run_scripted(mind, turns=1)
+    user = openai_fake.chat.requests[0].body["messages"][-1]["content"]
+    assert [p["type"] for p in user] == ["text"]
+
+
+async def test_the_request_does_not_grow_with_the_number_of_turns(openai_fake, run_scripted):
+    openai_fake.chat.responder = lambda body: Structured(decision(notes="n" * 50))
+    mind = OpenAIMind(openai_fake.client(), "m")
+    await run_scripted(mind, world=GridWorld(), turns=40)
+    sizes = [len(orjson.dumps(r.body)) for r in openai_fake.chat.requests]
+    assert len(sizes) == 40
+    # The window fills by turn 9; after that the request size is flat (turn digits aside).
+    assert max(sizes[10:]) <= sizes[9] * 1.05
+    assert json.loads(json.dumps(openai_fake.chat.requests[-1].body))["messages"][0]["role"] == "system"

@@ -1,0 +1,148 @@
+"""The turn loop: outcomes and their null stages, evidence, signals, objective retirement,
+speech cooldown, budgets — read back from the journal the loop wrote."""
+
+from __future__ import annotations
+
+from bot.play.signals import OBJECTIVE_STALE_AFTER, REPEAT_SHOWN_AT, STALL_SHOWN_AT
+from tests.play.scripted import GridWorld, InvalidDecision, MindFailed, ScriptedMind, press
+
+
+async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripted):
+    mind = ScriptedMind(
+        [
+            press("right"),  # accepted
+            {"intent": "x", "action": {"kind": "frame_advance", "frames": 5}},  # refused by the world
+            {"intent": "x", "action": {"kind": "teleport", "to": "lab"}},  # not in the catalog
+            {"intent": "x", "action": {"kind": "button_press", "button": "z"}},  # out of bounds
+            InvalidDecision("not JSON at char 0"),
+            MindFailed("the model did not answer in time"),
+            {"oops": True},  # no action at all
+        ]
+    )
+    session, journal = await run_scripted(mind, world=GridWorld(refuse={"frame_advance"}), turns=7)
+    outcomes = [t.turn.outcome for t in journal.turns]
+    assert outcomes == [
+        "accepted",
+        "rejected_by_adapter",
+        "invalid_decision",
+        "invalid_decision",
+        "invalid_decision",
+        "mind_failed",
+        "invalid_decision",
+    ]
+    accepted, rejected, unknown_kind, bad_bound, not_json, failed, shapeless = journal.turns
+    ev = accepted.evidence
+    assert ev.immediatePreAction is not None and ev.postAction is not None and ev.actionResult is not None
+    assert ev.actionResult.ok is True and ev.actionResult.source == "environment"
+    assert ev.progressAfter is not None and ev.timing.actionStartedAt is not None
+    assert accepted.turn.effect.startswith("moved room (0,1)")
+    assert rejected.evidence.actionResult.ok is False
+    assert rejected.evidence.actionResult.model_dump()["refusal"] == "unsupported_by_body"
+    assert rejected.evidence.postAction is not None
+    assert rejected.turn.detail.startswith("unsupported_by_body")
+    for line in (unknown_kind, bad_bound, not_json, failed, shapeless):
+        e = line.evidence
+        assert e.decision is not None and len(e.decision.observations) == 1
+        assert e.immediatePreAction is None and e.postAction is None and e.actionResult is None
+        assert e.progressAfter is None
+        assert e.timing.actionStartedAt is None and e.timing.actionSettledAt is None
+        assert line.turn.action is None and line.turn.effect is None
+    assert "teleport" in unknown_kind.turn.detail and "not in the gba catalog" in unknown_kind.turn.detail
+    assert "button" in bad_bound.turn.detail
+    assert "not JSON" in not_json.turn.detail
+    assert "did not answer" in failed.turn.detail
+    assert journal.summary.outcome == "budget_exhausted"
+    assert journal.summary.turnsTaken == 7 and journal.summary.accepted == 1
+
+
+async def test_the_decision_view_and_the_pre_action_view_are_both_recorded_when_the_world_moved(run_scripted):
+    session, journal = await run_scripted(ScriptedMind(), world=GridWorld(ambient=True), turns=3)
+    for line in journal.turns:
+        decided = line.evidence.decision.observations[0]
+        pre = line.evidence.immediatePreAction.observations[0]
+        assert decided.sha256 == line.turn.observationSha256
+        assert decided.state["frame"] != pre.state["frame"]
+        assert decided.sha256 != pre.sha256
+
+
+async def test_progress_is_measured_by_the_loop(run_scripted):
+    session, journal = await run_scripted(ScriptedMind(default=press("right")), turns=6)
+    # 0..4 along the row: five distinct tiles, then bumps against the wall.
+    assert journal.summary.progress.distinctTiles == 5
+    assert journal.summary.progress.maps == ["room"]
+    assert journal.turns[0].evidence.progressBefore.distinctTiles == 1
+    assert journal.turns[0].evidence.progressAfter.distinctTiles == 2
+
+
+async def test_stall_repeat_and_refused_here_signals(run_scripted):
+    mind = ScriptedMind(default=press("up"))  # (0,1) → (0,0), then bump the wall forever
+    session, journal = await run_scripted(mind, turns=STALL_SHOWN_AT + 3)
+    signals = [t.evidence.signals for t in journal.turns]
+    # turn 1 moves to a new tile; every later turn is a bump.
+    assert [s.stalledForTurns for s in signals[:4]] == [0, 0, 1, 2]
+    assert signals[-1].stalledForTurns == STALL_SHOWN_AT + 1
+    assert signals[2].refusedHere == ["up"]
+    repeating = [s.repeatingForTurns for s in signals]
+    assert repeating[2] == 0 and repeating[3] == 1 and max(repeating) >= REPEAT_SHOWN_AT
+    shown = [v.signals for v in mind.views]
+    assert "stalledForTurns" not in shown[STALL_SHOWN_AT - 1]
+    assert shown[STALL_SHOWN_AT + 1]["stalledForTurns"] >= STALL_SHOWN_AT
+    assert "repeatingForTurns" not in shown[3] and shown[5]["repeatingForTurns"] >= REPEAT_SHOWN_AT
+    assert shown[3]["refusedHere"] == ["up"]
+
+
+async def test_an_objective_stale_inside_a_loop_is_warned_once_then_retired(run_scripted):
+    def pace(view):
+        button = "left" if view.turn % 2 else "right"
+        decision = press(button)
+        if view.turn == 1:
+            decision["objective"] = "reach the far wall"
+        return decision
+
+    mind = ScriptedMind(default=pace)
+    session, journal = await run_scripted(mind, turns=OBJECTIVE_STALE_AFTER + 20)
+    retired = [t for t in journal.turns if t.turn.objectiveRetired]
+    assert len(retired) == 1
+    assert retired[0].turn.objective is None
+    warned = [v for v in mind.views if any("will be retired" in w for w in v.warnings)]
+    assert len(warned) == 1 and warned[0].turn < retired[0].turn.turn
+    recurring = [t.evidence.signals.recurringForTurns for t in journal.turns]
+    assert max(recurring) > 0
+    assert journal.summary.objectivesRetired == 1
+    assert journal.summary.longestRecurringRun >= 1
+
+
+async def test_speech_has_a_four_turn_cooldown_and_speaking_turns_carry_a_delivery_id(run_scripted):
+    mind = ScriptedMind(default=press("right", speakWanted=True, speak="look at this"))
+    session, journal = await run_scripted(mind, turns=9)
+    delivered = [t.turn.turn for t in journal.turns if t.speechDeliveryId]
+    assert delivered == [1, 5, 9]
+    for line in journal.turns:
+        if line.speechDeliveryId:
+            assert line.turn.speakSuppressed is None
+            assert line.narrationEvent.startswith(f"turn={line.turn.turn} thought=")
+            assert "goal=" in line.narrationEvent and "next=" in line.narrationEvent
+        else:
+            assert line.turn.speakSuppressed == "cooldown" and line.narrationEvent is None
+
+
+async def test_objective_and_notes_follow_omit_keeps_null_clears(run_scripted):
+    mind = ScriptedMind(
+        [
+            press("right", objective="find the lab", notes="the lab is east"),
+            press("right"),
+            press("right", objective=None),
+        ]
+    )
+    session, journal = await run_scripted(mind, turns=3)
+    assert [t.turn.objective for t in journal.turns] == ["find the lab", "find the lab", None]
+    assert [t.turn.notes for t in journal.turns] == ["the lab is east"] * 3
+    assert mind.views[1].objective == "find the lab" and mind.views[2].notes == "the lab is east"
+
+
+async def test_the_mind_sees_a_bounded_window_of_recent_turns(run_scripted):
+    mind = ScriptedMind()
+    await run_scripted(mind, turns=12)
+    assert [len(v.recent) for v in mind.views[:3]] == [0, 1, 2]
+    assert len(mind.views[-1].recent) == 8
+    assert mind.views[-1].recent[-1]["turn"] == 11
