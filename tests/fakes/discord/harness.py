@@ -21,9 +21,10 @@ async def running_bot(
 ) -> AsyncIterator[tuple[DiscordFake, discord.Client]]:
     """`async with running_bot(bot) as (fake, bot): ...`
 
-    Starts `fake` (a fresh DiscordFake when None), points discord.py at it, runs
+    Starts `fake` (a fresh DiscordFake when None; an already started one is reused and left
+    running), points discord.py at it, runs
     `bot.start(fake.token)` in a task and waits for `on_ready`. On exit closes the bot, stops
-    the fake, restores discord.py's URLs, and (with `check_clean`) fails on contract violations
+    the fake if it started it, restores discord.py's URLs, and (with `check_clean`) fails on contract violations
     or unknown routes. If the bot dies while starting, its exception is raised here.
 
     on_ready fires `guild_ready_timeout` seconds after the last GUILD_CREATE (discord.py's
@@ -31,6 +32,7 @@ async def running_bot(
     make that fast; nothing in the wire protocol can shorten it.
     """
     fake = fake or DiscordFake()
+    owns_fake = not fake.started
     await fake.start()
     try:
         with fake.patched():
@@ -54,6 +56,7 @@ async def running_bot(
                 with contextlib.suppress(asyncio.CancelledError):
                     await asyncio.wait_for(task, timeout=10)
     finally:
-        await fake.stop()
+        if owns_fake:
+            await fake.stop()
     if check_clean:
         fake.assert_clean()

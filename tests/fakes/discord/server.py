@@ -99,7 +99,14 @@ class DiscordFake:
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/gateway"
 
+    @property
+    def started(self) -> bool:
+        return self._runner is not None
+
     async def start(self) -> None:
+        """Listen on 127.0.0.1 (ephemeral port). Starting a started fake does nothing."""
+        if self._runner is not None:
+            return
         self._changed = asyncio.Condition()
         app = web.Application()
         app.router.add_get("/gateway", self.gateway.handle)
