@@ -1,0 +1,266 @@
+"""The receive pipeline end to end on real transport crypto, real Opus and a fake DAVE session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from bot.mouth.receive_dave import OPUS_SILENCE, DaveSessionLike
+from bot.mouth.receive_opus import FRAME_BYTES
+from bot.mouth.receive_pipeline import PROBE_EVERY, ReceivePipeline
+from bot.mouth.receive_ssrc import SsrcMap
+from bot.mouth.receive_transport import XCHACHA_MODE
+from tests.mouth.test_receive_wire import (
+    KEY,
+    OTHER_KEY,
+    DiscordSender,
+    FakeDaveSession,
+    dave_seal,
+    opus_frames,
+)
+
+ALICE, BOB = 1001, 1002
+ALICE_KEY, BOB_KEY = b"A" * 32, b"B" * 32
+ALICE_KEY_2 = b"a" * 32  # Alice's sender key after a re-key
+
+
+@dataclass
+class FakeView:
+    session: DaveSessionLike | None
+    version: int = 1
+    key: bytes = KEY
+    mode: str = XCHACHA_MODE
+    candidates: list[int] = field(default_factory=list)
+
+    def transport(self) -> tuple[str, bytes] | None:
+        return self.mode, self.key
+
+    def dave(self) -> tuple[DaveSessionLike | None, int]:
+        return self.session, self.version
+
+    def candidate_user_ids(self) -> Iterable[int]:
+        return self.candidates
+
+
+@dataclass
+class Collector:
+    frames: list[tuple[int, bytes]] = field(default_factory=list)
+
+    def __call__(self, user_id: int, pcm: bytes) -> None:
+        self.frames.append((user_id, pcm))
+
+
+def make(session: DaveSessionLike | None, **kw: object) -> tuple[ReceivePipeline, FakeView, Collector]:
+    view = FakeView(session, **kw)  # type: ignore[arg-type]
+    sink = Collector()
+    ssrcs = SsrcMap(own_user_id=1)
+    ssrcs.bind(11, ALICE)
+    ssrcs.bind(22, BOB)
+    return ReceivePipeline(view, ssrcs, sink), view, sink
+
+
+def rms(pcm: bytes) -> float:
+    a = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    return float(np.sqrt(np.mean(a * a)))
+
+
+def dominant_hz(frames: list[bytes]) -> float:
+    mono = np.frombuffer(b"".join(frames), dtype="<i2").reshape(-1, 2)[:, 0].astype(np.float64)
+    spectrum = np.abs(np.fft.rfft(mono * np.hanning(len(mono))))
+    return float(np.argmax(spectrum) * 48_000 / len(mono))
+
+
+def test_dave_frames_decode_to_exact_3840_byte_frames_per_speaker() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY, BOB: BOB_KEY})
+    pipe, _, sink = make(session)
+    alice, bob = DiscordSender(ssrc=11), DiscordSender(ssrc=22)
+    a_frames, b_frames = opus_frames(10, 440.0), opus_frames(10, 1000.0)
+    for i in range(10):
+        pipe.feed(alice.packet(dave_seal(ALICE_KEY, a_frames[i], i)))
+        pipe.feed(bob.packet(dave_seal(BOB_KEY, b_frames[i], i), padding=5))
+    assert pipe.stats.decrypted == 20 and pipe.stats.dave_failures == 0
+    assert all(len(pcm) == FRAME_BYTES for _, pcm in sink.frames)
+    by_user = {u: [p for uu, p in sink.frames if uu == u] for u in (ALICE, BOB)}
+    assert len(by_user[ALICE]) == 10 and len(by_user[BOB]) == 10
+    assert abs(dominant_hz(by_user[ALICE][3:]) - 440) < 30
+    assert abs(dominant_hz(by_user[BOB][3:]) - 1000) < 30
+    assert [c[0] for c in session.calls] == [ALICE, BOB] * 10
+
+
+def test_rekey_mid_stream_uses_the_new_session_and_never_the_old() -> None:
+    old = FakeDaveSession({ALICE: ALICE_KEY})
+    pipe, view, sink = make(old)
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(9)
+    for i in range(3):
+        pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[i], i)))
+    new = FakeDaveSession({ALICE: ALICE_KEY_2})
+    view.session = new  # discord.py swapped the connection's session after an MLS commit
+    for i in range(3, 6):
+        pipe.feed(alice.packet(dave_seal(ALICE_KEY_2, frames[i], i)))
+    # a straggler sealed under the old epoch's key: the new session cannot open it
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[6], 6)))
+    assert len(old.calls) == 3
+    assert len(new.calls) == 4
+    assert pipe.stats.decrypted == 6 and pipe.stats.dave_failures == 1
+    assert len(sink.frames) == 7
+    assert rms(sink.frames[5][1]) > 500
+    assert sink.frames[6][1] == bytes(FRAME_BYTES)
+
+
+def test_dave_failure_yields_exact_silence_not_noise() -> None:
+    pipe, _, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(4)
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[0], 0)))
+    pipe.feed(alice.packet(dave_seal(OTHER_KEY, frames[1], 1)))  # wrong key: fails to open
+    pipe.feed(alice.packet(frames[2]))  # unmarked while passthrough is off: refused
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[3], 3)))
+    assert pipe.stats.dave_failures == 2 and pipe.stats.decrypted == 2
+    assert [len(p) for _, p in sink.frames] == [FRAME_BYTES] * 4
+    assert sink.frames[1][1] == bytes(FRAME_BYTES) and sink.frames[2][1] == bytes(FRAME_BYTES)
+    assert rms(sink.frames[3][1]) > 500
+
+
+def test_passthrough_frames_are_delivered() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY}, passthrough={ALICE})
+    pipe, _, sink = make(session)
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(5)
+    for f in frames[:3]:
+        pipe.feed(alice.packet(f))  # unencrypted during a transition: davey passes it through
+    pipe.feed(alice.packet(OPUS_SILENCE))
+    pipe.feed(alice.packet(OPUS_SILENCE))
+    assert pipe.stats.passthrough == 5 and pipe.stats.dave_failures == 0
+    assert len(session.calls) == 3  # silence frames never reach the session
+    assert [len(p) for _, p in sink.frames] == [FRAME_BYTES] * 5
+    assert rms(sink.frames[2][1]) > 500
+    assert rms(sink.frames[4][1]) < 50  # the tone's decoder tail has died away
+
+
+def test_silence_frame_passes_even_without_a_decryptor_for_the_user() -> None:
+    pipe, _, sink = make(FakeDaveSession({}))  # like davey before the MLS welcome
+    pipe.feed(DiscordSender(ssrc=11).packet(OPUS_SILENCE))
+    assert pipe.stats.passthrough == 1 and len(sink.frames) == 1
+
+
+@pytest.mark.parametrize("session", [None, FakeDaveSession({})])
+def test_without_e2ee_plain_opus_is_passed_without_asking_davey(session: FakeDaveSession | None) -> None:
+    pipe, _, sink = make(session, version=0)
+    for f in opus_frames(3):
+        pipe.feed(DiscordSender(ssrc=11, sequence=1 + len(sink.frames)).packet(f))
+    assert pipe.stats.passthrough == 3 and len(sink.frames) == 3
+    assert session is None or session.calls == []
+
+
+def test_unknown_ssrc_is_dropped_and_counted_until_speaking_maps_it() -> None:
+    pipe, _, sink = make(FakeDaveSession({ALICE: ALICE_KEY, 3003: b"C" * 32}))
+    carol = DiscordSender(ssrc=33)
+    frames = opus_frames(4)
+    pipe.feed(carol.packet(dave_seal(b"C" * 32, frames[0], 0)))
+    pipe.feed(carol.packet(dave_seal(b"C" * 32, frames[1], 1)))
+    assert pipe.stats.unknown_ssrc == 2 and sink.frames == []
+    pipe.ssrcs.apply_ws_message({"op": 5, "d": {"user_id": "3003", "ssrc": 33, "speaking": 1}})
+    pipe.feed(carol.packet(dave_seal(b"C" * 32, frames[2], 2)))
+    assert [u for u, _ in sink.frames] == [3003]
+
+
+def test_unknown_ssrc_is_identified_by_which_candidate_key_opens_it() -> None:
+    carol_key = b"C" * 32
+    session = FakeDaveSession({ALICE: ALICE_KEY, BOB: BOB_KEY, 3003: carol_key, 4004: b"D" * 32})
+    pipe, view, sink = make(session)
+    view.candidates = [4004, 3003, ALICE]  # ALICE is already bound to ssrc 11: not a candidate
+    carol = DiscordSender(ssrc=33)
+    frames = opus_frames(3)
+    pipe.feed(carol.packet(frames[0]))  # unmarked: proves nothing, never used to identify
+    assert pipe.stats.unknown_ssrc == 1 and session.calls == []
+    pipe.feed(carol.packet(dave_seal(carol_key, frames[1], 1)))
+    assert pipe.stats.ssrc_identified == 1
+    assert pipe.ssrcs.user_for(33) == 3003
+    assert [c[0] for c in session.calls] == [3003]  # sorted candidates, stopped at the match
+    pipe.feed(carol.packet(dave_seal(carol_key, frames[2], 2)))
+    assert [u for u, _ in sink.frames] == [3003, 3003]
+
+
+def test_failed_identification_waits_before_probing_again() -> None:
+    session = FakeDaveSession({4004: b"D" * 32})
+    pipe, view, _ = make(session)
+    view.candidates = [4004]
+    stranger = DiscordSender(ssrc=44)
+    for i in range(PROBE_EVERY + 2):
+        pipe.feed(stranger.packet(dave_seal(b"Z" * 32, b"x", i)))
+    assert len(session.calls) == 2  # first packet, then once more after PROBE_EVERY packets
+    assert pipe.stats.unknown_ssrc == PROBE_EVERY + 2
+
+
+def test_client_disconnect_unmaps_the_ssrc() -> None:
+    pipe, _, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
+    pipe.ssrcs.apply_ws_message({"op": 13, "d": {"user_id": str(ALICE)}})
+    pipe.feed(DiscordSender(ssrc=11).packet(dave_seal(ALICE_KEY, opus_frames(1)[0], 0)))
+    assert pipe.stats.unknown_ssrc == 1 and sink.frames == []
+
+
+def test_rtcp_ip_discovery_video_and_garbage_are_ignored() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY})
+    pipe, _, sink = make(session)
+    rtcp_rr = bytes([0x81, 201, 0, 7]) + (11).to_bytes(4, "big") + bytes(24)
+    ip_discovery = bytes([0, 2, 0, 70]) + bytes(70)
+    pipe.feed(rtcp_rr)
+    pipe.feed(ip_discovery)
+    pipe.feed(DiscordSender(ssrc=11).packet(b"video", payload_type=103))
+    pipe.feed(b"\x80\x78\x00")
+    pipe.feed(DiscordSender(ssrc=11).packet(b"frame", key=OTHER_KEY))
+    s = pipe.stats
+    assert (s.rtcp, s.other, s.non_audio, s.malformed, s.transport_failures) == (1, 1, 1, 1, 1)
+    assert sink.frames == [] and session.calls == []
+
+
+def test_packets_before_the_secret_key_are_dropped() -> None:
+    pipe, view, sink = make(None, version=0)
+    view.transport = lambda: None  # type: ignore[method-assign]
+    pipe.feed(DiscordSender(ssrc=11).packet(opus_frames(1)[0]))
+    assert pipe.stats.no_key == 1 and sink.frames == []
+
+
+def test_lost_packet_is_concealed_and_late_packet_dropped() -> None:
+    pipe, _, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(6)
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[0], 0), sequence=10))
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[1], 1), sequence=11))
+    # 12 is lost
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[3], 3), sequence=13))
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[2], 2), sequence=12))  # arrives too late
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[3], 3), sequence=13))  # duplicate
+    assert pipe.stats.concealed == 1 and pipe.stats.late == 2
+    assert len(sink.frames) == 4  # 10, 11, concealed 12, 13
+    assert all(len(p) == FRAME_BYTES for _, p in sink.frames)
+
+
+def test_new_secret_key_starts_sequence_tracking_over() -> None:
+    pipe, view, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
+    frames = opus_frames(3)
+    pipe.feed(DiscordSender(ssrc=11).packet(dave_seal(ALICE_KEY, frames[0], 0), sequence=5000))
+    view.key = OTHER_KEY  # reconnected: new session description, sequence numbers start over
+    pipe.feed(DiscordSender(ssrc=11, key=OTHER_KEY).packet(dave_seal(ALICE_KEY, frames[1], 1), sequence=3))
+    assert pipe.stats.late == 0 and len(sink.frames) == 2
+
+
+def test_a_failing_sink_is_counted_and_does_not_stop_the_pipeline() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY})
+    calls: list[int] = []
+
+    def sink(user_id: int, pcm: bytes) -> None:
+        calls.append(user_id)
+        raise RuntimeError("consumer bug")
+
+    ssrcs = SsrcMap()
+    ssrcs.bind(11, ALICE)
+    pipe = ReceivePipeline(FakeView(session), ssrcs, sink)
+    alice = DiscordSender(ssrc=11)
+    for i, f in enumerate(opus_frames(2)):
+        pipe.feed(alice.packet(dave_seal(ALICE_KEY, f, i)))
+    assert pipe.stats.sink_errors == 2 and calls == [ALICE, ALICE]
