@@ -1,0 +1,11 @@
+"""The sandbox world: a small Pokemon-like game in pure Python + Pillow (DESIGN §4).
+
+Five maps (bedroom, house, Mossdale Town, Fernway Path, the lab) joined by warps, people who
+wander on their own clock, dialogs, a start menu, choice menus, a naming screen, one trainer
+battle and seven ordered milestones. `guide.next_action` walks a new game to the end.
+"""
+
+from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES, Milestone
+from bot.worlds.sandbox.world import ADAPTER_VERSION, SandboxWorld
+
+__all__ = ["ADAPTER_VERSION", "MILESTONES", "MILESTONE_IDS", "Milestone", "SandboxWorld"]
