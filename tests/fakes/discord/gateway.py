@@ -100,6 +100,8 @@ class Gateway:
                     break
                 elif op == REQUEST_GUILD_MEMBERS:
                     await self._members_chunk(session, d)
+                elif op == VOICE_STATE_UPDATE:
+                    await self.fake.answer_bot_voice_request(session.session_id, d)
                 await self.fake.notify()
         finally:
             if session is not None and session.ws is ws:

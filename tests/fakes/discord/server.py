@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -66,6 +67,9 @@ class DiscordFake:
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self.rest = RestApi(self)
         routes.install(self.rest, self)
+        # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
+        # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
+        self.voice_server_endpoint: str | None = None
         self._changed: asyncio.Condition | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -257,6 +261,35 @@ class DiscordFake:
             guild.voice_states[member.id] = state
         await self.dispatch("VOICE_STATE_UPDATE", state.payload(with_guild=True))
         return state
+
+    async def answer_bot_voice_request(self, session_id: str, d: dict[str, Any]) -> None:
+        """The bot sent op 4 (join/move/leave voice): echo its VOICE_STATE_UPDATE like Discord does,
+        plus VOICE_SERVER_UPDATE when `voice_server_endpoint` is set and it joins a channel."""
+        guild = self.guilds.get(int(d["guild_id"]))
+        if guild is None:
+            return
+        channel_id = int(d["channel_id"]) if d.get("channel_id") else None
+        me = guild.member(self.bot_user.id)
+        state = FakeVoiceState(
+            me, channel_id, session_id, self_mute=bool(d.get("self_mute")), self_deaf=bool(d.get("self_deaf"))
+        )
+        if channel_id is None:
+            guild.voice_states.pop(me.id, None)
+        else:
+            guild.voice_states[me.id] = state
+        await self.dispatch("VOICE_STATE_UPDATE", state.payload(with_guild=True))
+        if channel_id is not None and self.voice_server_endpoint:
+            server = {
+                "token": secrets.token_hex(8),
+                "guild_id": str(guild.id),
+                "endpoint": self.voice_server_endpoint,
+            }
+            await self.dispatch("VOICE_SERVER_UPDATE", server)
+
+    def voice_channel_of(self, member: FakeMember) -> FakeChannel | None:
+        """Where `member` (e.g. `fake.bot_member`) is in voice, per the fake's state."""
+        state = member.guild.voice_states.get(member.id)
+        return None if state is None or state.channel_id is None else member.guild.channel(state.channel_id)
 
     async def add_member(
         self, name: str, roles: Iterable[FakeRole] = (), guild: FakeGuild | None = None

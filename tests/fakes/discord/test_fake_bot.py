@@ -21,7 +21,7 @@ class DemoBot(commands.Bot):
         intents = discord.Intents.default()
         intents.members = True
         intents.voice_states = True
-        super().__init__(command_prefix="!", intents=intents, guild_ready_timeout=0.05)
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, guild_ready_timeout=0.05)
         self.guild_id = guild_id
         self.voice_updates: asyncio.Queue[tuple[int, discord.VoiceState]] = asyncio.Queue()
         self.tree.add_command(demo_group())
@@ -37,8 +37,14 @@ class DemoBot(commands.Bot):
     ) -> None:
         await self.voice_updates.put((member.id, after))
 
-    async def on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        text = "You need Manage Server for that." if isinstance(error, app_commands.MissingPermissions) else "Failed."
+    async def on_tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        text = (
+            "You need Manage Server for that."
+            if isinstance(error, app_commands.MissingPermissions)
+            else "Failed."
+        )
         await interaction.response.send_message(text, ephemeral=True)
 
 
@@ -50,9 +56,13 @@ def demo_group() -> app_commands.Group:
         await interaction.response.send_message("pong", ephemeral=True)
 
     @group.command(name="pick", description="Pick a colour")
-    @app_commands.choices(color=[app_commands.Choice(name="Red", value="red"), app_commands.Choice(name="Blue", value="blue")])
+    @app_commands.choices(
+        color=[app_commands.Choice(name="Red", value="red"), app_commands.Choice(name="Blue", value="blue")]
+    )
     async def pick(
-        interaction: discord.Interaction, color: app_commands.Choice[str], count: app_commands.Range[int, 1, 5] = 1
+        interaction: discord.Interaction,
+        color: app_commands.Choice[str],
+        count: app_commands.Range[int, 1, 5] = 1,
     ) -> None:
         await interaction.response.send_message(f"picked {color.value} x{count}")
 
@@ -115,7 +125,9 @@ async def test_bot_sees_the_guild_members_roles_and_channels(live: tuple[Discord
     voice = guild.get_channel(fake.voice_channel.id)
     text = guild.get_channel(fake.text_channel.id)
     assert isinstance(voice, discord.VoiceChannel) and isinstance(text, discord.TextChannel)
-    assert bot.application_id == fake.application_id and bot.user is not None and bot.user.id == fake.bot_user.id
+    assert (
+        bot.application_id == fake.application_id and bot.user is not None and bot.user.id == fake.bot_user.id
+    )
 
 
 async def test_ephemeral_reply_reaches_the_callback(live: tuple[DiscordFake, DemoBot]) -> None:
@@ -137,7 +149,9 @@ async def test_choice_and_int_options_are_delivered(live: tuple[DiscordFake, Dem
     ]
 
 
-async def test_values_discord_would_never_send_are_refused_before_dispatch(live: tuple[DiscordFake, DemoBot]) -> None:
+async def test_values_discord_would_never_send_are_refused_before_dispatch(
+    live: tuple[DiscordFake, DemoBot],
+) -> None:
     fake, _ = live
     with pytest.raises(CommandError, match="not one of"):
         await fake.send_interaction("demo pick", {"color": "green"})
@@ -198,6 +212,26 @@ async def test_voice_state_update_reaches_the_bot(live: tuple[DiscordFake, DemoB
     assert left.channel is None
 
 
+async def test_bot_voice_join_is_echoed(live: tuple[DiscordFake, DemoBot]) -> None:
+    fake, bot = live
+    guild = bot.get_guild(fake.guild.id)
+    assert guild is not None
+    await guild.change_voice_state(channel=guild.get_channel(fake.voice_channel.id), self_deaf=True)
+    (frame,) = await fake.wait_frame_from_bot(4)
+    assert frame.d == {
+        "guild_id": fake.guild.id,  # discord.py sends these snowflakes as integers
+        "channel_id": fake.voice_channel.id,
+        "self_mute": False,
+        "self_deaf": True,
+    }
+    member_id, after = await asyncio.wait_for(bot.voice_updates.get(), 5)
+    assert member_id == fake.bot_user.id and after.channel is not None and after.self_deaf
+    assert fake.voice_channel_of(fake.bot_member) is fake.voice_channel
+    await guild.change_voice_state(channel=None)
+    _, left = await asyncio.wait_for(bot.voice_updates.get(), 5)
+    assert left.channel is None and fake.voice_channel_of(fake.bot_member) is None
+
+
 async def test_channel_messages_with_files_pass_the_contract(live: tuple[DiscordFake, DemoBot]) -> None:
     fake, bot = live
     channel = bot.get_channel(fake.text_channel.id)
@@ -228,7 +262,9 @@ async def test_invalid_body_is_a_violation(live: tuple[DiscordFake, DemoBot]) ->
 async def test_unknown_routes_are_recorded(live: tuple[DiscordFake, DemoBot]) -> None:
     fake, bot = live
     with pytest.raises(discord.NotFound):
-        await bot.http.request(discord.http.Route("GET", "/guilds/{guild_id}/audit-logs", guild_id=fake.guild.id))
+        await bot.http.request(
+            discord.http.Route("GET", "/guilds/{guild_id}/audit-logs", guild_id=fake.guild.id)
+        )
     with pytest.raises(discord.NotFound):
         await bot.http.request(discord.http.Route("GET", "/no/such/route"))
     assert fake.unknown_routes == [f"GET /guilds/{fake.guild.id}/audit-logs", "GET /no/such/route"]
