@@ -1,0 +1,173 @@
+"""VoiceReceiver on a real discord.py 2.7.1 ``VoiceClient``, wired on loopback UDP.
+
+No Discord: a real ``VoiceClient`` is built (its ``VoiceConnectionState`` starts discord.py's own
+socket-reader thread), its UDP socket is connected to a local "voice server" socket, and the
+session description fields discord.py would have set are filled in. Packets from the fake server
+go through discord.py's reader into our listener; SPEAKING reaches us through a real
+``DiscordVoiceWebSocket.received_message``; the keepalive goes out through discord.py's own
+``send_audio_packet`` encryption and is read back at the fake server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+import pytest
+from discord.gateway import DiscordVoiceWebSocket
+from discord.voice_state import ConnectionFlowState
+
+from bot.mouth.receive import VoiceReceiver, loop_sink
+from bot.mouth.receive_dave import OPUS_SILENCE
+from bot.mouth.receive_opus import FRAME_BYTES
+from bot.mouth.receive_rtp import parse_rtp
+from bot.mouth.receive_transport import XCHACHA_MODE, TransportDecryptor
+from tests.mouth.test_receive_wire import KEY, DiscordSender, FakeDaveSession, dave_seal, opus_frames
+
+ALICE = 1001
+ALICE_KEY = b"A" * 32
+WAIT = 5.0
+
+
+@dataclass
+class Rig:
+    vc: discord.VoiceClient
+    server: socket.socket  # the fake voice server's end
+    client_addr: tuple[str, int]
+    ws: DiscordVoiceWebSocket
+
+
+@pytest.fixture
+async def rig() -> AsyncIterator[Rig]:
+    client = discord.Client(intents=discord.Intents.none())
+    channel = SimpleNamespace(id=5, guild=SimpleNamespace(id=6, me=None), members=[])
+    vc = discord.VoiceClient(client, channel)  # type: ignore[arg-type]
+    state = vc._connection
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.setblocking(False)
+    state._create_socket()  # as discord.py does on connect: new non-blocking UDP socket, reader resumed
+    sock = state.socket
+    sock.bind(("127.0.0.1", 0))
+    sock.connect(server.getsockname())  # discord.py: loop.sock_connect(socket, (endpoint_ip, port))
+    state.secret_key = list(KEY)
+    state.mode = XCHACHA_MODE
+    state.ssrc = 777
+    session = FakeDaveSession({ALICE: ALICE_KEY})
+    session.ready = False  # type: ignore[attr-defined]  # discord.py sends without E2EE until ready
+    state.dave_session = session  # type: ignore[assignment]
+    state.dave_protocol_version = 1
+    ws = DiscordVoiceWebSocket(SimpleNamespace(), loop=asyncio.get_running_loop())  # type: ignore[arg-type]
+    ws._connection = state
+    state.ws = ws
+    state.state = ConnectionFlowState.connected
+    try:
+        yield Rig(vc, server, sock.getsockname(), ws)
+    finally:
+        state._socket_reader.stop()
+        sock.close()
+        server.close()
+        await client.close()
+
+
+async def speaking(ws: DiscordVoiceWebSocket, user_id: int, ssrc: int) -> None:
+    await ws.received_message({"op": 5, "d": {"user_id": str(user_id), "ssrc": ssrc, "speaking": 1}})
+
+
+async def test_frames_flow_from_the_socket_through_discord_py_to_the_sink(rig: Rig) -> None:
+    loop = asyncio.get_running_loop()
+    got: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+    receiver = VoiceReceiver(
+        rig.vc, loop_sink(loop, lambda u, f: got.put_nowait((u, f))), keepalive_interval=None
+    )
+    receiver.start()
+    try:
+        await speaking(rig.ws, ALICE, 11)
+        assert receiver.ssrcs.user_for(11) == ALICE
+        alice = DiscordSender(ssrc=11)
+        for i, f in enumerate(opus_frames(5)):
+            rig.server.sendto(alice.packet(dave_seal(ALICE_KEY, f, i), padding=4), rig.client_addr)
+        rig.server.sendto(bytes([0x81, 201, 0, 7]) + bytes(28), rig.client_addr)  # RTCP
+        frames = [await asyncio.wait_for(got.get(), WAIT) for _ in range(5)]
+        assert [u for u, _ in frames] == [ALICE] * 5
+        assert all(len(f) == FRAME_BYTES for _, f in frames)
+        assert receiver.stats.decrypted == 5
+    finally:
+        receiver.stop()
+
+
+async def test_rekey_on_the_live_connection_is_seen_by_the_next_packet(rig: Rig) -> None:
+    arrived = [threading.Event(), threading.Event()]
+    frames: list[bytes] = []
+
+    def sink(user_id: int, pcm: bytes) -> None:
+        frames.append(pcm)
+        arrived[len(frames) - 1].set()
+
+    receiver = VoiceReceiver(rig.vc, sink, keepalive_interval=None)
+    receiver.start()
+    try:
+        await speaking(rig.ws, ALICE, 11)
+        alice = DiscordSender(ssrc=11)
+        f = opus_frames(2)
+        rig.server.sendto(alice.packet(dave_seal(ALICE_KEY, f[0], 0)), rig.client_addr)
+        assert await asyncio.to_thread(arrived[0].wait, WAIT)
+        rekeyed = FakeDaveSession({ALICE: b"n" * 32})
+        rig.vc._connection.dave_session = rekeyed  # type: ignore[assignment]
+        rig.server.sendto(alice.packet(dave_seal(b"n" * 32, f[1], 1)), rig.client_addr)
+        assert await asyncio.to_thread(arrived[1].wait, WAIT)
+        assert len(rekeyed.calls) == 1 and receiver.stats.decrypted == 2
+    finally:
+        receiver.stop()
+
+
+async def test_stop_detaches_listener_and_restores_the_websocket_hook(rig: Rig) -> None:
+    seen: list[Any] = []
+
+    async def earlier_hook(ws: Any, msg: Any) -> None:
+        seen.append(msg["op"])
+
+    state = rig.vc._connection
+    state.hook = earlier_hook
+    rig.ws._hook = earlier_hook
+    got: list[int] = []
+    receiver = VoiceReceiver(rig.vc, lambda u, f: got.append(u), keepalive_interval=None)
+    receiver.start()
+    await speaking(rig.ws, ALICE, 11)
+    assert seen == [5]  # the earlier hook still runs, before ours
+    assert receiver.ssrcs.user_for(11) == ALICE
+    receiver.stop()
+    assert state.hook is earlier_hook and rig.ws._hook is earlier_hook
+
+    # a probe listener tells us when discord.py's reader has handled a datagram
+    handled = threading.Event()
+    state.add_socket_listener(lambda data: handled.set())
+    rig.server.sendto(
+        DiscordSender(ssrc=11).packet(dave_seal(ALICE_KEY, opus_frames(1)[0], 0)), rig.client_addr
+    )
+    assert await asyncio.to_thread(handled.wait, WAIT)
+    assert got == [] and receiver.stats.packets == 0
+
+
+async def test_keepalive_sends_opus_silence_through_discord_py_when_idle(rig: Rig) -> None:
+    receiver = VoiceReceiver(rig.vc, lambda u, f: None, keepalive_interval=0.05)
+    receiver.start()
+    loop = asyncio.get_running_loop()
+    try:
+        data = await asyncio.wait_for(loop.sock_recv(rig.server, 2048), WAIT)
+    finally:
+        receiver.stop()
+    header = parse_rtp(data)
+    assert header.ssrc == 777  # our own SSRC, sent by discord.py's send_audio_packet
+    assert TransportDecryptor().decrypt(data, header, XCHACHA_MODE, KEY) == OPUS_SILENCE
+
+
+def test_receiver_refuses_a_client_without_discord_py_internals() -> None:
+    with pytest.raises(RuntimeError, match="voice connection lacks"):
+        VoiceReceiver(SimpleNamespace(_connection=None), lambda u, f: None)
