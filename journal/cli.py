@@ -1,0 +1,190 @@
+"""``clankie journal …``: list runs, show a journey's story card, trace a sitting, evaluate it.
+
+Exit codes: 0 success; 1 an invalid journal (``path:line: reason`` on stderr; for ``runs``
+and ``story`` the valid journals are still shown); 2 a usage error (bad arguments, a
+directory or journey that does not exist).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+
+from journal.evaluate import VERDICTS, evaluate
+from journal.journeys import JourneyIndex
+from journal.reader import JournalError, read_journal
+from journal.schema import TurnV2
+
+__all__ = ["build_parser", "main"]
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="clankie journal", description="Read play journals.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    runs = sub.add_parser("runs", help="list the sittings in a journal directory")
+    runs.add_argument("directory", type=Path, metavar="DIR")
+    runs.add_argument("--json", action="store_true", help="print JSON")
+
+    story = sub.add_parser("story", help="show a journey's story card")
+    story.add_argument("directory", type=Path, metavar="DIR")
+    story.add_argument("--journey", metavar="ID", help="journey id (default: the latest journey)")
+    story.add_argument("--json", action="store_true", help="print JSON")
+
+    sight = sub.add_parser("sight", help="a readable trail of one sitting, one line per turn")
+    sight.add_argument("file", type=Path, metavar="FILE")
+
+    ev = sub.add_parser("eval", help="evaluate one sitting")
+    ev.add_argument("file", type=Path, metavar="FILE")
+    ev.add_argument("--events", type=Path, metavar="PATH", help="the event log")
+    ev.add_argument("--voice-receipts", type=Path, metavar="PATH", help="the voice receipt trail")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _dump(data: Any, out: TextIO) -> None:
+    out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _directory(path: Path) -> Path:
+    if not path.is_dir():
+        raise _UsageError(f"{path}: not a directory")
+    return path
+
+
+def _report(errors: list[JournalError], err: TextIO) -> int:
+    for exc in errors:
+        err.write(f"{exc}\n")
+    return 1 if errors else 0
+
+
+def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    index = JourneyIndex(_directory(args.directory))
+    runs = index.all_runs()
+    if args.json:
+        _dump({"runs": [r.to_json() for r in runs], "errors": [str(e) for e in index.errors]}, out)
+    else:
+        for r in runs:
+            ended = r.outcome if r.outcome is not None else "open"
+            body = f"{r.world or '-'}/{r.mind or '-'}"
+            out.write(
+                f"{r.journeyId}  {r.runId}  {r.startedAt}  v{r.schemaVersion}  {body}  turns={r.turns}  {ended}\n"
+            )
+        if not runs:
+            out.write(f"no runs in {args.directory}\n")
+    return _report(index.errors, err)
+
+
+def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    index = JourneyIndex(_directory(args.directory))
+    journey = args.journey or index.latest_stopped_journey()
+    if journey is None:
+        _report(index.errors, err)
+        raise _UsageError(f"{args.directory}: no journey found")
+    card = index.story_card(journey)
+    if card is None:
+        _report(index.errors, err)
+        raise _UsageError(f"{args.directory}: no journey {journey!r}")
+    if args.json:
+        _dump({"journeyId": journey, "card": card.model_dump(mode="json")}, out)
+    else:
+        out.write(f"journey   {journey}\n")
+        out.write(
+            f"session   {card.sessionId}  scenario {card.scenarioId}  env {card.environmentId or '-'}\n"
+        )
+        out.write(
+            f"started   {card.startedAt}  last turn {card.lastTurnAt or '-'}  turns {card.turnsTaken}\n"
+        )
+        out.write(f"objective {card.objective or '-'}\n")
+        out.write(f"maps      {', '.join(card.maps) or '-'}\n")
+        for m in card.moments:
+            out.write(f"  {m.at}  {m.effect}" + (f"  (toward {m.toward})" if m.toward else "") + "\n")
+    return _report(index.errors, err)
+
+
+def _action_text(action: Any) -> str:
+    if action is None:
+        return "-"
+    data = action.model_dump(mode="json")
+    kind = data.pop("kind")
+    args = ", ".join(f"{k}={v}" for k, v in data.items())
+    return f"{kind}({args})"
+
+
+def _sight(args: argparse.Namespace, out: TextIO) -> int:
+    journal = read_journal(args.file)
+    h = journal.header
+    out.write(f"run {h.runId}  journey {journal.journey_id}  started {h.startedAt}  v{h.schemaVersion}\n")
+    for line in journal.turns:
+        t = line.turn
+        speech = ""
+        if isinstance(line, TurnV2) and line.speechDeliveryId:
+            speech = f"  speech={line.speechDeliveryId}"
+        out.write(
+            f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action)}  → {t.effect or t.detail or '-'}"
+            f"  [objective: {t.objective or '-'}]{speech}\n"
+        )
+    s = journal.summary
+    if s is None:
+        out.write("(no summary: the sitting did not close)\n")
+    else:
+        out.write(
+            f"summary {s.outcome}  turns={s.turnsTaken} accepted={s.accepted} durationMs={s.durationMs}\n"
+        )
+    return 0
+
+
+def _eval(args: argparse.Namespace, out: TextIO) -> int:
+    report = evaluate(args.file, args.events, args.voice_receipts)
+    if args.json:
+        _dump(report, out)
+        return 0
+    run, agg = report["run"], report["aggregate"]
+    term = run["terminal"]
+    out.write(
+        f"run {run['runId']}  v{run['schemaVersion']}  terminal {term['outcome']} (from {term['source']})\n"
+    )
+    out.write(
+        f"turns {agg['turns']}  outcomes {agg['outcomes']}  retiredActionTurns {agg['retiredActionTurns']}\n"
+    )
+    for name in VERDICTS:
+        counts = "  ".join(f"{k}={v}" for k, v in sorted(agg["verdicts"][name].items()))
+        out.write(f"  {name:<27} {counts or '-'}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run ``clankie journal`` with ``argv`` (without the word "journal"); returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        if args.command == "runs":
+            return _runs(args, out, err)
+        if args.command == "story":
+            return _story(args, out, err)
+        if args.command == "sight":
+            return _sight(args, out)
+        return _eval(args, out)
+    except JournalError as exc:
+        err.write(f"{exc}\n")
+        return 1
+    except _UsageError as exc:
+        err.write(f"clankie journal {args.command}: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

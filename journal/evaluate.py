@@ -1,0 +1,322 @@
+"""Offline evaluator (DESIGN §9): per-turn verdicts and the run's terminal, from evidence only.
+
+Every verdict is a pure function of the journal (plus the event log and the voice receipt
+trail when given). Values are ``pass | fail | unknown | not_applicable`` for the six play
+verdicts and the narration names below. Missing evidence — a V1 turn, a stage that did not
+happen, a receipt file not given — is ``unknown``, never ``pass`` or ``fail``.
+
+Turns whose action is not in the live catalog (it was read back as a historical shape, e.g.
+a retired kind) are reported as themselves with ``decision.actionRetired: true`` and every
+verdict ``unknown``; the aggregate counts them in ``retiredActionTurns``. V1 turns have no
+evidence packet: every verdict is ``unknown``.
+
+Rules for V2 turns ("pre" = the last observation of immediatePreAction, else of decision;
+"post" = the last observation of postAction; "location" = ``state.location`` {map, x, y}):
+
+- intentToAction — was the decided action carried out? No action (mind_failed,
+  invalid_decision, or a null action) → not_applicable; no actionResult → unknown;
+  actionResult.ok and outcome accepted → pass; otherwise (refused or failed) → fail.
+- goalToAction — did the action serve the objective? No objective or no action →
+  not_applicable; no progressAfter → unknown; progressAfter has more distinct tiles, maps
+  or milestones than progressBefore → pass; no progress and signals.stalledForTurns ≥ 12
+  (the loop's own stall threshold) → fail; otherwise unknown (no measurable progress yet).
+- planContinuity — is the objective kept, or changed for a reason? The first turn of the
+  file → not_applicable; objective equal to the previous turn's → pass; changed after the
+  previous turn's objective was retired, or after progressBefore gained a milestone over the
+  previous turn's progressBefore → pass; changed otherwise → fail.
+- sceneActionAppropriateness — does the action kind fit the scene it was taken in (pre's
+  scene)? Scene table: overworld → movement, button_press, frame_advance; dialog →
+  advance_dialog, button_press a/b, frame_advance; menu/choice/battle → select_menu_entry,
+  button_press, frame_advance; naming → enter_text, button_press, frame_advance; page →
+  click, press, type, scroll. In the table → pass; a known scene and another kind → fail;
+  an unknown scene or no observation → unknown; no action → not_applicable.
+- movementEffectiveness — did a movement (walk_to, or button_press up/down/left/right)
+  move the player? Not a movement → not_applicable; pre or post lacking a location →
+  unknown; location (map, x, y) changed → pass; unchanged → fail.
+- rejectionRecovery — after the previous turn was refused (rejected_by_adapter), does this
+  turn try something else? Previous turn not refused (or none) → not_applicable; this turn
+  has no action → unknown; the same action again, or a direction in signals.refusedHere →
+  fail; a different action → pass.
+
+narration (joined on ``speechDeliveryId`` with the receipt trail, journal/oplog.py):
+no_attempt (speakWanted false, no delivery id); unspoken (speakWanted true, no delivery id:
+the loop withheld it); unknown (a delivery id but no receipt file given, a V1 turn, or
+receipts that record no outcome); attempted_no_receipt (a delivery id, a receipt file, no
+receipt with that id); and from the receipts with that id, by precedence played (a response
+with played true) > failed (model_response phase failed) > refused (play_refusal) >
+suppressed (play_narration_suppressed) > model_silent (model_response phase done, no
+played response).
+
+The terminal: the summary line's outcome (source "summary"); else the last
+``embodiment.session.stopped|failed`` event of the event log whose ``data.runId`` is this run
+(source "event_log"; its ``data.outcome``, so ``lease_lapsed`` stays distinct from ``failed``
+and ``stopped``); else source "none", outcome "unknown".
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.oplog import ReceiptLine, read_events, read_receipts
+from journal.reader import Journal, read_journal
+from journal.schema import ObservationRecord, Turn, TurnV2
+
+VERDICTS = (
+    "intentToAction",
+    "goalToAction",
+    "planContinuity",
+    "sceneActionAppropriateness",
+    "movementEffectiveness",
+    "rejectionRecovery",
+    "narration",
+)
+STALL_THRESHOLD = 12
+_DIRECTIONS = frozenset({"up", "down", "left", "right"})
+_SCENE_KINDS: dict[str, frozenset[str]] = {
+    "overworld": frozenset({"walk_to", "button_press", "frame_advance"}),
+    "dialog": frozenset({"advance_dialog", "button_press:a", "button_press:b", "frame_advance"}),
+    "menu": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
+    "choice": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
+    "battle": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
+    "naming": frozenset({"enter_text", "button_press", "frame_advance"}),
+    "page": frozenset({"click", "press", "type", "scroll"}),
+}
+
+__all__ = ["VERDICTS", "evaluate", "evaluate_journal", "narration_verdict"]
+
+
+def _payload(action: Any) -> dict[str, Any] | None:
+    if action is None:
+        return None
+    data: dict[str, Any] = action.model_dump(mode="json")
+    return data
+
+
+def _last(stage: Any) -> ObservationRecord | None:
+    if stage is None or not stage.observations:
+        return None
+    last: ObservationRecord = stage.observations[-1]
+    return last
+
+
+def _location(obs: ObservationRecord | None) -> tuple[Any, Any, Any] | None:
+    if obs is None:
+        return None
+    loc = obs.state.get("location")
+    if not isinstance(loc, dict) or "x" not in loc or "y" not in loc:
+        return None
+    return (loc.get("map"), loc.get("x"), loc.get("y"))
+
+
+def _advanced(before: Any, after: Any) -> bool:
+    return (
+        after.distinctTiles > before.distinctTiles
+        or len(set(after.maps) - set(before.maps)) > 0
+        or len(set(after.milestones) - set(before.milestones)) > 0
+    )
+
+
+def _is_movement(action: dict[str, Any]) -> bool:
+    kind = action["kind"]
+    return kind == "walk_to" or (kind == "button_press" and action.get("button") in _DIRECTIONS)
+
+
+def narration_verdict(line: Turn, receipts: dict[str, list[ReceiptLine]] | None) -> str:
+    if not isinstance(line, TurnV2):
+        return "unknown"
+    delivery = line.speechDeliveryId
+    if delivery is None:
+        return "unspoken" if line.turn.speakWanted else "no_attempt"
+    if receipts is None:
+        return "unknown"
+    mine = receipts.get(delivery)
+    if not mine:
+        return "attempted_no_receipt"
+    types: Counter[str] = Counter()
+    for r in mine:
+        if r.type == "discord.voice.response" and r.data.get("played") is True:
+            types["played"] += 1
+        elif r.type == "discord.voice.model_response" and r.data.get("phase") == "failed":
+            types["failed"] += 1
+        elif r.type == "discord.voice.play_refusal":
+            types["refused"] += 1
+        elif r.type == "discord.voice.play_narration_suppressed":
+            types["suppressed"] += 1
+        elif r.type == "discord.voice.model_response" and r.data.get("phase") == "done":
+            types["model_silent"] += 1
+    for verdict in ("played", "failed", "refused", "suppressed", "model_silent"):
+        if types[verdict]:
+            return verdict
+    return "unknown"
+
+
+def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:
+    body, ev = line.turn, line.evidence
+    action = _payload(body.action)
+    out: dict[str, str] = {}
+
+    if action is None:
+        out["intentToAction"] = "not_applicable"
+    elif ev.actionResult is None:
+        out["intentToAction"] = "unknown"
+    else:
+        ok = ev.actionResult.ok and body.outcome == "accepted"
+        out["intentToAction"] = "pass" if ok else "fail"
+
+    if action is None or body.objective is None:
+        out["goalToAction"] = "not_applicable"
+    elif ev.progressAfter is None:
+        out["goalToAction"] = "unknown"
+    elif _advanced(ev.progressBefore, ev.progressAfter):
+        out["goalToAction"] = "pass"
+    elif ev.signals.stalledForTurns >= STALL_THRESHOLD:
+        out["goalToAction"] = "fail"
+    else:
+        out["goalToAction"] = "unknown"
+
+    if prev is None:
+        out["planContinuity"] = "not_applicable"
+    elif body.objective == prev.turn.objective:
+        out["planContinuity"] = "pass"
+    elif prev.turn.objectiveRetired:
+        out["planContinuity"] = "pass"
+    elif isinstance(prev, TurnV2) and set(ev.progressBefore.milestones) - set(
+        prev.evidence.progressBefore.milestones
+    ):
+        out["planContinuity"] = "pass"
+    elif isinstance(prev, TurnV2):
+        out["planContinuity"] = "fail"
+    else:
+        out["planContinuity"] = "unknown"
+
+    pre = _last(ev.immediatePreAction) or _last(ev.decision)
+    if action is None:
+        out["sceneActionAppropriateness"] = "not_applicable"
+    elif pre is None or pre.scene not in _SCENE_KINDS:
+        out["sceneActionAppropriateness"] = "unknown"
+    else:
+        allowed = _SCENE_KINDS[pre.scene]
+        keyed = f"{action['kind']}:{action.get('button')}"
+        fits = action["kind"] in allowed or keyed in allowed
+        out["sceneActionAppropriateness"] = "pass" if fits else "fail"
+
+    if action is None or not _is_movement(action):
+        out["movementEffectiveness"] = "not_applicable"
+    else:
+        before, after = _location(pre), _location(_last(ev.postAction))
+        if before is None or after is None:
+            out["movementEffectiveness"] = "unknown"
+        else:
+            out["movementEffectiveness"] = "pass" if before != after else "fail"
+
+    if prev is None or prev.turn.outcome != "rejected_by_adapter":
+        out["rejectionRecovery"] = "not_applicable"
+    elif action is None:
+        out["rejectionRecovery"] = "unknown"
+    elif action == _payload(prev.turn.action) or action.get("button") in ev.signals.refusedHere:
+        out["rejectionRecovery"] = "fail"
+    else:
+        out["rejectionRecovery"] = "pass"
+    return out
+
+
+def _terminal(journal: Journal, events: Path | None, skipped: dict[str, list[str]]) -> dict[str, str]:
+    if journal.summary is not None:
+        return {"source": "summary", "outcome": journal.summary.outcome}
+    if events is not None:
+        read = read_events(events)
+        skipped["events"] = read.skipped
+        outcome: str | None = None
+        for event in read.lines:
+            if event.data.get("runId") != journal.run_id or event.type == "embodiment.session.running":
+                continue
+            default = "failed" if event.type == "embodiment.session.failed" else "stopped"
+            value = event.data.get("outcome")
+            outcome = value if isinstance(value, str) and value else default
+        if outcome is not None:
+            return {"source": "event_log", "outcome": outcome}
+    return {"source": "none", "outcome": "unknown"}
+
+
+def evaluate_journal(
+    journal: Journal, events: Path | None = None, receipts: Path | None = None
+) -> dict[str, Any]:
+    """Evaluate an already-read journal (see :func:`evaluate`)."""
+    skipped: dict[str, list[str]] = {"events": [], "receipts": []}
+    by_delivery: dict[str, list[ReceiptLine]] | None = None
+    if receipts is not None:
+        read = read_receipts(receipts)
+        skipped["receipts"] = read.skipped
+        by_delivery = defaultdict(list)
+        for receipt in read.lines:
+            by_delivery[receipt.deliveryId].append(receipt)
+
+    turns: list[dict[str, Any]] = []
+    outcomes: Counter[str] = Counter()
+    tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
+    retired = 0
+    prev: Turn | None = None
+    for line in journal.turns:
+        body = line.turn
+        action = body.action
+        is_retired = action is not None and (
+            isinstance(action, HistoricalAction) or action.kind not in LIVE_ACTION_KINDS
+        )
+        if is_retired or not isinstance(line, TurnV2):
+            verdicts = dict.fromkeys(VERDICTS, "unknown")
+        else:
+            verdicts = _verdicts(line, prev)
+            verdicts["narration"] = narration_verdict(line, by_delivery)
+        retired += is_retired
+        outcomes[body.outcome] += 1
+        for name, value in verdicts.items():
+            tallies[name][value] += 1
+        turns.append(
+            {
+                "turn": body.turn,
+                "at": line.at,
+                "outcome": body.outcome,
+                "decision": {
+                    "actionKind": action.kind if action is not None else None,
+                    "actionRetired": is_retired,
+                    "intent": body.intent,
+                    "objective": body.objective,
+                },
+                "verdicts": verdicts,
+            }
+        )
+        prev = line
+
+    header = journal.header
+    return {
+        "run": {
+            "runId": header.runId,
+            "journeyId": journal.journey_id,
+            "schemaVersion": header.schemaVersion,
+            "turnSchemaVersion": journal.turns[0].schemaVersion if journal.turns else None,
+            "path": str(journal.path),
+            "terminal": _terminal(journal, events, skipped),
+        },
+        "turns": turns,
+        "aggregate": {
+            "turns": len(turns),
+            "outcomes": dict(outcomes),
+            "retiredActionTurns": retired,
+            "verdicts": {name: dict(tallies[name]) for name in VERDICTS},
+        },
+        "skippedOperationalLines": skipped,
+    }
+
+
+def evaluate(
+    journal_path: Path | str, events: Path | None = None, receipts: Path | None = None
+) -> dict[str, Any]:
+    """Read a journal (raising JournalError if invalid) and evaluate it.
+
+    ``events`` is the event log, ``receipts`` the voice receipt trail; both optional and
+    read tolerantly (a torn line is skipped and listed under ``skippedOperationalLines``).
+    """
+    return evaluate_journal(read_journal(journal_path), events, receipts)

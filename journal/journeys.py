@@ -1,0 +1,229 @@
+"""Journeys (DESIGN §7): the sittings of one player in one world, and their story card.
+
+:class:`JourneyIndex` watches a journal directory. For each file it keeps the byte offset
+it has validated up to, the file's order state and a per-sitting :class:`StoryProjector`.
+Every query first refreshes: a file whose size is unchanged costs one ``stat``; a file that
+grew is read from its stored offset only, and a trailing partial line (no newline yet) is
+left for the next refresh. So a query costs O(files + appended bytes), never O(journal
+size). A file that shrinks or is replaced is read again from the start; an invalid file is
+left out of every answer and reported in :attr:`JourneyIndex.errors` until it changes.
+
+V1/V2 headers have no journeyId: such a run is a journey of its own (journeyId = runId).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from journal.reader import JournalError, LineChecker, journey_id_of, parse_line
+from journal.schema import Header, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
+from journal.story import StoryCard, StoryMoment, StoryProjector
+
+__all__ = ["JourneyIndex", "RunInfo", "StoryCard", "StoryMoment", "StoryProjector"]
+
+_READ_CHUNK = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One sitting as the index knows it (complete lines only)."""
+
+    runId: str
+    journeyId: str
+    path: Path
+    schemaVersion: int
+    sessionId: str
+    scenarioId: str
+    environmentId: str | None
+    world: str | None
+    mind: str | None
+    startedAt: str
+    turns: int
+    lastTurnAt: str | None
+    state: Literal["open", "closed"]
+    outcome: str | None  # the summary's outcome when closed
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "runId": self.runId,
+            "journeyId": self.journeyId,
+            "path": str(self.path),
+            "schemaVersion": self.schemaVersion,
+            "sessionId": self.sessionId,
+            "scenarioId": self.scenarioId,
+            "environmentId": self.environmentId,
+            "world": self.world,
+            "mind": self.mind,
+            "startedAt": self.startedAt,
+            "turns": self.turns,
+            "lastTurnAt": self.lastTurnAt,
+            "state": self.state,
+            "outcome": self.outcome,
+        }
+
+
+class _FileState:
+    def __init__(self, path: Path, ino: int) -> None:
+        self.path = path
+        self.ino = ino
+        self.offset = 0  # bytes validated so far (always at a line boundary)
+        self.size = 0  # size at the last refresh
+        self.lines = 0
+        self.checker = LineChecker(path)
+        self.story = StoryProjector()
+        self.error: JournalError | None = None
+
+    @property
+    def header(self) -> Header | None:
+        return self.checker.header
+
+    def consume(self) -> None:
+        """Validate the complete lines appended since the last call."""
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset)
+            pending = b""
+            while True:
+                chunk = fh.read(_READ_CHUNK)
+                if not chunk:
+                    break
+                data = pending + chunk
+                end = data.rfind(b"\n")
+                if end < 0:
+                    pending = data
+                    continue
+                self._lines(data[:end])
+                self.offset += end + 1
+                pending = data[end + 1 :]
+
+    def _lines(self, block: bytes) -> None:
+        for raw in block.split(b"\n"):
+            self.lines += 1
+            line = parse_line(raw, self.path, self.lines)
+            self.checker.check(line, self.lines)
+            if isinstance(line, (TurnV1, TurnV2)):
+                self.story.feed_turn(line)
+            elif not isinstance(line, Summary):
+                self.story.feed_header(line)
+
+    def info(self) -> RunInfo | None:
+        header = self.header
+        if header is None:
+            return None
+        summary = self.checker.summary
+        return RunInfo(
+            runId=header.runId,
+            journeyId=journey_id_of(header),
+            path=self.path,
+            schemaVersion=header.schemaVersion,
+            sessionId=header.sessionId,
+            scenarioId=header.scenarioId,
+            environmentId=header.environmentId if isinstance(header, HeaderV3) else None,
+            world=header.world if isinstance(header, HeaderV2) else None,
+            mind=header.mind if isinstance(header, HeaderV2) else None,
+            startedAt=header.startedAt,
+            turns=self.story.turns_taken,
+            lastTurnAt=self.story.last_turn_at,
+            state="closed" if summary is not None else "open",
+            outcome=summary.outcome if summary is not None else None,
+        )
+
+
+class JourneyIndex:
+    """An incremental index of the journals in one directory (``*.jsonl``)."""
+
+    def __init__(self, directory: Path | str) -> None:
+        self.directory = Path(directory)
+        self._files: dict[Path, _FileState] = {}
+
+    # -- maintenance -----------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Bring the index up to date with the directory (reads appended bytes only)."""
+        try:
+            entries = list(os.scandir(self.directory))
+        except FileNotFoundError:
+            self._files.clear()
+            return
+        seen: set[Path] = set()
+        for entry in entries:
+            if not entry.name.endswith(".jsonl") or not entry.is_file():
+                continue
+            path = Path(entry.path)
+            seen.add(path)
+            st = entry.stat()
+            state = self._files.get(path)
+            if state is None or state.ino != st.st_ino or st.st_size < state.size:
+                state = _FileState(path, st.st_ino)  # new, replaced or shrunk: start over
+                self._files[path] = state
+            elif st.st_size == state.size:
+                continue
+            state.size = st.st_size
+            if state.error is not None:
+                state = _FileState(path, st.st_ino)  # changed since it failed: try afresh
+                state.size = st.st_size
+                self._files[path] = state
+            try:
+                state.consume()
+            except JournalError as exc:
+                state.error = exc
+            except OSError as exc:
+                state.error = JournalError(path, 0, f"cannot read: {exc.strerror or exc}")
+        for gone in set(self._files) - seen:
+            del self._files[gone]
+
+    @property
+    def errors(self) -> list[JournalError]:
+        """The journals left out because they are invalid (as of the last refresh)."""
+        return [s.error for s in sorted(self._files.values(), key=lambda s: s.path) if s.error]
+
+    def _valid(self) -> list[_FileState]:
+        states = [s for s in self._files.values() if s.error is None and s.header is not None]
+        states.sort(key=lambda s: (s.header.startedAt if s.header else "", s.path.name))
+        return states
+
+    # -- queries ---------------------------------------------------------------------
+
+    def all_runs(self) -> list[RunInfo]:
+        """Every valid run, oldest first."""
+        self.refresh()
+        return [info for s in self._valid() if (info := s.info()) is not None]
+
+    def runs(self, journey_id: str) -> list[RunInfo]:
+        """The sittings of one journey, oldest first."""
+        return [r for r in self.all_runs() if r.journeyId == journey_id]
+
+    def journeys(self) -> list[str]:
+        """Every journey id, ordered by its first sitting."""
+        out: dict[str, None] = {}
+        for run in self.all_runs():
+            out.setdefault(run.journeyId, None)
+        return list(out)
+
+    def latest_stopped_journey(self, live_journey_id: str | None = None) -> str | None:
+        """The journey with the most recent sitting, other than the live one.
+
+        A sitting ends with its summary, or (when its process died) without one; the play
+        host knows which journey is live and passes it here so it is skipped.
+        """
+        best: tuple[str, str] | None = None
+        journey: str | None = None
+        for run in self.all_runs():
+            if run.journeyId == live_journey_id:
+                continue
+            key = (run.lastTurnAt or run.startedAt, run.startedAt)
+            if best is None or key >= best:
+                best, journey = key, run.journeyId
+        return journey
+
+    def projector(self, journey_id: str) -> StoryProjector:
+        """A fresh projector holding the journey so far, to be fed a new sitting live."""
+        self.refresh()
+        sittings = [s.story for s in self._valid() if s.story.journey_id == journey_id]
+        return StoryProjector.joined(sittings)
+
+    def story_card(self, journey_id: str) -> StoryCard | None:
+        """The journey's story card across its sittings, or None for an unknown journey."""
+        return self.projector(journey_id).card()

@@ -1,0 +1,193 @@
+"""The story card (DESIGN §7): a bounded projection of a journey, never the journal itself.
+
+:class:`StoryProjector` folds header and turn lines into the card's state in O(1) per line
+and keeps only bounded state (≤16 maps, ≤8 moments), so the live play loop can feed it each
+turn it writes and ask for the card at any time at constant cost. Sittings of one journey
+are joined by feeding them in order, or by :meth:`StoryProjector.joined`.
+
+Projection rules:
+- ``startedAt`` is the first sitting's; ``sessionId``, ``environmentId`` (V3, else the V2
+  ``world``, else null) and ``scenarioId`` are the latest sitting's.
+- ``turnsTaken`` counts every turn of every sitting; ``lastTurnAt`` is the latest turn's ``at``.
+- ``objective`` is the latest turn's objective (null when it was cleared).
+- ``maps`` are the last 16 distinct maps seen, oldest first: the ``location.map`` of the
+  turn's newest observation (post-action, else pre-action, else decision), else any map
+  newly listed in ``progressAfter.maps``.
+- ``moments`` are the last 8 turns that wanted to speak and had an effect:
+  ``{at, effect, toward: objective}``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from journal.schema import Header, HeaderV2, HeaderV3, TurnV1, TurnV2
+
+MAX_MAPS = 16
+MAX_MOMENTS = 8
+
+__all__ = ["MAX_MAPS", "MAX_MOMENTS", "StoryCard", "StoryMoment", "StoryProjector"]
+
+
+class StoryMoment(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: str
+    effect: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    toward: Annotated[str, StringConstraints(max_length=160)] | None
+
+
+class StoryCard(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schemaVersion: Literal[1] = 1
+    sessionId: str
+    environmentId: str | None
+    scenarioId: str
+    startedAt: str
+    turnsTaken: int = Field(ge=0)
+    lastTurnAt: str | None
+    objective: Annotated[str, StringConstraints(max_length=160)] | None
+    maps: list[Annotated[str, StringConstraints(max_length=64)]] = Field(max_length=MAX_MAPS)
+    moments: list[StoryMoment] = Field(max_length=MAX_MOMENTS)
+
+
+def _location_map(turn: TurnV2) -> str | None:
+    ev = turn.evidence
+    for stage in (ev.postAction, ev.immediatePreAction, ev.decision):
+        if stage is None or not stage.observations:
+            continue
+        location: Any = stage.observations[-1].state.get("location")
+        if isinstance(location, dict):
+            name = location.get("map")
+            if isinstance(name, str) and name:
+                return name[:64]
+        return None
+    return None
+
+
+class StoryProjector:
+    """Incremental story card state of one journey; every operation is O(1)."""
+
+    def __init__(self) -> None:
+        self.journey_id: str | None = None
+        self.session_id: str | None = None
+        self.environment_id: str | None = None
+        self.scenario_id: str | None = None
+        self.started_at: str | None = None
+        self.turns_taken = 0
+        self.last_turn_at: str | None = None
+        self.objective: str | None = None
+        self._maps: OrderedDict[str, None] = OrderedDict()
+        self._moments: deque[StoryMoment] = deque(maxlen=MAX_MOMENTS)
+
+    # -- feeding ---------------------------------------------------------------------
+
+    def feed_header(self, header: Header) -> None:
+        """Begin a sitting. A header of another journey is refused (ValueError)."""
+        journey = header.journeyId if isinstance(header, HeaderV3) else header.runId
+        if self.journey_id is not None and journey != self.journey_id:
+            raise ValueError(f"header of journey {journey!r} fed to the story of journey {self.journey_id!r}")
+        self.journey_id = journey
+        self.session_id = header.sessionId
+        self.scenario_id = header.scenarioId
+        if isinstance(header, HeaderV3):
+            self.environment_id = header.environmentId
+        elif isinstance(header, HeaderV2):
+            self.environment_id = header.world
+        else:
+            self.environment_id = None
+        if self.started_at is None:
+            self.started_at = header.startedAt
+
+    def feed_turn(self, line: TurnV1 | TurnV2) -> None:
+        """Fold one turn line (any version, e.g. a TurnV2Write the loop just wrote)."""
+        if self.journey_id is None:
+            raise ValueError("feed_header must come before feed_turn")
+        body = line.turn
+        self.turns_taken += 1
+        self.last_turn_at = line.at
+        self.objective = body.objective
+        if isinstance(line, TurnV2):
+            self._see_maps(line)
+        if body.speakWanted and body.effect:
+            self._moments.append(StoryMoment(at=line.at, effect=body.effect, toward=body.objective))
+
+    def _see_maps(self, line: TurnV2) -> None:
+        current = _location_map(line)
+        if current is not None:
+            self._see(current)
+        elif line.evidence.progressAfter is not None:
+            for name in line.evidence.progressAfter.maps[-MAX_MAPS:]:
+                if name not in self._maps:
+                    self._see(name)
+
+    def _see(self, name: str) -> None:
+        self._maps[name] = None
+        self._maps.move_to_end(name)
+        while len(self._maps) > MAX_MAPS:
+            self._maps.popitem(last=False)
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def maps(self) -> list[str]:
+        return list(self._maps)
+
+    @property
+    def moments(self) -> list[StoryMoment]:
+        return list(self._moments)
+
+    def card(self) -> StoryCard | None:
+        """The card so far, or None before any header was fed."""
+        if self.session_id is None or self.scenario_id is None or self.started_at is None:
+            return None
+        return StoryCard(
+            sessionId=self.session_id,
+            environmentId=self.environment_id,
+            scenarioId=self.scenario_id,
+            startedAt=self.started_at,
+            turnsTaken=self.turns_taken,
+            lastTurnAt=self.last_turn_at,
+            objective=self.objective,
+            maps=list(self._maps),
+            moments=list(self._moments),
+        )
+
+    def copy(self) -> StoryProjector:
+        twin = StoryProjector()
+        twin.__dict__.update(self.__dict__)
+        twin._maps = OrderedDict(self._maps)
+        twin._moments = deque(self._moments, maxlen=MAX_MOMENTS)
+        return twin
+
+    @classmethod
+    def joined(cls, sittings: Iterable[StoryProjector]) -> StoryProjector:
+        """One projector for consecutive sittings (each projected on its own), in order.
+
+        Cost is O(sittings), independent of how many turns they hold.
+        """
+        out = cls()
+        for part in sittings:
+            if part.journey_id is None:
+                continue
+            if out.journey_id is not None and part.journey_id != out.journey_id:
+                raise ValueError("sittings of different journeys cannot be joined")
+            out.journey_id = part.journey_id
+            out.session_id = part.session_id
+            out.environment_id = part.environment_id
+            out.scenario_id = part.scenario_id
+            if out.started_at is None:
+                out.started_at = part.started_at
+            if part.turns_taken:
+                out.turns_taken += part.turns_taken
+                out.last_turn_at = part.last_turn_at
+                out.objective = part.objective
+            for name in part._maps:
+                out._see(name)
+            out._moments.extend(part._moments)
+        return out
