@@ -1,0 +1,7 @@
+"""The captain's engine: a bounded tool loop with images in tool results (DESIGN §8)."""
+
+from bot.captain.consult import Captain
+from bot.captain.conversation import Conversation
+from bot.captain.engine import CaptainEngine, EngineResult
+
+__all__ = ["Captain", "CaptainEngine", "Conversation", "EngineResult"]

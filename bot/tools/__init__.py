@@ -1,0 +1,22 @@
+"""The shared tool registry and its tools (DESIGN §3)."""
+
+from bot.tools.base import NoArgs, Privilege, Surface, Tool, ToolResult
+from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.defaults import DEFAULT_TOOLS, build_registry
+from bot.tools.registry import ESCALATING_TOOL, RegistryError, ToolRegistry
+
+__all__ = [
+    "DEFAULT_TOOLS",
+    "ESCALATING_TOOL",
+    "NoArgs",
+    "Privilege",
+    "RegistryError",
+    "Speaker",
+    "Surface",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolServices",
+    "build_registry",
+]

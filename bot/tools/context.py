@@ -1,0 +1,61 @@
+"""What a tool handler may reach: the play host (read side), the share store, the captain —
+each seen through a small protocol so tools never depend on how those are built — and who is
+asking (the speaker whose speech the mouth is answering, if any)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot.tools.base import Surface
+from bot.web.share_types import ShareLookup
+from bot.worlds.base import Still
+
+
+class PlayView(Protocol):
+    """The read side of the play host (bot.play.host.PlayHost satisfies it)."""
+
+    @property
+    def active(self) -> object | None: ...
+
+    def live_still(self) -> Still | None: ...
+
+    def activity(self) -> dict[str, Any] | None: ...
+
+    def recall_story(self) -> tuple[dict[str, Any] | None, bool]: ...
+
+
+class ShareSource(Protocol):
+    """The share store as tools see it (bot.web.share_store.ShareStore satisfies it)."""
+
+    def latest(self, user_id: str | None) -> ShareLookup: ...
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """The person whose speech the mouth is answering."""
+
+    id: str
+    name: str
+
+
+class Consulter(Protocol):
+    """The captain: one consult turn on behalf of a speaker, returning the reply text."""
+
+    async def consult(self, speaker: Speaker, request: str) -> str: ...
+
+
+@dataclass
+class ToolServices:
+    """Everything tools read, made once by the character (the captain is set after it exists)."""
+
+    play: PlayView | None = None
+    shares: ShareSource | None = None
+    captain: Consulter | None = None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    services: ToolServices
+    surface: Surface
+    speaker: Speaker | None = None

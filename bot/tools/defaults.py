@@ -1,0 +1,25 @@
+"""The character's tool set."""
+
+from __future__ import annotations
+
+from bot.tools.base import AnyTool
+from bot.tools.escalate import ASK_CLANKIE
+from bot.tools.pokeagent import POKEAGENT_OBSERVE, POKEAGENT_RECALL
+from bot.tools.registry import ToolRegistry
+from bot.tools.screen import LOOK_AT_SCREEN
+from bot.tools.share import OBSERVE_SHARE
+
+DEFAULT_TOOLS: tuple[AnyTool, ...] = (
+    LOOK_AT_SCREEN,
+    ASK_CLANKIE,
+    POKEAGENT_OBSERVE,
+    POKEAGENT_RECALL,
+    OBSERVE_SHARE,
+)
+
+
+def build_registry() -> ToolRegistry:
+    """Every tool of DESIGN §3 except the world actions (those belong to the play loop)."""
+    registry = ToolRegistry(DEFAULT_TOOLS)
+    registry.validate()
+    return registry

@@ -1,0 +1,83 @@
+"""The captain's read tools over play: ``pokeagent_observe`` (the activity digest and the live
+still) and ``pokeagent_recall`` (the story card; never monologue, notes or raw journal lines)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.tools.base import NoArgs, Tool, ToolResult
+from bot.tools.context import ToolContext
+
+NOT_PLAYING = "Not playing anything right now; there is no live game to observe."
+NO_STORY = "No journey has been played yet, so there is no story to recall."
+
+CARD_KEYS = (
+    "schemaVersion",
+    "sessionId",
+    "environmentId",
+    "scenarioId",
+    "startedAt",
+    "turnsTaken",
+    "lastTurnAt",
+    "objective",
+    "maps",
+    "moments",
+)
+MOMENT_KEYS = ("at", "effect", "toward")
+
+
+async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
+    play = ctx.services.play
+    digest = play.activity() if play is not None else None
+    if play is None or digest is None:
+        return ToolResult(NOT_PLAYING)
+    still = play.live_still()
+    text = "activity digest: " + json.dumps(digest, ensure_ascii=False, separators=(",", ":"))
+    if still is None:
+        return ToolResult(text + "\n(no screenshot yet: the game is starting)")
+    text += f"\nlive screenshot: {still.width}x{still.height}, captured {still.captured_at}"
+    return ToolResult(text, images=[(still.mime_type, still.data)])
+
+
+def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
+    """Only the story card's own fields (DESIGN §7), whatever else a card dict carries."""
+    out = {k: card[k] for k in CARD_KEYS if k in card}
+    moments = out.get("moments")
+    if isinstance(moments, list):
+        out["moments"] = [{k: m.get(k) for k in MOMENT_KEYS} for m in moments if isinstance(m, dict)][-8:]
+    return out
+
+
+async def pokeagent_recall(_args: NoArgs, ctx: ToolContext) -> ToolResult:
+    play = ctx.services.play
+    card, active = play.recall_story() if play is not None else (None, False)
+    if card is None:
+        return ToolResult(json.dumps({"active": active, "card": None, "note": NO_STORY}))
+    payload = {"active": active, "card": bounded_card(card)}
+    return ToolResult(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+
+
+POKEAGENT_OBSERVE: Tool[NoArgs] = Tool(
+    name="pokeagent_observe",
+    description=(
+        "Observe the game you are playing: the activity digest (world, turn, objective, intent, last "
+        "action and effect, progress) and, when there is one, the live screenshot."
+    ),
+    args=NoArgs,
+    privilege="read",
+    surfaces=frozenset({"captain"}),
+    handler=pokeagent_observe,
+)
+
+POKEAGENT_RECALL: Tool[NoArgs] = Tool(
+    name="pokeagent_recall",
+    description=(
+        "Recall the story of your play: the story card of the live journey, or of the latest "
+        "finished one when you are not playing (active tells which)."
+    ),
+    args=NoArgs,
+    privilege="read",
+    surfaces=frozenset({"captain"}),
+    handler=pokeagent_recall,
+)

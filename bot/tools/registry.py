@@ -1,0 +1,195 @@
+"""The shared tool registry (DESIGN §3). Its rules hold at registration, at start-up
+(:meth:`ToolRegistry.validate`) and at every call (:meth:`ToolRegistry.dispatch`):
+
+- exactly one tool escalates: ``ask_clankie``, on the mouth surface only;
+- the mouth holds only ``read`` tools plus ``ask_clankie``; ``act`` tools live on the player
+  surface only;
+- a surface exports only its own tools (chat-completions format for captain and player, the
+  Realtime ``session.tools`` format for the mouth);
+- a call of a tool that is not on the surface is refused with an error to the model, logged,
+  and nothing runs; arguments are validated by the tool's model before its handler runs, and
+  neither bad arguments nor a failing handler ever raise into the session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+from pydantic import ValidationError
+
+from bot.tools.base import PRIVILEGES, SURFACES, TOOL_NAME, AnyTool, ToolResult
+from bot.tools.context import ToolContext
+from bot.tools.schema import strict_schema
+
+log = structlog.get_logger("clankie.tools")
+
+ESCALATING_TOOL = "ask_clankie"
+MAX_ARGUMENT_CHARS = 64_000
+
+
+class RegistryError(Exception):
+    """A tool set that breaks a registry rule; raised at registration or validation."""
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        self._schemas: dict[str, dict[str, Any]] = {}
+        for tool in tools:
+            self.register(tool)
+
+    # -- registration -----------------------------------------------------------------
+    def register(self, tool: AnyTool) -> None:
+        problem = self._problem(tool)
+        if problem is None and tool.name in self._tools:
+            problem = "a tool with this name is already registered"
+        if problem is None and tool.privilege == "escalate":
+            others = [t.name for t in self._tools.values() if t.privilege == "escalate"]
+            if others:
+                problem = f"only one escalating tool may exist and {others[0]!r} already is one"
+        if problem is not None:
+            raise RegistryError(f"tool {tool.name!r}: {problem}")
+        try:
+            schema = strict_schema(tool.args)
+        except TypeError as exc:
+            raise RegistryError(f"tool {tool.name!r}: {exc}") from None
+        self._tools[tool.name] = tool
+        self._schemas[tool.name] = schema
+
+    @staticmethod
+    def _problem(tool: AnyTool) -> str | None:
+        if not TOOL_NAME.match(tool.name):
+            return "names are 1–64 characters of a-z, 0-9 and _, starting with a letter"
+        if not tool.description.strip():
+            return "a tool needs a description"
+        if tool.privilege not in PRIVILEGES:
+            return f"unknown privilege {tool.privilege!r}"
+        if not tool.surfaces:
+            return "a tool must belong to at least one surface"
+        unknown = set(tool.surfaces) - SURFACES
+        if unknown:
+            return f"unknown surface(s) {sorted(unknown)}"
+        if tool.privilege == "escalate":
+            if tool.name != ESCALATING_TOOL:
+                return f"only {ESCALATING_TOOL!r} may escalate privilege"
+            if set(tool.surfaces) != {"mouth"}:
+                return "the escalating tool belongs to the mouth surface only"
+        if tool.privilege == "act" and set(tool.surfaces) != {"player"}:
+            return "act tools belong to the player surface only (inside the play loop)"
+        if "mouth" in tool.surfaces and tool.privilege not in ("read", "escalate"):
+            return "the mouth surface holds only read tools and ask_clankie"
+        return None
+
+    def validate(self) -> None:
+        """Start-up check of the whole set; raises RegistryError naming every problem."""
+        problems = [f"tool {t.name!r}: {p}" for t in self._tools.values() if (p := self._problem(t))]
+        escalating = [t for t in self._tools.values() if t.privilege == "escalate"]
+        if len(escalating) != 1 or escalating[0].name != ESCALATING_TOOL:
+            names = [t.name for t in escalating]
+            problems.append(f"exactly one escalating tool ({ESCALATING_TOOL!r}) must exist; found {names}")
+        for name in self._tools:
+            try:
+                json.dumps(self._schemas[name])
+            except (TypeError, ValueError) as exc:
+                problems.append(f"tool {name!r}: schema is not JSON: {exc}")
+        if problems:
+            raise RegistryError("; ".join(problems))
+
+    # -- reading ----------------------------------------------------------------------
+    def names(self, surface: str | None = None) -> list[str]:
+        return [n for n, t in self._tools.items() if surface is None or t.on(surface)]
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+    def schema(self, name: str) -> dict[str, Any]:
+        return json.loads(json.dumps(self._schemas[name]))  # type: ignore[no-any-return]
+
+    def export(self, surface: str) -> list[dict[str, Any]]:
+        """The tool definitions a surface's model is given, and only those."""
+        if surface not in SURFACES:
+            raise RegistryError(f"unknown surface {surface!r}")
+        out: list[dict[str, Any]] = []
+        for name in self.names(surface):
+            tool = self._tools[name]
+            if surface == "mouth":
+                out.append(
+                    {
+                        "type": "function",
+                        "name": name,
+                        "description": tool.description,
+                        "parameters": self.schema(name),
+                    }
+                )
+            else:
+                out.append(
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": name,
+                            "description": tool.description,
+                            "parameters": self.schema(name),
+                        },
+                    }
+                )
+        return out
+
+    # -- calling ----------------------------------------------------------------------
+    async def dispatch(
+        self, name: str, arguments: str | Mapping[str, Any] | None, ctx: ToolContext
+    ) -> ToolResult:
+        """Run one tool call from the model on ``ctx.surface``; never raises."""
+        surface = ctx.surface
+        tool = self._tools.get(name)
+        if tool is None or not tool.on(surface):
+            reason = "unknown_tool" if tool is None else "not_on_surface"
+            log.warning("tool_call_refused", surface=surface, tool=name[:80], reason=reason)
+            return ToolResult.error(
+                f"error: there is no tool named {name[:80]!r} here; the tools you can call are: "
+                f"{', '.join(self.names(surface)) or 'none'}. Nothing was run."
+            )
+        parsed = _parse_arguments(arguments)
+        if isinstance(parsed, str):
+            log.info("tool_arguments_invalid", surface=surface, tool=name, reason=parsed[:200])
+            return ToolResult.error(f"error: invalid arguments for {name}: {parsed}. Nothing was run.")
+        try:
+            args = tool.args.model_validate(parsed)
+        except ValidationError as exc:
+            reason = _describe(exc)
+            log.info("tool_arguments_invalid", surface=surface, tool=name, reason=reason[:200])
+            return ToolResult.error(f"error: invalid arguments for {name}: {reason}. Nothing was run.")
+        try:
+            result = await tool.handler(args, ctx)
+        except Exception as exc:
+            log.exception("tool_failed", surface=surface, tool=name)
+            return ToolResult.error(f"error: {name} failed ({type(exc).__name__}); try again later.")
+        return result
+
+
+def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        return f"arguments are {len(arguments)} characters, more than {MAX_ARGUMENT_CHARS}"
+    if not arguments.strip():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        return f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(value, dict):
+        return f"arguments must be a JSON object, not {type(value).__name__}"
+    return value
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
