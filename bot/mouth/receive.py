@@ -91,12 +91,13 @@ class VoiceReceiver:
     def start(self) -> None:
         if self._running:
             return
+        loop = asyncio.get_running_loop()  # fails before anything is attached if off the loop
         self.ssrcs.add_present(self._adapter.channel_member_ids())
         self._adapter.install_ws_hook(self._on_ws_message)
         self._adapter.add_packet_listener(self._on_datagram)
         if self._keepalive is not None:
             self._stop_event = asyncio.Event()
-            self._keepalive_task = asyncio.get_running_loop().create_task(
+            self._keepalive_task = loop.create_task(
                 self._keepalive.run(self._stop_event), name="voice-receive-keepalive"
             )
         self._running = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import davey
 import numpy as np
 import pytest
 
@@ -264,3 +265,17 @@ def test_a_failing_sink_is_counted_and_does_not_stop_the_pipeline() -> None:
     for i, f in enumerate(opus_frames(2)):
         pipe.feed(alice.packet(dave_seal(ALICE_KEY, f, i)))
     assert pipe.stats.sink_errors == 2 and calls == [ALICE, ALICE]
+
+
+def test_real_davey_session_without_a_group_fails_closed_to_silence() -> None:
+    """davey 0.1.7 itself: before the MLS welcome there is no decryptor for anyone."""
+    session = davey.DaveSession(1, 1, 5)
+    pipe, _, sink = make(session)
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(2)
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[0], 0)))  # NoDecryptorForUser
+    pipe.feed(alice.packet(frames[1]))  # unmarked while E2EE is on: refused
+    pipe.feed(alice.packet(OPUS_SILENCE))  # silence is never encrypted
+    assert (pipe.stats.dave_failures, pipe.stats.passthrough) == (2, 1)
+    assert [p for _, p in sink.frames[:2]] == [bytes(FRAME_BYTES)] * 2
+    assert len(sink.frames) == 3
