@@ -14,6 +14,7 @@ monotone lines, few large tiles spread around). Ties break in the fixed order of
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -78,10 +79,10 @@ def _line_score(line: tuple[int, ...]) -> float:
     towards_start = towards_end = 0.0
     for a, b in zip(ranks, ranks[1:], strict=False):
         if a > b:
-            towards_start += a**4 - b**4
+            towards_start += float(a**4 - b**4)
         else:
-            towards_end += b**4 - a**4
-    spread = sum(r**3.5 for r in ranks)
+            towards_end += float(b**4 - a**4)
+    spread = sum(math.pow(r, 3.5) for r in ranks)
     return 270.0 * empty + 700.0 * merges - 47.0 * min(towards_start, towards_end) - 11.0 * spread
 
 

@@ -6,14 +6,32 @@ line toward the chosen side and merges each equal pair once, counting the merged
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 SIZE = 4
 Board = tuple[tuple[int, ...], ...]
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[Direction, ...] = ("up", "down", "left", "right")
+
+
+class Rng(Protocol):
+    def random(self) -> float: ...
+
+
+class Mulberry32:
+    """The page's PRNG (mulberry32), so a Python game with seed N replays the page's ?seed=N."""
+
+    def __init__(self, seed: int) -> None:
+        self._a = seed & 0xFFFFFFFF
+
+    def random(self) -> float:
+        mask = 0xFFFFFFFF
+        self._a = (self._a + 0x6D2B79F5) & mask
+        t = self._a
+        t = ((t ^ (t >> 15)) * (t | 1)) & mask
+        t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & mask)) & mask
+        return ((t ^ (t >> 14)) & mask) / 4294967296
 
 
 def to_board(rows: Sequence[Sequence[int]]) -> Board:
@@ -85,7 +103,7 @@ def place(board: Board, r: int, c: int, value: int) -> Board:
     return tuple(tuple(row) for row in rows)
 
 
-def spawn(board: Board, rng: random.Random) -> Board:
+def spawn(board: Board, rng: Rng) -> Board:
     """Put a 2 (90 %) or a 4 on a random empty cell, as the page does."""
     empty = empty_cells(board)
     if not empty:
@@ -102,6 +120,6 @@ def max_tile(board: Board) -> int:
     return max(max(row) for row in board)
 
 
-def new_game(rng: random.Random) -> Board:
+def new_game(rng: Rng) -> Board:
     board: Board = tuple((0,) * SIZE for _ in range(SIZE))
     return spawn(spawn(board, rng), rng)

@@ -47,6 +47,7 @@ CHROMIUM_ARGS = (
 )
 NAVIGATION_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 10_000
+SNAPSHOT_ATTEMPTS = 4
 
 
 class BrowserWorld:
@@ -183,9 +184,10 @@ class BrowserWorld:
             try:
                 notice = await self._recover()
                 assert self._page is not None
-                snap: dict[str, Any] = await self._page.evaluate(SNAPSHOT_JS, snapshot_args())
+                snap = await self._snapshot(self._page)
             except PlaywrightError as exc:
-                self._mark_broken(f"the page stopped answering: {exc}")
+                if self._page is None or self._page.is_closed():
+                    self._mark_broken(f"the page stopped answering: {exc}")
                 raise WorldUnavailable(f"could not read the browser page: {exc}") from exc
             self._refs = {item["ref"] for item in snap["outline"]}
             state: dict[str, Any] = {
@@ -204,6 +206,19 @@ class BrowserWorld:
             if notice:
                 state["notice"] = f"{notice}; reopened {self._target.url}"
             return Observation.of(state, "page")
+
+    @staticmethod
+    async def _snapshot(page: Page) -> dict[str, Any]:
+        """Read the page; a navigation under way destroys the script's context, so wait and retry."""
+        for attempt in range(SNAPSHOT_ATTEMPTS):
+            try:
+                snap: dict[str, Any] = await page.evaluate(SNAPSHOT_JS, snapshot_args())
+                return snap
+            except PlaywrightError as exc:
+                if "context was destroyed" not in str(exc) or attempt == SNAPSHOT_ATTEMPTS - 1:
+                    raise
+                await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
+        raise AssertionError("unreachable")
 
     async def still(self) -> Still | None:
         async with self._lock:

@@ -1,0 +1,230 @@
+"""BrowserWorld against real headless Chromium and loopback pages."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+from pydantic import BaseModel
+
+from bot.worlds.base import World, WorldUnavailable
+from bot.worlds.browser import BUILTIN_PAGES, BrowserWorld
+from journal.actions import BROWSER_CATALOG, ButtonPress
+
+OpenWorld = Callable[..., Awaitable[BrowserWorld]]
+
+
+def act(kind: str, **args: object) -> BaseModel:
+    return BROWSER_CATALOG.validate({"kind": kind, **args})
+
+
+async def observe_until(
+    world: BrowserWorld, check: Callable[[dict[str, Any]], Any], within: float = 5.0
+) -> dict[str, Any]:
+    """Observe until check(state) is truthy (page events may land a frame late); fail after `within` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        state = (await world.observe()).state
+        if check(state):
+            return state
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {within} s; last page text: {state['text']!r}")
+        await asyncio.sleep(0.02)
+
+
+async def page_log(world: BrowserWorld, pattern: str) -> re.Match[str]:
+    """Wait until the page's log has a line matching pattern; return the match."""
+    compiled = re.compile(pattern, re.MULTILINE)
+    state = await observe_until(world, lambda s: compiled.search(s["text"]))
+    found = compiled.search(state["text"])
+    assert found is not None
+    return found
+
+
+async def test_is_a_world_with_the_browser_catalog(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    assert isinstance(world, World)
+    assert world.name == "browser"
+    assert world.catalog is BROWSER_CATALOG
+    prov = world.provenance
+    assert prov["body"] == "browser" and prov["startUrl"] == f"{test_site}/input.html"
+    assert isinstance(prov["browserVersion"], str) and prov["browserVersion"]
+
+
+async def test_still_is_a_viewport_png(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    still = await world.still()
+    assert still is not None
+    assert still.data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(still.data) >= 1024
+    assert (still.width, still.height, still.mime_type) == (1280, 800, "image/png")
+    assert int.from_bytes(still.data[16:20], "big") == 1280  # IHDR width
+    assert int.from_bytes(still.data[20:24], "big") == 800
+
+
+async def test_observation_has_text_outline_and_viewport(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    obs = await world.observe()
+    assert obs.scene == "page"
+    assert obs.state["url"] == f"{test_site}/input.html"
+    assert obs.state["title"] == "Input probe"
+    assert obs.state["viewport"] == {"width": 1280, "height": 800}
+    assert "leave this site" in obs.state["text"]
+    by_name = {item["name"]: item for item in obs.state["outline"]}
+    assert by_name["name field"]["role"] == "textbox"
+    assert by_name["leave this site"]["role"] == "link"
+    x, y, w, h = by_name["name field"]["box"]
+    assert (x, y) == (40, 40) and w >= 200 and h > 0  # width 200 plus the field's padding and border
+    assert "game" not in obs.state
+
+
+async def test_coordinate_click_lands_where_asked(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    result = await world.act(act("click", x=410, y=255))
+    assert result.ok and result.source == "environment"
+    assert result.data["clicked"] == [410, 255]
+    assert result.data["target"]["id"] == "pad"
+    await page_log(world, r"^click 410 255 on pad$")
+    missed = await world.act(act("click", x=150, y=600))
+    assert missed.ok
+    await page_log(world, r"^click 150 600 on body$")
+
+
+async def test_press_w_and_space_reach_the_page(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    result = await world.act(act("press", key="w"))
+    assert result.ok and result.data["key"] == "w"
+    await page_log(world, r"^keydown w$")
+    await page_log(world, r"^keyup w held \d+$")
+    assert (await world.act(act("press", key="Space"))).ok
+    await page_log(world, r"^keyup Space held \d+$")
+
+
+async def test_held_key_is_held_as_the_page_measures_it(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    result = await world.act(act("press", key="ArrowRight", hold_ms=400))
+    assert result.ok and result.data["heldMs"] >= 400
+    found = await page_log(world, r"^keyup ArrowRight held (\d+)$")
+    assert int(found.group(1)) >= 300
+
+
+async def test_click_by_ref_then_type(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    obs = await world.observe()
+    ref = next(item["ref"] for item in obs.state["outline"] if item["name"] == "name field")
+    clicked = await world.act(act("click", ref=ref))
+    assert clicked.ok and clicked.data["ref"] == ref and clicked.data["target"]["id"] == "field"
+    typed = await world.act(act("type", text="Pika 1"))
+    assert typed.ok and typed.data["typed"] == 6
+    await page_log(world, r"^value Pika 1$")
+
+
+async def test_scroll_moves_the_page(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    result = await world.act(act("scroll", dy=600))
+    assert result.ok and result.data["scrollY"] > 0
+
+    state = await observe_until(world, lambda s: s["scrollY"] >= 600)
+    assert state["scrollY"] == 600
+
+
+async def test_unknown_ref_is_refused_and_the_session_goes_on(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    before_outline = await world.act(act("click", ref="e1"))
+    assert not before_outline.ok and before_outline.refusal == "ref_not_found"
+    await world.observe()
+    missing = await world.act(act("click", ref="e999"))
+    assert (missing.ok, missing.source, missing.refusal) == (False, "body", "ref_not_found")
+    assert "e999" in missing.detail
+    assert (await world.act(act("press", key="q"))).ok
+    await page_log(world, r"^keydown q$")
+
+
+async def test_navigating_away_is_refused_then_the_page_comes_back(
+    open_world: OpenWorld, test_site: str, other_site: str
+) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    obs = await world.observe()
+    link = next(item["ref"] for item in obs.state["outline"] if item["role"] == "link")
+    assert (await world.act(act("click", ref=link))).ok
+
+    away = await observe_until(world, lambda s: s["offsite"] and s["title"] == "Elsewhere", within=10)
+    assert away["url"].startswith(other_site)
+    refused = await world.act(act("press", key="w"))
+    assert (refused.ok, refused.refusal) == (False, "navigated_away")
+    assert refused.data["leftTo"].startswith(other_site) and refused.data["wentBack"] is True
+    back = await world.observe()
+    assert back.state["url"] == f"{test_site}/input.html" and back.state["offsite"] is False
+    assert (await world.act(act("press", key="w"))).ok
+    await page_log(world, r"^keydown w$")
+
+
+async def test_page_crash_is_refused_and_the_page_reopens(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    page = world._page  # the test plays the crashing renderer; the world learns of it by events
+    assert page is not None
+    with pytest.raises(Exception):  # noqa: B017 - Playwright reports the crash in its own way
+        await page.goto("chrome://crash", timeout=10_000)
+
+    refused = await world.act(act("press", key="w"))
+    assert (refused.ok, refused.refusal) == (False, "browser_crashed")
+    assert refused.data["reopened"] is True
+    assert (await world.act(act("press", key="e"))).ok
+    await page_log(world, r"^keydown e$")
+
+
+async def test_after_close_actions_are_refused(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    await world.close()
+    result = await world.act(act("press", key="w"))
+    assert (result.ok, result.source, result.refusal) == (False, "body", "page_not_open")
+    assert await world.still() is None
+    with pytest.raises(WorldUnavailable, match="not open"):
+        await world.observe()
+
+
+async def test_gba_actions_are_refused_as_unsupported(open_world: OpenWorld, test_site: str) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    result = await world.act(ButtonPress(kind="button_press", button="a"))
+    assert (result.ok, result.refusal) == (False, "unsupported_action")
+    assert "click" in result.detail
+
+
+async def test_start_fails_clearly_without_chromium() -> None:
+    world = BrowserWorld("builtin:2048", chromium_path="/nonexistent/chromium")
+    with pytest.raises(WorldUnavailable, match="/nonexistent/chromium"):
+        await world.start()
+    await world.close()
+
+
+def test_bad_urls_are_rejected_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="unknown builtin page"):
+        BrowserWorld("builtin:tetris")
+    with pytest.raises(ValueError, match="not an http"):
+        BrowserWorld("ftp://example.org/")
+
+
+async def test_builtin_2048_from_a_static_base_url(open_world: OpenWorld) -> None:
+    async def games(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(BUILTIN_PAGES[request.match_info["name"]])
+
+    app = web.Application()
+    app.router.add_get("/games/{name}.html", games)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        port = runner.addresses[0][1]
+        world = await open_world("builtin:2048?seed=3", static_base_url=f"http://127.0.0.1:{port}/games")
+        obs = await world.observe()
+        assert obs.state["url"] == f"http://127.0.0.1:{port}/games/2048.html?seed=3"
+        assert sum(v != 0 for row in obs.state["game"]["board"] for v in row) == 2
+        await world.close()
+    finally:
+        await runner.cleanup()
