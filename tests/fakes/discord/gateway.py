@@ -31,6 +31,7 @@ class GatewaySession:
     session_id: str
     intents: int
     seq: int = 0
+    parsed_seq: int = 0  # highest sequence the bot reported in a heartbeat: it parsed up to here
     sent: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for RESUME replay
     ws: web.WebSocketResponse | None = None
 
@@ -85,6 +86,8 @@ class Gateway:
                 self.received.append(Frame(op, _redact(d)))
                 if op == HEARTBEAT:
                     self.heartbeats += 1
+                    if session is not None and isinstance(d, int):
+                        session.parsed_seq = max(session.parsed_seq, d)
                     await ws.send_str(json.dumps({"op": HEARTBEAT_ACK}))
                 elif op == IDENTIFY:
                     if d.get("token") != self.fake.token:
@@ -176,6 +179,17 @@ class Gateway:
         if wanted:
             chunk["not_found"] = [str(u) for u in wanted - {m.id for m in members}]
         await session.send_dispatch("GUILD_MEMBERS_CHUNK", chunk)
+
+    async def request_heartbeats(self) -> dict[str, int]:
+        """Send op 1 to every live session; returns the sequence each must report back. A bot
+        answers op 1 at once with a heartbeat carrying the last sequence it parsed, and parses
+        frames in order, so that heartbeat proves every earlier dispatch was handled."""
+        targets = {}
+        for session in self.live:
+            assert session.ws is not None
+            targets[session.session_id] = session.seq
+            await session.ws.send_str(json.dumps({"op": HEARTBEAT, "d": None}))
+        return targets
 
     async def reconnect(self) -> None:
         """Ask every connected bot to reconnect (op 7); discord.py then RESUMEs."""

@@ -49,6 +49,9 @@ async def running_bot(
                     raise AssertionError(
                         f"bot was not ready within {ready_timeout}s; problems: {fake.problems()}"
                     )
+                await fake.flush()  # every GUILD_CREATE is parsed, even if on_ready came first
+                missing = [g.name for g in fake.guilds.values() if bot.get_guild(g.id) is None]
+                assert not missing, f"bot is ready but does not know guild(s) {missing}"
                 yield fake, bot
             finally:
                 ready.cancel()

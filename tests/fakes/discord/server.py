@@ -119,9 +119,7 @@ class DiscordFake:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None and server.sockets, "fake Discord did not bind"
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = int(self._runner.addresses[0][1])
 
     async def stop(self) -> None:
         await self.gateway.close_all()
@@ -167,6 +165,18 @@ class DiscordFake:
                     await self._changed.wait_for(predicate)
         except TimeoutError:
             raise AssertionError(f"fake Discord: timed out after {within}s waiting for {what}") from None
+
+    async def flush(self, within: float = 5.0) -> None:
+        """Return once every connected bot has parsed every event dispatched so far (its cache is
+        up to date; listeners it spawned may still be running). Uses the gateway's own
+        server-requested heartbeat as a round trip, so no sleeping."""
+        targets = await self.gateway.request_heartbeats()
+        sessions = self.gateway.sessions
+
+        def done() -> bool:
+            return all(sessions[sid].parsed_seq >= seq for sid, seq in targets.items())
+
+        await self.wait_until(done, within, "the bot to parse all dispatched events")
 
     def problems(self) -> list[str]:
         return [f"contract violation: {v}" for v in self.violations] + [

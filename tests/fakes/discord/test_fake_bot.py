@@ -25,7 +25,7 @@ class DemoBot(commands.Bot):
         self.guild_id = guild_id
         self.voice_updates: asyncio.Queue[tuple[int, discord.VoiceState]] = asyncio.Queue()
         self.tree.add_command(demo_group())
-        self.tree.on_error = self.on_tree_error
+        self.tree.error(self.on_tree_error)
 
     async def setup_hook(self) -> None:
         guild = discord.Object(self.guild_id)
@@ -210,6 +210,19 @@ async def test_voice_state_update_reaches_the_bot(live: tuple[DiscordFake, DemoB
     await fake.set_voice_state(fake.member, None)
     _, left = await asyncio.wait_for(bot.voice_updates.get(), 5)
     assert left.channel is None
+
+
+async def test_flush_means_the_bot_cache_is_current(live: tuple[DiscordFake, DemoBot]) -> None:
+    fake, bot = live
+    await fake.set_voice_state(fake.moderator, fake.voice_channel, self_stream=True)
+    newcomer = await fake.add_member("sam", [fake.moderator_role])
+    await fake.flush()
+    guild = bot.get_guild(fake.guild.id)
+    assert guild is not None
+    mod = guild.get_member(fake.moderator.id)
+    assert mod is not None and mod.voice is not None and mod.voice.self_stream
+    sam = guild.get_member(newcomer.id)
+    assert sam is not None and sam.guild_permissions.manage_guild
 
 
 async def test_bot_voice_join_is_echoed(live: tuple[DiscordFake, DemoBot]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -49,7 +50,7 @@ def test_only_integer_attachment_ids_are_tolerated() -> None:
     contract = default_contract()
     create = contract.find("POST", "/channels/1/messages")
     assert create is not None
-    as_sent = {"content": "x", "attachments": [{"id": 0, "filename": "a.png"}]}
+    as_sent: dict[str, Any] = {"content": "x", "attachments": [{"id": 0, "filename": "a.png"}]}
     assert contract.check(create, "/x", as_sent, has_body=True) is None
     assert as_sent["attachments"][0]["id"] == 0  # the caller's body is not modified
     wrong = contract.check(create, "/x", {"attachments": [{"id": "abc", "filename": "a.png"}]}, has_body=True)
