@@ -17,8 +17,11 @@ websocket hook, the secret key/mode and the current ``dave_session`` — and is 
 * ``receive_pipeline``  — the steps chained, counters, unknown-SSRC identification by DAVE key
 * ``receive_keepalive`` — Opus silence bursts while idle so Discord keeps delivering audio
 
+Needs libopus at runtime (Debian: ``libopus0``; discord.py loads it via ctypes). Frames arrive
+only while someone sends: a pause in speech is a pause in frames, not filler silence.
+
 Threading: the sink is called on discord.py's socket-reader thread; wrap an asyncio consumer
-with ``loop_sink``. A ``VoiceReceiver`` lives as long as its ``VoiceClient``'s connection: after
+(e.g. ``RoomMixer.feed``) with ``loop_sink``. A ``VoiceReceiver`` lives as long as its ``VoiceClient``'s connection: after
 ``disconnect()`` (which stops discord.py's reader thread) make a new one for the new client.
 """
 
