@@ -21,6 +21,7 @@ from .interactions import InteractionHandle, build_command_data, find_command, i
 from .model import (
     EVERYONE_PERMISSIONS,
     MANAGE_GUILD,
+    TEXT_CHANNEL,
     VOICE_CHANNEL,
     FakeChannel,
     FakeGuild,
@@ -40,8 +41,9 @@ class DiscordFake:
     The default guild (`fake.guild`) has roles @everyone and "Moderator" (Manage Server), members
     `fake.owner` (guild owner), `fake.moderator` (has the Moderator role), `fake.member` (no
     extra roles) and `fake.bot_member`, a text channel `fake.text_channel` ("general") and a
-    voice channel `fake.voice_channel` ("Lounge"). Change it freely before the bot connects;
-    after that use the async helpers, which also dispatch the matching gateway events.
+    voice channel `fake.voice_channel` ("Lounge"). Change it with the async helpers (add_member,
+    set_roles, add_role, add_channel, set_voice_state); they work before the bot connects and,
+    once it is connected, also dispatch the matching gateway event.
     """
 
     def __init__(
@@ -318,6 +320,14 @@ class DiscordFake:
         role = guild.add_role(name, permissions)
         await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
         return role
+
+    async def add_channel(
+        self, name: str, *, voice: bool = False, guild: FakeGuild | None = None
+    ) -> FakeChannel:
+        guild = guild or self.guild
+        channel = guild.add_channel(name, VOICE_CHANNEL if voice else TEXT_CHANNEL)
+        await self.dispatch("CHANNEL_CREATE", channel.payload())
+        return channel
 
     async def reconnect(self) -> None:
         """Send op 7 RECONNECT; discord.py reconnects and RESUMEs the session."""

@@ -216,6 +216,7 @@ async def test_flush_means_the_bot_cache_is_current(live: tuple[DiscordFake, Dem
     fake, bot = live
     await fake.set_voice_state(fake.moderator, fake.voice_channel, self_stream=True)
     newcomer = await fake.add_member("sam", [fake.moderator_role])
+    stage = await fake.add_channel("Stage", voice=True)
     await fake.flush()
     guild = bot.get_guild(fake.guild.id)
     assert guild is not None
@@ -223,6 +224,7 @@ async def test_flush_means_the_bot_cache_is_current(live: tuple[DiscordFake, Dem
     assert mod is not None and mod.voice is not None and mod.voice.self_stream
     sam = guild.get_member(newcomer.id)
     assert sam is not None and sam.guild_permissions.manage_guild
+    assert isinstance(guild.get_channel(stage.id), discord.VoiceChannel)
 
 
 async def test_bot_voice_join_is_echoed(live: tuple[DiscordFake, DemoBot]) -> None:

@@ -108,3 +108,22 @@ async def test_unknown_interactions_and_early_followups_are_refused(discord_fake
         ) as resp:
             assert resp.status == 404
     assert discord_fake.violations == [] and discord_fake.unknown_routes == []
+
+
+async def test_bulk_overwrite_keeps_ids_of_commands_that_stay(discord_fake: DiscordFake) -> None:  # noqa: F811
+    url = f"{discord_fake.api_base}/applications/{discord_fake.application_id}/commands"
+    first_body = [{"name": "alpha", "description": "a"}, {"name": "beta", "description": "b"}]
+    async with aiohttp.ClientSession(headers=auth(discord_fake)) as http:
+        async with http.put(url, json=first_body) as resp:
+            first = await resp.json()
+        async with http.put(url, json=[{"name": "beta", "description": "b2"}]) as resp:
+            second = await resp.json()
+        async with http.get(url) as resp:
+            listed = await resp.json()
+        other_app = url.replace(str(discord_fake.application_id), "1")
+        async with http.put(other_app, json=[]) as resp:
+            assert resp.status == 403
+    assert [c["name"] for c in first] == ["alpha", "beta"] and all(c["id"].isdigit() for c in first)
+    assert second[0]["id"] == first[1]["id"] and second[0]["description"] == "b2"
+    assert listed == second == discord_fake.commands[None]
+    assert discord_fake.commands.get(discord_fake.guild.id) is None
