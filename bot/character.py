@@ -1,0 +1,64 @@
+"""The Character (DESIGN §1): one object that owns the play host, the share store, the tool
+registry, the captain and the web surface. Everything is made here, in one place, and handed
+to whoever needs it (the Discord app and its cogs receive a Character; they build nothing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import structlog
+
+from bot.captain import Captain
+from bot.config import Settings
+from bot.play.host import PlayHost
+from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
+from bot.tools.base import Surface
+from bot.web.app import WebHandle, WebSurface
+from bot.web.share_store import ShareStore
+
+log = structlog.get_logger("clankie.character")
+
+
+@dataclass
+class Character:
+    settings: Settings
+    play_host: PlayHost
+    share_store: ShareStore
+    registry: ToolRegistry
+    captain: Captain
+    web: WebSurface
+    services: ToolServices = field(default_factory=ToolServices)
+
+    def tool_context(self, surface: Surface, speaker: Speaker | None = None) -> ToolContext:
+        """The context a surface's tool calls run with (the mouth passes the speaker)."""
+        return ToolContext(self.services, surface, speaker)
+
+    async def start(self) -> WebHandle | None:
+        """Close sessions a dead process left running; start the web surface when enabled."""
+        lapsed = self.play_host.reconcile()
+        if lapsed:
+            log.warning("sessions_lease_lapsed", count=len(lapsed))
+        if not self.settings.web.enabled:
+            return None
+        return await self.web.start()
+
+    @property
+    def web_url(self) -> str | None:
+        handle = self.web.handle
+        return handle.url if handle is not None else self.settings.web.public_url
+
+    async def close(self) -> None:
+        """Stop play (the journal gets its summary) and the web surface."""
+        await self.play_host.close()
+        await self.web.close()
+
+
+def build_character(settings: Settings) -> Character:
+    play_host = PlayHost(settings)
+    share_store = ShareStore(settings.share.link_ttl_minutes, base_url=settings.web.public_url or "")
+    registry = build_registry()
+    services = ToolServices(play=play_host, shares=share_store)
+    captain = Captain(settings, registry, services)
+    services.captain = captain
+    web = WebSurface(settings, play_host, share_store)
+    return Character(settings, play_host, share_store, registry, captain, web, services)

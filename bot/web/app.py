@@ -1,0 +1,138 @@
+"""The aiohttp web surface (DESIGN §10, §11): embodiment API, activity page, share capture,
+bundled game pages; and :class:`WebSurface`, which starts it under the bind/token rules."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from bot.web import embodiment, share_routes
+from bot.web.auth import check_bind, token_middleware
+from bot.web.share_store import ShareStore
+from bot.web.still_cache import StillCache
+
+log = structlog.get_logger("clankie.web")
+STATIC = Path(__file__).parent / "static"
+_PAGE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+async def activity_page(_request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "index.html", headers=_PAGE_HEADERS)
+
+
+def _builtin_pages() -> dict[str, Path]:
+    try:
+        from bot.worlds.browser.pages import BUILTIN_PAGES
+    except ImportError:
+        return {}
+    return dict(BUILTIN_PAGES)
+
+
+async def game_page(request: web.Request) -> web.StreamResponse:
+    path = _builtin_pages().get(request.match_info["name"])
+    if path is None or not path.is_file():
+        raise web.HTTPNotFound(text="no such bundled page")
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+
+def make_app(
+    play_host: Any,
+    share_store: ShareStore,
+    *,
+    token: str | None = None,
+    stills: StillCache | None = None,
+) -> web.Application:
+    middlewares = [token_middleware(token)] if token else []
+    app = web.Application(middlewares=middlewares)
+    app[embodiment.PLAY_HOST] = play_host
+    app[embodiment.STILLS] = stills or StillCache()
+    feed = embodiment.LiveFeed(play_host)
+    app[embodiment.FEED] = feed
+
+    async def on_startup(_app: web.Application) -> None:
+        feed.start()
+
+    async def on_shutdown(_app: web.Application) -> None:
+        await feed.close()
+
+    app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
+    app.router.add_get("/", activity_page)
+    app.router.add_static("/static/", STATIC, append_version=False)
+    app.router.add_get("/games/{name}.html", game_page)
+    embodiment.add_routes(app)
+    share_routes.add_routes(app, share_store)
+    return app
+
+
+@dataclass
+class WebHandle:
+    """A running web surface: where people reach it, and how to stop it."""
+
+    url: str
+    host: str
+    port: int
+    close: Callable[[], Awaitable[None]]
+
+
+class WebSurface:
+    """Builds the app for the character and runs it when asked (not on construction)."""
+
+    def __init__(self, settings: Any, play_host: Any, share_store: ShareStore) -> None:
+        self.settings = settings
+        self.play_host = play_host
+        self.share_store = share_store
+        self.stills = StillCache()
+        self.handle: WebHandle | None = None
+
+    def token(self) -> str | None:
+        secret = self.settings.web.token
+        return secret.get_secret_value() if secret is not None else None
+
+    async def start(self, host: str | None = None, port: int | None = None) -> WebHandle:
+        if self.handle is not None:
+            return self.handle
+        host = host or self.settings.web.host
+        port = self.settings.web.port if port is None else port
+        token = self.token()
+        check_bind(host, token)
+        app = make_app(self.play_host, self.share_store, token=token, stills=self.stills)
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            from bot.web.auth import WebConfigError
+
+            raise WebConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        bound_port = port
+        server = getattr(site, "_server", None)
+        with contextlib.suppress(AttributeError, IndexError, TypeError):
+            bound_port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        shown = f"[{host}]" if ":" in host else host
+        url = (self.settings.web.public_url or f"http://{shown}:{bound_port}").rstrip("/") + "/"
+        self.share_store.base_url = url.rstrip("/")
+
+        async def close() -> None:
+            self.handle = None
+            await runner.cleanup()
+
+        self.handle = WebHandle(url=url, host=host, port=bound_port, close=close)
+        log.info("web_listening", url=url, token_required=bool(token))
+        return self.handle
+
+    async def close(self) -> None:
+        if self.handle is not None:
+            await self.handle.close()

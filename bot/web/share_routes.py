@@ -1,0 +1,98 @@
+"""Share capture on the web surface (DESIGN §11).
+
+``GET  /share/{token}``        the capture page (screen capture in the browser, 1 JPEG a second)
+``POST /share/{token}/frame``  one JPEG (body ``image/jpeg``); 201 when stored, else a refusal
+                               ``{error: reason, message}`` with 404 bad_token, 410 expired or
+                               stopped, 413 too_large, 415 not_jpeg, 429 too_fast
+``POST /share/{token}/stop``   ends the share (the page's Stop button, or the page closing)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from pathlib import Path
+
+from aiohttp import web
+
+from bot.web.share_store import MAX_BYTES, FrameRefused, ShareStore, decode_jpeg
+
+STATIC = Path(__file__).parent / "static"
+SHARES: web.AppKey[ShareStore] = web.AppKey("shares", ShareStore)
+_PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; "
+    "script-src 'self'; connect-src 'self'",
+}
+
+
+def _refusal(exc: FrameRefused) -> web.Response:
+    return web.json_response({"error": exc.reason, "message": exc.message}, status=exc.status)
+
+
+async def capture_page(request: web.Request) -> web.Response:
+    store = request.app[SHARES]
+    token = request.match_info["token"]
+    try:
+        name, expires_at = store.page_info(token)
+    except FrameRefused as exc:
+        page = (STATIC / "share_gone.html").read_text(encoding="utf-8")
+        body = page.replace("{{message}}", html.escape(exc.message))
+        return web.Response(text=body, status=exc.status, content_type="text/html", headers=_PAGE_HEADERS)
+    page = (STATIC / "share.html").read_text(encoding="utf-8")
+    body = page.replace("{{name}}", html.escape(name)).replace("{{expires}}", html.escape(expires_at))
+    return web.Response(text=body, content_type="text/html", headers=_PAGE_HEADERS)
+
+
+async def post_frame(request: web.Request) -> web.Response:
+    store = request.app[SHARES]
+    token = request.match_info["token"]
+    try:
+        store.admit(token, request.content_length)
+        data = await _read_bounded(request)
+        width, height = await asyncio.to_thread(decode_jpeg, data)
+        frame = store.commit(token, data, width, height)
+    except FrameRefused as exc:
+        return _refusal(exc)
+    return web.json_response(
+        {
+            "stored": True,
+            "number": frame.number,
+            "width": width,
+            "height": height,
+            "capturedAt": frame.captured_at,
+        },
+        status=201,
+    )
+
+
+async def _read_bounded(request: web.Request) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > MAX_BYTES:
+            raise FrameRefused("too_large", "The body is larger than that.")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def stop_share(request: web.Request) -> web.Response:
+    store = request.app[SHARES]
+    token = request.match_info["token"]
+    try:
+        store.stop_token(token)
+    except FrameRefused as exc:
+        if exc.reason in ("stopped", "expired"):
+            return web.json_response({"stopped": True, "already": exc.reason})
+        return _refusal(exc)
+    return web.json_response({"stopped": True})
+
+
+def add_routes(app: web.Application, store: ShareStore) -> None:
+    app[SHARES] = store
+    app.router.add_get("/share/{token}", capture_page)
+    app.router.add_post("/share/{token}/frame", post_frame)
+    app.router.add_post("/share/{token}/stop", stop_share)

@@ -1,0 +1,136 @@
+// Clankie's activity page: live still, story card, last turns, what he said.
+// Live over server-sent events (/v1/embodiment/events); falls back to polling every 2 s.
+"use strict";
+(function () {
+  const token = new URLSearchParams(location.search).get("token");
+  const base = "/v1/embodiment/sessions/live";
+  const $ = (id) => document.getElementById(id);
+  const MAX_TURNS = 12, MAX_LINES = 8;
+  let frameSha = null, sessionId = null, polling = null, storyTimer = null;
+  const seenTurns = new Set();
+
+  function url(path, extra) {
+    const u = new URL(path, location.href);
+    if (token) u.searchParams.set("token", token);
+    for (const [k, v] of Object.entries(extra || {})) u.searchParams.set(k, v);
+    return u.toString();
+  }
+  async function getJSON(path) {
+    const r = await fetch(url(path), { headers: { Accept: "application/json" }, cache: "no-store" });
+    if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+    return r.json();
+  }
+  function text(id, value) { $(id).textContent = value === null || value === undefined || value === "" ? "—" : String(value); }
+
+  function showStatus(st) {
+    const s = st.session, a = st.activity;
+    const pill = $("state");
+    if (!s) { pill.textContent = "not playing"; pill.className = "pill idle"; }
+    else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
+    else { pill.textContent = "playing " + s.world + " · turn " + s.turn; pill.className = "pill playing"; }
+    if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
+    text("objective", a && a.objective);
+    text("intent", a && a.intent);
+    text("effect", a && a.lastEffect);
+    const ms = a && a.progress && a.progress.milestones;
+    text("milestones", ms && ms.length ? ms.join(", ") : null);
+    showFrame(st.frameSha256);
+  }
+
+  function showFrame(sha) {
+    const img = $("still");
+    if (!sha) { img.hidden = true; $("no-still").hidden = false; frameSha = null; return; }
+    if (sha === frameSha) return;
+    frameSha = sha;
+    const next = new Image();
+    next.onload = () => { img.src = next.src; img.hidden = false; $("no-still").hidden = true; };
+    next.src = url(base + "/still", { v: sha.slice(0, 16) });
+  }
+
+  function resetTurns() { seenTurns.clear(); $("turns").replaceChildren(); $("lines").replaceChildren(); }
+
+  function addTurn(t) {
+    const key = t.sessionId + ":" + t.turn;
+    if (seenTurns.has(key)) return;
+    seenTurns.add(key);
+    const li = document.createElement("li");
+    li.dataset.turn = t.turn;
+    const badge = document.createElement("span");
+    badge.className = "badge " + t.outcome;
+    badge.textContent = t.outcome.replace(/_/g, " ");
+    const num = document.createElement("strong");
+    num.textContent = "#" + t.turn + " ";
+    const act = document.createElement("code");
+    act.textContent = t.actionText;
+    const eff = document.createElement("div");
+    eff.className = "muted";
+    eff.textContent = t.effect || t.detail || "";
+    li.append(num, badge, act, eff);
+    const list = $("turns");
+    list.prepend(li);
+    while (list.children.length > MAX_TURNS) list.lastChild.remove();
+    $("turns-empty").hidden = true;
+    if (t.speak) addLine(t.turn, t.speak);
+  }
+
+  function addLine(turn, said) {
+    const li = document.createElement("li");
+    li.textContent = "“" + said + "” (turn " + turn + ")";
+    const list = $("lines");
+    list.prepend(li);
+    while (list.children.length > MAX_LINES) list.lastChild.remove();
+    $("lines-empty").hidden = true;
+  }
+
+  function showStory(body) {
+    const card = body.outcome === "card" ? body.card : null;
+    $("story-card").hidden = !card;
+    $("story-empty").hidden = !!card;
+    $("story-empty").textContent = body.outcome === "pending" ? "The story is starting…" : "No story yet.";
+    const moments = $("moments");
+    moments.replaceChildren();
+    if (!card) return;
+    text("story-objective", card.objective);
+    text("story-turns", card.turnsTaken);
+    text("story-maps", (card.maps || []).join(" → "));
+    for (const m of (card.moments || []).slice().reverse()) {
+      const li = document.createElement("li");
+      li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "");
+      moments.append(li);
+    }
+  }
+
+  async function refreshStory() { try { showStory(await getJSON(base + "/story")); } catch (e) { /* next tick */ } }
+  function storySoon() { if (!storyTimer) storyTimer = setTimeout(() => { storyTimer = null; refreshStory(); }, 250); }
+
+  async function refreshAll() {
+    const [activity, session, turns] = await Promise.all([
+      getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
+    ]);
+    const still = await getJSON(base + "/still").catch(() => ({}));
+    showStatus({ session: session.session, activity: activity.activity || null, frameSha256: still.sha256 || null });
+    for (const t of turns.turns) addTurn(t);
+    await refreshStory();
+  }
+
+  function startPolling() {
+    if (polling) return;
+    $("transport").textContent = "updating every 2 s";
+    polling = setInterval(() => refreshAll().catch(() => {}), 2000);
+  }
+
+  function startEvents() {
+    if (!window.EventSource) { startPolling(); return; }
+    let failures = 0;
+    const es = new EventSource(url("/v1/embodiment/events"));
+    es.addEventListener("open", () => { failures = 0; $("transport").textContent = "live"; });
+    es.addEventListener("status", (e) => { showStatus(JSON.parse(e.data)); });
+    es.addEventListener("turn", (e) => { addTurn(JSON.parse(e.data)); storySoon(); });
+    es.addEventListener("error", () => {
+      failures += 1;
+      if (failures >= 3) { es.close(); startPolling(); }
+    });
+  }
+
+  refreshAll().catch(() => {}).finally(startEvents);
+})();

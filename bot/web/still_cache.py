@@ -1,0 +1,54 @@
+"""The live still, encoded once per distinct frame (DESIGN §10): the JSON body (with the image
+in base64) and the raw bytes are built the first time a frame is asked for and served from
+here until the frame changes. ``encodes`` counts how many frames were encoded."""
+
+from __future__ import annotations
+
+import base64
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import orjson
+
+from bot.worlds.base import Still
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StillEntry:
+    key: tuple[str, str]
+    etag: str
+    raw: bytes
+    mime_type: str
+    json_body: bytes
+
+
+class StillCache:
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self.encodes = 0
+        self._entries: OrderedDict[tuple[str, str], StillEntry] = OrderedDict()
+
+    def entry(self, session_id: str, still: Still) -> StillEntry:
+        key = (session_id, still.sha256)
+        found = self._entries.get(key)
+        if found is not None:
+            return found
+        body = {
+            "schemaVersion": SCHEMA_VERSION,
+            "outcome": "still",
+            "sessionId": session_id,
+            "mimeType": still.mime_type,
+            "width": still.width,
+            "height": still.height,
+            "sha256": still.sha256,
+            "capturedAt": still.captured_at,
+            "imageBase64": base64.b64encode(still.data).decode("ascii"),
+        }
+        entry = StillEntry(key, f'"{still.sha256[:32]}"', still.data, still.mime_type, orjson.dumps(body))
+        self.encodes += 1
+        self._entries[key] = entry
+        while len(self._entries) > self.keep:
+            self._entries.popitem(last=False)
+        return entry
