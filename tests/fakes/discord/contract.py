@@ -5,9 +5,9 @@ by HTTP method + path template (literal segments beat `{param}` segments, so `/u
 over `/users/{user_id}`); its `requestBody` JSON schema is checked with jsonschema (draft 2020-12,
 which OpenAPI 3.1 uses). Multipart bodies are checked through their `payload_json` part.
 
-One deliberate deviation: discord.py 2.7 sends `attachments[].id` as an integer (the index of
-the uploaded file) where the spec says snowflake string; such ids are turned into strings before
-validation. Nothing else is relaxed.
+One deliberate deviation: discord.py 2.7 sends `attachments[].id` (in interaction callbacks
+`data.attachments[].id`) as an integer, the index of the uploaded file, where the spec says
+snowflake string; such ids are turned into strings before validation. Nothing else is relaxed.
 """
 
 from __future__ import annotations
@@ -114,13 +114,16 @@ class Contract:
 
 
 def tolerate_discordpy(body: Any) -> Any:
-    """Apply the one documented deviation: integer attachment ids become strings."""
-    if not isinstance(body, dict) or not isinstance(body.get("attachments"), list):
+    """Apply the one documented deviation: integer attachment ids become strings, in a message
+    body's `attachments` and an interaction callback's `data.attachments`. Returns a copy."""
+    if not isinstance(body, dict):
         return body
     fixed = copy.deepcopy(body)
-    for item in fixed["attachments"]:
-        if isinstance(item, dict) and type(item.get("id")) is int:
-            item["id"] = str(item["id"])
+    for holder in (fixed, fixed.get("data")):
+        if isinstance(holder, dict) and isinstance(holder.get("attachments"), list):
+            for item in holder["attachments"]:
+                if isinstance(item, dict) and type(item.get("id")) is int:
+                    item["id"] = str(item["id"])
     return fixed
 
 

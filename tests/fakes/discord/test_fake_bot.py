@@ -15,7 +15,7 @@ from tests.fakes.discord.fixtures import discord_fake  # noqa: F401  (fixture)
 
 
 class DemoBot(commands.Bot):
-    """Declares /demo {ping,pick,slow,edit,guarded,whois}; syncs them to the test guild."""
+    """Declares /demo {ping,pick,slow,edit,guarded,card,whois}; syncs them to the test guild."""
 
     def __init__(self, guild_id: int) -> None:
         intents = discord.Intents.default()
@@ -81,6 +81,16 @@ def demo_group() -> app_commands.Group:
     async def guarded(interaction: discord.Interaction) -> None:
         await interaction.response.send_message("allowed", ephemeral=True)
 
+    @group.command(name="card", description="Embed and files")
+    async def card(interaction: discord.Interaction) -> None:
+        embed = discord.Embed(title="Story", description="so far", colour=0x3366FF).add_field(
+            name="turn", value="3"
+        )
+        await interaction.response.send_message(embed=embed, file=discord.File(io.BytesIO(b"one"), "one.jpg"))
+        await interaction.followup.send(
+            "more", file=discord.File(io.BytesIO(b"two"), "two.jpg"), ephemeral=True
+        )
+
     @group.command(name="whois", description="Name a member")
     async def whois(interaction: discord.Interaction, who: discord.Member) -> None:
         await interaction.response.send_message(f"{who.name} roles={len(who.roles)}")
@@ -101,7 +111,7 @@ async def test_login_syncs_exactly_the_declared_commands(live: tuple[DiscordFake
     registered = await fake.wait_commands(fake.guild)
     assert [c["name"] for c in registered] == ["demo"]
     subs = {o["name"]: o for o in registered[0]["options"]}
-    assert set(subs) == {"ping", "pick", "slow", "edit", "guarded", "whois"}
+    assert set(subs) == {"ping", "pick", "slow", "edit", "guarded", "card", "whois"}
     pick = {o["name"]: o for o in subs["pick"]["options"]}
     assert pick["color"]["choices"] == [{"name": "Red", "value": "red"}, {"name": "Blue", "value": "blue"}]
     assert (pick["count"]["type"], pick["count"]["min_value"], pick["count"]["max_value"]) == (4, 1, 5)
@@ -193,6 +203,18 @@ async def test_permission_comes_from_the_moderator_role(live: tuple[DiscordFake,
     await fake.set_roles(fake.member, [fake.moderator_role])
     promoted = await (await fake.send_interaction("demo guarded", by=fake.member)).response()
     assert promoted.content == "allowed"
+
+
+async def test_embeds_and_files_in_replies(live: tuple[DiscordFake, DemoBot]) -> None:
+    fake, _ = live
+    handle = await fake.send_interaction("demo card")
+    reply = await handle.response()
+    assert reply.message is not None and reply.message.files == [("one.jpg", b"one")]
+    assert (
+        reply.message.embeds[0]["title"] == "Story" and reply.message.embeds[0]["fields"][0]["value"] == "3"
+    )
+    (more,) = await handle.followups(1)
+    assert (more.content, more.files, more.ephemeral) == ("more", [("two.jpg", b"two")], True)
 
 
 async def test_member_option_is_resolved(live: tuple[DiscordFake, DemoBot]) -> None:

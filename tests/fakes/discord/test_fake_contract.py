@@ -55,6 +55,10 @@ def test_only_integer_attachment_ids_are_tolerated() -> None:
     assert as_sent["attachments"][0]["id"] == 0  # the caller's body is not modified
     wrong = contract.check(create, "/x", {"attachments": [{"id": "abc", "filename": "a.png"}]}, has_body=True)
     assert wrong is not None and "attachments/0/id" in wrong.errors[0]
+    callback = contract.find("POST", "/interactions/1/tok/callback")
+    assert callback is not None
+    in_callback = {"type": 4, "data": {"content": "x", "attachments": [{"id": 0, "filename": "a.png"}]}}
+    assert contract.check(callback, "/x", in_callback, has_body=True) is None
     flags = contract.check(create, "/x", {"content": "x", "flags": "64"}, has_body=True)
     assert flags is not None and "at flags" in flags.errors[0]
 
