@@ -74,8 +74,11 @@ def append_line(path: Path, line: BaseModel) -> None:
     """Append one whole JSON line (created 0600), flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = orjson.dumps(line.model_dump(mode="json")) + b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a crash left a torn last line: never glue onto it
         os.write(fd, data)
         os.fsync(fd)
     finally:

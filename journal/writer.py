@@ -85,8 +85,10 @@ class JournalWriter:
         writer._write(data)
         return writer
 
-    def append_turn(self, line: TurnV2Write | dict[str, Any]) -> None:
-        """Validate one turn against the live catalog and append it (flushed and fsynced)."""
+    def append_turn(self, line: TurnV2Write | dict[str, Any]) -> TurnV2Write:
+        """Validate one turn against the live catalog and append it (flushed and fsynced).
+
+        Returns the validated line (so callers can project it without validating twice)."""
         model = line if isinstance(line, TurnV2Write) else TurnV2Write.model_validate(line)
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is written; no turn may follow it")
@@ -96,6 +98,7 @@ class JournalWriter:
             )
         self._write(_encode(self.path, "turn", model))
         self._last_turn = model.turn.turn
+        return model
 
     def write_summary(self, summary: Summary | dict[str, Any]) -> None:
         """Append the closing summary line; at most one per journal."""

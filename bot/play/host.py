@@ -125,12 +125,11 @@ class PlayHost:
 
     def _story_for(self, journey_id: str) -> StoryProjector:
         """A live story projector seeded with the journey's earlier sittings."""
-        projector = StoryProjector()
         try:
-            self.index.seed(projector, journey_id)
+            return self.index.projector(journey_id)
         except Exception as exc:  # an unreadable old sitting must not block play
             log.warning("story_seed_failed", journey_id=journey_id, error=str(exc)[:300])
-        return projector
+            return StoryProjector()
 
     async def _run(self, session: PlaySession) -> str:
         data = {"runId": session.run_id, "sessionId": session.session_id, "journeyId": session.journey_id,
@@ -222,14 +221,14 @@ class PlayHost:
 
     def live_story(self) -> dict[str, Any] | None:
         s = self.active
-        return s.story.card_dict() if s is not None else None
+        return s.story_card() if s is not None else None
 
     def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
         """For the captain: the live card while playing, else the latest stopped journey's."""
         live = self.live_story()
         if live is not None:
             return live, True
-        journey = self.index.latest_stopped_journey()
+        journey = self.index.latest_stopped_journey(self.active.journey_id if self.active else None)
         if journey is None:
             return None, False
         card = self.index.story_card(journey)

@@ -138,6 +138,10 @@ class PlaySession:
     def progress(self) -> dict[str, Any]:
         return self._progress.snapshot()
 
+    def story_card(self) -> dict[str, Any] | None:
+        card = self.story.card()
+        return card.model_dump(mode="json") if card is not None else None
+
     def request_stop(self) -> None:
         self._stop.set()
 
@@ -163,7 +167,7 @@ class PlaySession:
             }
             writer = JournalWriter.create(self.journal_dir, header)
             self.journal_path = writer.path
-            self.story.feed_header(header)
+            self.story.feed_header(writer.header)
             self.state = "running"
             self.outcome = await self._loop(writer)
         except asyncio.CancelledError:
@@ -244,7 +248,7 @@ class PlaySession:
                 notes=self.notes,
                 progress=self._progress.snapshot(),
                 recent=[self._recent_entry(t) for t in list(self._recent)[-RECENT_FOR_MIND:]],
-                story=self.story.card_dict(),
+                story=self.story_card(),
                 warnings=warnings,
             )
             progress_before = self._progress.snapshot()
@@ -315,13 +319,13 @@ class PlaySession:
             narration = narration_line(self.turn, monologue, rec.effect, self.objective, intent)
         line = self._line(rec, signals, progress_before, retired, speak, speak_wanted, suppressed, delivery_id, narration)
         try:
-            writer.append_turn(line)
+            written = writer.append_turn(line)
         except JournalLineTooLarge as exc:
             log.error("journal_line_too_large", turn=rec.turn, error=str(exc))
         except Exception as exc:
             log.error("journal_line_refused", turn=rec.turn, error=str(exc)[:500])
         else:
-            self.story.feed_turn(line)
+            self.story.feed_turn(written)
         settled = SettledTurn(
             session_id=self.session_id, run_id=self.run_id, turn=rec.turn, outcome=rec.outcome,
             intent=intent, monologue=monologue, objective=self.objective, action=rec.action or (d.action if d else None),
