@@ -6,6 +6,7 @@ outcome, appended to `DISCORD_BRIDGE_RECEIPT_PATH` and joined to play turns by `
     trail.played(d, played)                discord.voice.response {played}
     trail.suppressed(d, reason)            discord.voice.play_narration_suppressed {reason}
     trail.refused(d, reason)               discord.voice.play_refusal {reason}
+    gate_narration(gate, trail, d, …)      the gate, with the suppression receipt written
 
 Every line may carry `runId` and `turn` (given once to the trail or per call). A write that
 fails is logged and counted, never raised into the voice session.
@@ -18,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.mouth.narration import SuppressReason
+from bot.mouth.narration import GateDecision, NarrationGate, SuppressReason
 from journal.oplog import ReceiptLine, ReceiptType, append_line
 
 log = logging.getLogger(__name__)
@@ -76,3 +77,20 @@ class ReceiptTrail:
 
     def refused(self, delivery_id: str, reason: str, turn: int | None = None) -> ReceiptLine | None:
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
+
+
+def gate_narration(
+    gate: NarrationGate,
+    trail: ReceiptTrail | None,
+    delivery_id: str,
+    *,
+    listening: bool,
+    speaking: bool,
+    turn: int | None = None,
+) -> GateDecision:
+    """Ask the gate about one `speakWanted` turn; a suppression leaves its receipt at once.
+    (An allowed turn's `requested` receipt is the caller's, when it sends `response.create`.)"""
+    decision = gate.decide(listening=listening, speaking=speaking)
+    if not decision.allowed and decision.reason is not None and trail is not None:
+        trail.suppressed(delivery_id, decision.reason, turn)
+    return decision

@@ -226,6 +226,8 @@ class RealtimeFake:
             return
         if event.get("type") == "input_audio_buffer.append" and not problem:
             self._take_audio(conn, where, event)
+        if event.get("type") == "response.cancel" and conn.active is not None:
+            conn.active.cancelled = True  # before anyone waiting on the event can look
         async with self._changed:
             conn.events.append(event)
             self.client_events.append(event)
@@ -254,8 +256,6 @@ class RealtimeFake:
             await self.send(
                 ev.item_truncated(event["item_id"], event["content_index"], event["audio_end_ms"]), conn
             )
-        elif kind == "response.cancel" and conn.active is not None:
-            conn.active.cancelled = True
 
 
 def _merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,63 @@
+"""Each committed user turn is attributed to its dominant speaker."""
+
+from __future__ import annotations
+
+from bot.mouth.audio import FRAME_MS, RoomMixer, SpeakerTracker
+from tests.mouth.tones import discord_frames, silent_frames
+
+
+def run_room(mixer: RoomMixer, tracks: dict[int, list[bytes]]) -> None:
+    """Feed every speaker's frame for each 20 ms tick, then pull one mixed frame."""
+    ticks = max(len(frames) for frames in tracks.values())
+    for i in range(ticks):
+        for user, frames in tracks.items():
+            if i < len(frames):
+                mixer.feed(user, frames[i])
+        mixer.pull()
+
+
+def test_the_louder_speaker_wins_a_turn_of_equal_length() -> None:
+    mixer = RoomMixer()
+    run_room(mixer, {1: discord_frames(300.0, 50, 3000.0), 2: discord_frames(500.0, 50, 9000.0)})
+    tracker = mixer.tracker
+    tracker.speech_started("item_a", 0)
+    assert tracker.speech_stopped("item_a", 50 * FRAME_MS) == 2
+    assert tracker.speaker_of("item_a") == 2
+
+
+def test_the_longer_speaker_wins_at_equal_loudness() -> None:
+    mixer = RoomMixer()
+    a = discord_frames(300.0, 15, 6000.0) + silent_frames(45)
+    b = silent_frames(10) + discord_frames(500.0, 50, 6000.0)
+    run_room(mixer, {1: a, 2: b})
+    tracker = mixer.tracker
+    tracker.speech_started("item_b", 0)
+    assert tracker.speech_stopped("item_b", 60 * FRAME_MS) == 2
+    # a turn covering only the first 200 ms belongs to speaker 1 alone
+    tracker.speech_started("item_c", 0)
+    assert tracker.speech_stopped("item_c", 200) == 1
+
+
+def test_turns_use_the_servers_timeline_and_commit_closes_an_open_span() -> None:
+    mixer = RoomMixer()
+    run_room(mixer, {1: discord_frames(300.0, 25, 6000.0) + silent_frames(25)})
+    run_room(mixer, {2: discord_frames(500.0, 25, 6000.0)})
+    tracker = mixer.tracker
+    assert tracker.position_ms == 75 * FRAME_MS
+    tracker.speech_started("first", 0)
+    tracker.speech_stopped("first", 500)
+    tracker.speech_started("second", 1000)
+    assert tracker.committed("first") == 1
+    assert tracker.committed("second") == 2  # no speech_stopped: the span runs to the newest frame
+    assert tracker.committed("never-started") is None
+
+
+def test_silence_is_nobodys_turn_and_a_new_session_resets() -> None:
+    tracker = SpeakerTracker()
+    tracker.record(0, {1: 1e-7, 2: 0.0})  # below the floor
+    tracker.speech_started("x", 0)
+    assert tracker.speech_stopped("x", 20) is None
+    tracker.record(20, {3: 0.1})
+    assert tracker.dominant(0, 40) == 3
+    tracker.reset()
+    assert tracker.dominant(0, 40) is None and tracker.speaker_of("x") is None
