@@ -5,7 +5,8 @@ wander on their own clock, dialogs, a start menu, choice menus, a naming screen,
 battle and seven ordered milestones. `guide.next_action` walks a new game to the end.
 """
 
+from bot.worlds.sandbox import guide
 from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES, Milestone
 from bot.worlds.sandbox.world import ADAPTER_VERSION, SandboxWorld
 
-__all__ = ["ADAPTER_VERSION", "MILESTONES", "MILESTONE_IDS", "Milestone", "SandboxWorld"]
+__all__ = ["ADAPTER_VERSION", "guide", "MILESTONES", "MILESTONE_IDS", "Milestone", "SandboxWorld"]

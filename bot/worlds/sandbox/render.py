@@ -102,17 +102,15 @@ def _cursor(d: ImageDraw.ImageDraw, x: int, y: int) -> None:
 
 
 def _menu(d: ImageDraw.ImageDraw, menu: Menu) -> None:
+    if menu.kind == "battle":
+        _battle_menu(d, menu)
+        return
     if menu.prompt:
         _dialog_box(d, None, (menu.prompt,), False)
     labels = [label for _, label in menu.entries]
     width = max(int(d.textlength(t, font=font(11))) for t in labels + [menu.title]) + 28
     height = 22 + 14 * len(labels)
-    if menu.kind == "start":
-        x0, y0 = WIDTH - width - 4, 4
-    elif menu.kind == "battle":
-        x0, y0 = WIDTH - width - 4, HEIGHT - height - 4
-    else:
-        x0, y0 = WIDTH - width - 4, 112 - height
+    x0, y0 = (WIDTH - width - 4, 4) if menu.kind == "start" else (WIDTH - width - 4, 112 - height)
     _box(d, (x0, y0, x0 + width, y0 + height))
     d.text((x0 + 8, y0 + 4), menu.title, fill=FRAME, font=font(10))
     for i, label in enumerate(labels):
@@ -120,6 +118,17 @@ def _menu(d: ImageDraw.ImageDraw, menu: Menu) -> None:
         d.text((x0 + 18, y - 1), label, fill=INK, font=font(11))
         if i == menu.cursor:
             _cursor(d, x0 + 8, y + 2)
+
+
+def _battle_menu(d: ImageDraw.ImageDraw, menu: Menu) -> None:
+    """The move menu fills the dialog area: the question, then the moves side by side."""
+    _box(d, (2, 114, 237, 157))
+    d.text((10, 119), menu.title, fill=FRAME, font=font(11))
+    for i, (_, label) in enumerate(menu.entries):
+        x = 24 + 72 * i
+        d.text((x, 137), label, fill=INK, font=font(11))
+        if i == menu.cursor:
+            _cursor(d, x - 11, 140)
 
 
 def _naming(img: Image.Image, d: ImageDraw.ImageDraw, game: Game) -> None:
@@ -154,6 +163,8 @@ def _naming(img: Image.Image, d: ImageDraw.ImageDraw, game: Game) -> None:
 def _hp_box(d: ImageDraw.ImageDraw, x: int, y: int, name: str, level: int, hp: int, max_hp: int) -> None:
     _box(d, (x, y, x + 104, y + 30))
     d.text((x + 7, y + 4), f"{name}  Lv{level}", fill=INK, font=font(10))
+    numbers = f"{hp}/{max_hp}"
+    d.text((x + 97 - int(d.textlength(numbers, font=font(9))), y + 5), numbers, fill=INK, font=font(9))
     d.rectangle([x + 7, y + 19, x + 97, y + 24], fill=(96, 96, 96))
     frac = hp / max_hp if max_hp else 0
     colour = (64, 200, 96) if frac > 0.5 else (232, 192, 48) if frac > 0.2 else (224, 64, 48)
@@ -171,5 +182,4 @@ def _battle(img: Image.Image, d: ImageDraw.ImageDraw, game: Game) -> None:
     ally = creature_image(SPECIES[battle.ally.species][1], 52)
     img.paste(ally, (30, 58), ally)
     _hp_box(d, 8, 8, battle.foe_name, battle.foe_level, battle.foe_hp, battle.foe_max_hp)
-    _hp_box(d, 128, 78, battle.ally.name, battle.ally.level, battle.ally.hp, battle.ally.max_hp)
-    d.text((132, 96), f"HP {battle.ally.hp}/{battle.ally.max_hp}", fill=INK, font=font(9))
+    _hp_box(d, 128, 76, battle.ally.name, battle.ally.level, battle.ally.hp, battle.ally.max_hp)

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still
 from bot.worlds.sandbox.game import Game, Refusal
+from bot.worlds.sandbox.milestones import MILESTONE_IDS
 from bot.worlds.sandbox.observe import state_of
 from bot.worlds.sandbox.render import HEIGHT, WIDTH, encode_png, render
 from journal.actions import (
@@ -40,6 +41,8 @@ MAX_DIALOG_PAGES = 200
 class SandboxWorld:
     name = "sandbox"
     catalog = GBA_CATALOG
+
+    milestone_ids = MILESTONE_IDS  # the loop ends an --exit-when-done session when all are reached
 
     def __init__(
         self, seed: int = 0, *, clock: Callable[[], float] = time.monotonic, ambient: bool = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
 import pytest
 
 from bot.worlds.sandbox import MILESTONE_IDS, SandboxWorld, guide
@@ -19,6 +20,7 @@ async def _play(world: SandboxWorld, clock: FakeClock | None, think: float) -> t
         if clock is not None:
             clock.advance(think)
         state = (await world.observe()).state
+        assert len(orjson.dumps(state)) <= 4096  # the observation stays small
         if len(state["milestones"]) == len(MILESTONE_IDS):
             return n, state["milestones"]
         action = GBA_CATALOG.validate(guide.next_action(state))
