@@ -1,0 +1,5 @@
+"""The PokeAgent world: a client for a PokeAgent-style GBA emulator server."""
+
+from bot.worlds.pokeagent.world import PokeAgentWorld
+
+__all__ = ["PokeAgentWorld"]

@@ -1,0 +1,255 @@
+"""PokeAgentWorld against the loopback fake PokeAgent server (tests/fakes/pokeagent)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+
+from bot.worlds.base import World, WorldUnavailable
+from bot.worlds.pokeagent import PokeAgentWorld
+from journal.actions import GBA_CATALOG, Click
+from tests.fakes.pokeagent.server import SIGN_TEXT, FakePokeAgent
+
+
+def gba(kind: str, **args: object) -> object:
+    return GBA_CATALOG.validate({"kind": kind, **args})
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakePokeAgent]:
+    server = FakePokeAgent()
+    await server.start()
+    yield server
+    await server.die()
+
+
+@pytest.fixture
+async def world(fake: FakePokeAgent) -> AsyncIterator[PokeAgentWorld]:
+    w = PokeAgentWorld(fake.base_url, timeout_s=3.0)
+    await w.start()
+    yield w
+    await w.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def test_is_a_world_with_the_gba_catalog(world: PokeAgentWorld, fake: FakePokeAgent) -> None:
+    assert isinstance(world, World)
+    assert world.name == "pokeagent" and world.catalog is GBA_CATALOG
+    assert world.provenance["server"] == fake.base_url
+    assert world.provenance["fps"] == 80.0  # from GET /status
+
+
+async def test_observation_maps_the_server_state(world: PokeAgentWorld) -> None:
+    obs = await world.observe()
+    assert obs.scene == "overworld"
+    s = obs.state
+    assert s["location"] == {"map": "LITTLEROOT TOWN", "x": 10, "y": 10, "facing": "down"}
+    assert s["party"] == [
+        {"species": "TORCHIC", "nickname": "TORCHIC", "level": 5, "hp": [19, 20], "status": "OK"}
+    ]
+    assert s["dialog"] == {"open": False, "text": None}
+    assert s["inBattle"] is False and s["gameState"] == "overworld"
+    assert s["milestones"] == ["GAME_RUNNING", "PLAYER_NAME_SET", "LITTLEROOT_TOWN"]
+    assert s["playerName"] == "MAY" and s["money"] == 3000 and s["badges"] == 0
+    assert "P" in s["mapView"]
+    assert "screenshot_base64" not in str(s)  # the embedded screenshot is dropped
+
+
+async def test_button_press_posts_repeated_buttons_and_moves(
+    world: PokeAgentWorld, fake: FakePokeAgent
+) -> None:
+    result = await world.act(gba("button_press", button="left", repeat=3))
+    assert result.ok and result.source == "environment"
+    assert result.data["buttons"] == ["LEFT", "LEFT", "LEFT"] and result.data["settled"] is True
+    assert fake.posted[-1] == {
+        "buttons": ["LEFT"] * 3,
+        "speed": "slow",
+        "hold_frames": 16,
+        "source": "clankie",
+    }
+    obs = await world.observe()
+    assert obs.state["location"] == {"map": "LITTLEROOT TOWN", "x": 7, "y": 10, "facing": "left"}
+
+
+@pytest.mark.parametrize(
+    ("hold", "speed"), [(1, "fast"), (6, "fast"), (8, "normal"), (10, "normal"), (40, "slow")]
+)
+async def test_hold_frames_pick_the_nearest_speed_preset(
+    world: PokeAgentWorld, fake: FakePokeAgent, hold: int, speed: str
+) -> None:
+    result = await world.act(gba("button_press", button="b", holdFrames=hold))
+    assert result.ok
+    assert fake.posted[-1]["speed"] == speed and fake.posted[-1]["hold_frames"] == hold
+
+
+async def test_frame_advance_sends_waits(world: PokeAgentWorld, fake: FakePokeAgent) -> None:
+    before = fake.step_count
+    result = await world.act(gba("frame_advance", frames=90))
+    assert result.ok and result.data["waits"] == 90
+    assert fake.posted[-1]["buttons"] == ["WAIT"] * 90 and fake.posted[-1]["speed"] == "fast"
+    assert fake.step_count == before + 90
+    assert (await world.observe()).state["location"]["x"] == 10  # waiting moved nothing
+
+
+async def test_actions_wait_for_the_server_queue_to_drain() -> None:
+    slow = FakePokeAgent(step_s=0.02)
+    await slow.start()
+    world = PokeAgentWorld(slow.base_url)
+    try:
+        await world.start()
+        result = await world.act(gba("button_press", button="right", repeat=5))
+        assert result.ok and result.data["settled"] is True
+        assert (await world.observe()).state["location"]["x"] == 15
+    finally:
+        await world.close()
+        await slow.die()
+
+
+async def test_dialog_scene_and_advance_dialog(world: PokeAgentWorld, fake: FakePokeAgent) -> None:
+    refused = await world.act(gba("advance_dialog"))
+    assert (refused.ok, refused.refusal) == (False, "dialog_not_open")
+    assert (await world.act(gba("button_press", button="up", repeat=3))).ok  # onto the sign
+    obs = await world.observe()
+    assert obs.scene == "dialog"
+    assert obs.state["dialog"] == {"open": True, "text": SIGN_TEXT[0]}
+    blocked = await world.act(gba("button_press", button="down"))
+    assert blocked.ok and (await world.observe()).state["location"]["y"] == 7  # dialog holds the player
+    result = await world.act(gba("advance_dialog"))
+    assert result.ok and result.data["endedBy"] == "dialog_closed"
+    assert result.data["presses"] == 2 and result.data["pages"] == SIGN_TEXT
+    assert (await world.observe()).scene == "overworld"
+
+
+async def test_menu_battle_and_milestones_in_order(world: PokeAgentWorld) -> None:
+    assert (await world.act(gba("button_press", button="start"))).ok
+    assert (await world.observe()).scene == "menu"
+    assert (await world.act(gba("button_press", button="b"))).ok
+    # Around the sign and north to the route: the warp reaches ROUTE_101.
+    assert (await world.act(gba("button_press", button="left"))).ok
+    assert (await world.act(gba("button_press", button="up", repeat=8))).ok
+    obs = await world.observe()
+    assert obs.state["location"] == {"map": "ROUTE 101", "x": 5, "y": 15, "facing": "up"}
+    assert obs.state["milestones"][-1] == "ROUTE_101"
+    assert (await world.act(gba("button_press", button="up", repeat=5))).ok
+    battle = await world.observe()
+    assert battle.scene == "battle" and battle.state["inBattle"] is True
+    assert battle.state["battle"]["opponent"]["species"] == "ZIGZAGOON"
+    assert (await world.act(gba("button_press", button="a", repeat=2))).ok
+    after = await world.observe()
+    assert after.scene == "overworld"
+    assert after.state["milestones"] == [
+        "GAME_RUNNING",
+        "PLAYER_NAME_SET",
+        "LITTLEROOT_TOWN",
+        "ROUTE_101",
+        "FIRST_BATTLE_WON",
+    ]
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"kind": "walk_to", "x": 3, "y": 4},
+        {"kind": "select_menu_entry", "entryId": "bag"},
+        {"kind": "enter_text", "text": "MAY"},
+    ],
+)
+async def test_what_the_server_cannot_do_is_refused_with_a_reason(
+    world: PokeAgentWorld, fake: FakePokeAgent, action: dict[str, object]
+) -> None:
+    result = await world.act(GBA_CATALOG.validate(action))
+    assert (result.ok, result.source, result.refusal) == (False, "body", "unsupported_by_body")
+    assert "button_press" in result.detail
+    assert fake.posted == []
+
+
+async def test_browser_actions_are_refused(world: PokeAgentWorld) -> None:
+    result = await world.act(Click(kind="click", x=1, y=1))
+    assert (result.ok, result.refusal) == (False, "unsupported_by_body")
+
+
+async def test_still_is_the_servers_png(world: PokeAgentWorld) -> None:
+    still = await world.still()
+    assert still is not None
+    assert still.data.startswith(b"\x89PNG\r\n\x1a\n") and still.mime_type == "image/png"
+    assert (still.width, still.height) == (240, 160)
+
+
+async def test_start_against_a_down_server_is_a_clear_error() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    world = PokeAgentWorld(url, timeout_s=2.0)
+    with pytest.raises(WorldUnavailable, match=r"no PokeAgent server answers at http://127\.0\.0\.1:\d+"):
+        await world.start()
+
+
+@pytest.mark.parametrize("garbage", ["html", "shape"])
+async def test_start_against_garbage_is_a_clear_error(fake: FakePokeAgent, garbage: str) -> None:
+    fake.garbage = garbage  # type: ignore[assignment]
+    with pytest.raises(WorldUnavailable, match="does not look like a PokeAgent server"):
+        await PokeAgentWorld(fake.base_url).start()
+
+
+async def test_start_against_another_json_service_is_a_clear_error() -> None:
+    async def status(_request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    app = web.Application()
+    app.router.add_get("/status", status)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        world = PokeAgentWorld(f"http://127.0.0.1:{runner.addresses[0][1]}")
+        with pytest.raises(WorldUnavailable, match="no 'status' string"):
+            await world.start()
+    finally:
+        await runner.cleanup()
+
+
+async def test_server_dying_mid_session_is_refused_not_raised(
+    world: PokeAgentWorld, fake: FakePokeAgent
+) -> None:
+    assert (await world.act(gba("button_press", button="down"))).ok
+    await fake.die()
+    result = await world.act(gba("button_press", button="down"))
+    assert (result.ok, result.source, result.refusal) == (False, "body", "body_unreachable")
+    assert "POST /action" in result.detail
+    dialog = await world.act(gba("advance_dialog"))
+    assert (dialog.ok, dialog.refusal) == (False, "body_unreachable")
+    assert await world.still() is None
+    with pytest.raises(WorldUnavailable, match="GET /state"):
+        await world.observe()
+
+
+async def test_garbage_mid_session_is_refused_then_recovers(
+    world: PokeAgentWorld, fake: FakePokeAgent
+) -> None:
+    fake.garbage = "html"
+    result = await world.act(gba("button_press", button="a"))
+    assert (result.ok, result.refusal) == (False, "body_protocol_error")
+    assert "not JSON" in result.detail and "POST /action" in result.detail
+    with pytest.raises(WorldUnavailable, match="not JSON"):
+        await world.observe()
+    fake.garbage = "shape"
+    shaped = await world.act(gba("frame_advance", frames=2))
+    assert (shaped.ok, shaped.refusal) == (False, "body_protocol_error")
+    fake.garbage = None
+    assert (await world.act(gba("button_press", button="down"))).ok
+    assert (await world.observe()).state["location"]["y"] == 11
+
+
+async def test_act_after_close_is_refused(world: PokeAgentWorld) -> None:
+    await world.close()
+    result = await world.act(gba("button_press", button="a"))
+    assert (result.ok, result.refusal) == (False, "body_closed")
+    with pytest.raises(WorldUnavailable, match="closed"):
+        await world.observe()
