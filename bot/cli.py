@@ -21,7 +21,10 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.paths.journal_dir = Path(journal_dir)
     from bot import logs
 
-    logs.configure(json=bool(getattr(args, "log_json", False)), level=os.environ.get("CLANKIE_LOG_LEVEL", "WARNING" if args.command in ("play", "demo") else "INFO"))
+    logs.configure(
+        json=bool(getattr(args, "log_json", False)),
+        level=os.environ.get("CLANKIE_LOG_LEVEL", "WARNING" if args.command in ("play", "demo") else "INFO"),
+    )
     logs.register_secrets(
         s.get_secret_value() if s else None
         for s in (settings.discord.token, settings.openai.api_key, settings.web.token)
@@ -47,13 +50,17 @@ def _play_options(p: argparse.ArgumentParser, *, demo: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="clankie", description="Clankie: one Discord character with two minds.")
+    parser = argparse.ArgumentParser(
+        prog="clankie", description="Clankie: one Discord character with two minds."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the Discord bot (and the web surface)")
     _common(run)
     sync = sub.add_parser("sync", help="sync slash commands (to the test guild, or --global)")
     _common(sync)
-    sync.add_argument("--global", dest="global_", action="store_true", help="sync globally instead of the test guild")
+    sync.add_argument(
+        "--global", dest="global_", action="store_true", help="sync globally instead of the test guild"
+    )
     play = sub.add_parser("play", help="play a session headless and print each turn")
     _common(play)
     _play_options(play, demo=False)

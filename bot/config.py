@@ -160,7 +160,9 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
         for section, key in SECRET_KEYS:
             if isinstance(raw.get(section), dict) and key in raw[section]:
                 env_name = next(k for k, v in ENV_MAP.items() if v == (section, key))
-                raise ConfigError(f"{path}: [{section}] {key}: secrets are read from ${env_name}, not the file")
+                raise ConfigError(
+                    f"{path}: [{section}] {key}: secrets are read from ${env_name}, not the file"
+                )
         for section, values in raw.get("paths", {}).items() if isinstance(raw.get("paths"), dict) else ():
             if section in _PATH_KEYS and isinstance(values, str):
                 raw["paths"][section] = Path(values).expanduser()

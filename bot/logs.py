@@ -40,7 +40,9 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def redact_secrets(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+def redact_secrets(
+    _logger: Any, _name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
     """structlog processor: secret-looking keys and known secret values become [redacted]."""
     for key in list(event_dict):
         if key != "event" and SECRET_KEY_PATTERN.search(key) and event_dict[key] is not None:
@@ -54,7 +56,9 @@ def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) ->
     """Configure structlog and the stdlib root logger once (later calls reconfigure)."""
     global _configured
     stream = stream or sys.stderr
-    renderer: Any = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    renderer: Any = (
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    )
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -72,9 +76,8 @@ def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) ->
     handler = logging.StreamHandler(stream)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared], processors=[
-                structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer
-            ]
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )
     root = logging.getLogger()

@@ -20,7 +20,9 @@ def test_wrong_type_names_file_key_and_expectation(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_settings(cfg, env={})
     message = str(info.value)
-    assert str(cfg) in message and "[play] max_turns" in message and "integer" in message and "'many'" in message
+    assert (
+        str(cfg) in message and "[play] max_turns" in message and "integer" in message and "'many'" in message
+    )
 
 
 def test_unknown_key_and_unknown_section_are_errors(tmp_path):

@@ -10,7 +10,13 @@ def test_secrets_are_redacted_by_key_and_by_value_in_json_logs():
     logs.configure(json=True, stream=buf)
     logs.register_secrets(["Bot-Token-123456", None, "short"])
     logger = logs.get_logger("test")
-    logger.info("connecting", token="anything", api_key="sk-x", url="wss://x?auth=Bot-Token-123456", nested={"password": "p", "ok": 1})
+    logger.info(
+        "connecting",
+        token="anything",
+        api_key="sk-x",
+        url="wss://x?auth=Bot-Token-123456",
+        nested={"password": "p", "ok": 1},
+    )
     logging.getLogger("discord.http").warning("header Authorization: Bot Bot-Token-123456")
     lines = [json.loads(line) for line in buf.getvalue().splitlines()]
     assert len(lines) == 2

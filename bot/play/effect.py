@@ -52,10 +52,16 @@ def derive_effect(pre: Observation, post: Observation, result: ActionResult) -> 
     return ("; ".join(parts)[:200], None)
 
 
-def refused_direction(pre: Observation, action: dict[str, Any], result: ActionResult) -> tuple[tuple[str, int, int], str] | None:
+def refused_direction(
+    pre: Observation, action: dict[str, Any], result: ActionResult
+) -> tuple[tuple[str, int, int], str] | None:
     """The direction refused or bumped from the pre-action tile, if that is what happened."""
     loc = location_of(pre.state)
-    if loc is None or action.get("kind") != "button_press" or action.get("button") not in ("up", "down", "left", "right"):
+    if (
+        loc is None
+        or action.get("kind") != "button_press"
+        or action.get("button") not in ("up", "down", "left", "right")
+    ):
         return None
     if not result.ok or result.data.get("bumped") or result.data.get("moved") is False:
         return (loc[:3], str(action["button"]))

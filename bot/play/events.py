@@ -19,10 +19,16 @@ class EventLog:
         self.path = path
 
     def running(self, data: dict[str, Any]) -> None:
-        append_line(self.path, EventLine(type="embodiment.session.running", data={**data, "pid": os.getpid()}))
+        append_line(
+            self.path, EventLine(type="embodiment.session.running", data={**data, "pid": os.getpid()})
+        )
 
     def ended(self, data: dict[str, Any], outcome: str) -> None:
-        kind = "embodiment.session.failed" if outcome in ("failed", "lease_lapsed") else "embodiment.session.stopped"
+        kind = (
+            "embodiment.session.failed"
+            if outcome in ("failed", "lease_lapsed")
+            else "embodiment.session.stopped"
+        )
         append_line(self.path, EventLine(type=kind, data={**data, "outcome": outcome}))  # type: ignore[arg-type]
 
     def reconcile(self) -> list[str]:

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import structlog
@@ -89,9 +88,13 @@ class PlayHost:
             world_name = request.world or self.settings.play.world
             mind_name = request.mind or self.settings.play.mind
             if world_name not in WORLDS:
-                raise PlayRefused("unknown_world", f"Unknown world {world_name!r}; choose one of {', '.join(WORLDS)}.")
+                raise PlayRefused(
+                    "unknown_world", f"Unknown world {world_name!r}; choose one of {', '.join(WORLDS)}."
+                )
             if mind_name not in MINDS:
-                raise PlayRefused("unknown_mind", f"Unknown mind {mind_name!r}; choose one of {', '.join(MINDS)}.")
+                raise PlayRefused(
+                    "unknown_mind", f"Unknown mind {mind_name!r}; choose one of {', '.join(MINDS)}."
+                )
             if request.turns is not None and not 1 <= request.turns <= 100_000:
                 raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
             if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
@@ -110,7 +113,9 @@ class PlayHost:
                 mind=mind_name,
                 max_turns=request.turns or self.settings.play.max_turns,
                 max_minutes=request.minutes or self.settings.play.max_minutes,
-                pace_seconds=self.settings.play.pace_seconds if request.pace_seconds is None else request.pace_seconds,
+                pace_seconds=self.settings.play.pace_seconds
+                if request.pace_seconds is None
+                else request.pace_seconds,
                 exit_when_done=request.exit_when_done,
                 scenario_id=scenario_id,
                 environment_id=environment_id,
@@ -118,7 +123,9 @@ class PlayHost:
             journey = f"{world_name}-{environment_id}".replace("/", "_").replace(" ", "_")[:128]
             spec = SessionSpec(**{**spec.__dict__, "journey_id": _ident(journey)})
             story = self._story_for(spec.journey_id or "")
-            session = PlaySession(spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story)
+            session = PlaySession(
+                spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story
+            )
             self.session = session
             self._task = asyncio.create_task(self._run(session), name=f"play-{session.run_id}")
             return session
@@ -132,8 +139,13 @@ class PlayHost:
             return StoryProjector()
 
     async def _run(self, session: PlaySession) -> str:
-        data = {"runId": session.run_id, "sessionId": session.session_id, "journeyId": session.journey_id,
-                "world": session.spec.world, "mind": session.spec.mind}
+        data = {
+            "runId": session.run_id,
+            "sessionId": session.session_id,
+            "journeyId": session.journey_id,
+            "world": session.spec.world,
+            "mind": session.spec.mind,
+        }
         self.events.running(data)
         forward = asyncio.create_task(self._forward(session))
         outcome = "failed"
@@ -248,5 +260,3 @@ def _ident(text: str) -> str:
     import re
 
     return re.sub(r"[^A-Za-z0-9_.:-]", "_", text)[:128] or "journey"
-
-

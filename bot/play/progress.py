@@ -41,4 +41,8 @@ class ProgressTracker:
         return new_tile
 
     def snapshot(self) -> dict[str, Any]:
-        return {"distinctTiles": len(self.tiles), "maps": list(self.maps[-256:]), "milestones": list(self.milestones[-256:])}
+        return {
+            "distinctTiles": len(self.tiles),
+            "maps": list(self.maps[-256:]),
+            "milestones": list(self.milestones[-256:]),
+        }

@@ -103,7 +103,10 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
 
         report = evaluate(session.journal_path, events=settings.event_log)
         agg = report["aggregate"]
-        print(f"evaluation: {agg['turns']} turns · outcomes {agg['outcomes']} · terminal {report['run']['terminal']}", file=out)
+        print(
+            f"evaluation: {agg['turns']} turns · outcomes {agg['outcomes']} · terminal {report['run']['terminal']}",
+            file=out,
+        )
         for name, counts in sorted(agg["verdicts"].items()):
             print(f"  {name:<28} {counts}", file=out)
     if web is not None and demo and not args.exit_when_done:

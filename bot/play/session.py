@@ -197,8 +197,10 @@ class PlaySession:
         minutes = (time.monotonic() - self._started_mono) / 60
         return self.turn < self.spec.max_turns and minutes < self.spec.max_minutes
 
-    def _done(self, obs: Observation | None) -> bool:
-        return bool(obs is not None and obs.state.get("complete") is True)
+    def _done(self) -> bool:
+        """Every milestone the world declares (``milestone_ids``) has been reached."""
+        wanted = getattr(self.world, "milestone_ids", None)
+        return bool(wanted) and set(wanted) <= set(self._progress.milestones)
 
     async def _loop(self, writer: JournalWriter) -> str:
         failures = 0
@@ -220,9 +222,9 @@ class PlaySession:
                     return "stopped"
                 continue
             self.last_observation, self.last_still = obs, still or self.last_still
-            if self.spec.exit_when_done and self._done(obs):
-                return "stopped"
             self._progress.update(obs.state)
+            if self.spec.exit_when_done and self._done():
+                return "stopped"
             loc = location_of(obs.state)
             signals = self._signals.snapshot(loc[:3] if loc else None)
             warnings: list[str] = []
@@ -234,7 +236,9 @@ class PlaySession:
                     "and you are going in circles. Change it, or it will be retired."
                 )
             elif verdict == "retire":
-                warnings.append(f"Your objective {self.objective!r} was retired: it kept you in a loop. Set a new one.")
+                warnings.append(
+                    f"Your objective {self.objective!r} was retired: it kept you in a loop. Set a new one."
+                )
                 self.objective, retired = None, True
             self.turn += 1
             view = DecisionView(
@@ -274,12 +278,24 @@ class PlaySession:
 
     @staticmethod
     def _recent_entry(t: SettledTurn) -> dict[str, Any]:
-        return {"turn": t.turn, "intent": t.intent[:200], "action": t.action, "outcome": t.outcome,
-                "effect": t.effect, "detail": t.detail}
+        return {
+            "turn": t.turn,
+            "intent": t.intent[:200],
+            "action": t.action,
+            "outcome": t.outcome,
+            "effect": t.effect,
+            "detail": t.detail,
+        }
 
     # -- settling ----------------------------------------------------------------------------
-    def _settle(self, writer: JournalWriter, rec: TurnRecord, signals: dict[str, Any],
-                progress_before: dict[str, Any], retired: bool) -> None:
+    def _settle(
+        self,
+        writer: JournalWriter,
+        rec: TurnRecord,
+        signals: dict[str, Any],
+        progress_before: dict[str, Any],
+        retired: bool,
+    ) -> None:
         d = rec.decision
         objective_changed = False
         if d is not None and rec.outcome in ("accepted", "rejected_by_adapter"):
@@ -317,7 +333,9 @@ class PlaySession:
         monologue = d.monologue if d is not None else ""
         if delivery_id is not None:
             narration = narration_line(self.turn, monologue, rec.effect, self.objective, intent)
-        line = self._line(rec, signals, progress_before, retired, speak, speak_wanted, suppressed, delivery_id, narration)
+        line = self._line(
+            rec, signals, progress_before, retired, speak, speak_wanted, suppressed, delivery_id, narration
+        )
         try:
             written = writer.append_turn(line)
         except JournalLineTooLarge as exc:
@@ -327,19 +345,41 @@ class PlaySession:
         else:
             self.story.feed_turn(written)
         settled = SettledTurn(
-            session_id=self.session_id, run_id=self.run_id, turn=rec.turn, outcome=rec.outcome,
-            intent=intent, monologue=monologue, objective=self.objective, action=rec.action or (d.action if d else None),
-            effect=rec.effect, detail=rec.detail, speak=speak, speak_wanted=speak_wanted, speak_suppressed=suppressed,
-            delivery_id=delivery_id, narration=narration, progress=self._progress.snapshot(),
-            frame_sha256=rec.decision_still.sha256 if rec.decision_still else None, at=line["at"],
+            session_id=self.session_id,
+            run_id=self.run_id,
+            turn=rec.turn,
+            outcome=rec.outcome,
+            intent=intent,
+            monologue=monologue,
+            objective=self.objective,
+            action=rec.action or (d.action if d else None),
+            effect=rec.effect,
+            detail=rec.detail,
+            speak=speak,
+            speak_wanted=speak_wanted,
+            speak_suppressed=suppressed,
+            delivery_id=delivery_id,
+            narration=narration,
+            progress=self._progress.snapshot(),
+            frame_sha256=rec.decision_still.sha256 if rec.decision_still else None,
+            at=line["at"],
         )
         self.last = settled
         self._recent.append(settled)
         self._publish(settled)
 
-    def _line(self, rec: TurnRecord, signals: dict[str, Any], progress_before: dict[str, Any], retired: bool,
-              speak: str | None, speak_wanted: bool, suppressed: str | None, delivery_id: str | None,
-              narration: str | None) -> dict[str, Any]:
+    def _line(
+        self,
+        rec: TurnRecord,
+        signals: dict[str, Any],
+        progress_before: dict[str, Any],
+        retired: bool,
+        speak: str | None,
+        speak_wanted: bool,
+        suppressed: str | None,
+        delivery_id: str | None,
+        narration: str | None,
+    ) -> dict[str, Any]:
         d = rec.decision
         provenance = dict(self.world.provenance)
 

@@ -58,7 +58,9 @@ class TurnRecord:
 async def run_turn(world: World, mind: Mind, view: DecisionView) -> TurnRecord:
     """Run one turn from an already-taken decision view. Mind and world faults become
     outcomes, never exceptions (cancellation still propagates)."""
-    rec = TurnRecord(turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now())
+    rec = TurnRecord(
+        turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
+    )
     try:
         raw = await mind.decide(view)
     except asyncio.CancelledError:
@@ -91,7 +93,9 @@ async def run_turn(world: World, mind: Mind, view: DecisionView) -> TurnRecord:
         result = await world.act(action_model)
     except Exception as exc:
         log.warning("world_act_raised", world=world.name, error=f"{type(exc).__name__}: {exc}")
-        result = ActionResult(ok=False, source="exception", refusal="exception", detail=f"{type(exc).__name__}: {exc}"[:300])
+        result = ActionResult(
+            ok=False, source="exception", refusal="exception", detail=f"{type(exc).__name__}: {exc}"[:300]
+        )
     rec.action_settled = utc_now()
     rec.result = result
     try:

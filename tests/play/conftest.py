@@ -27,7 +27,9 @@ def run_scripted(settings):
             world_factory=lambda name, req, s: (the_world, "grid-test", "scripted"),
             mind_factory=lambda name, world, s: mind,
         )
-        session = await host.start(StartRequest(world="sandbox", mind="autopilot", turns=turns, pace_seconds=0))
+        session = await host.start(
+            StartRequest(world="sandbox", mind="autopilot", turns=turns, pace_seconds=0)
+        )
         await host.wait()
         return session, read_journal(session.journal_path)
 

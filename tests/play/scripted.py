@@ -43,7 +43,10 @@ class GridWorld:
         self.closed = True
 
     def _state(self) -> dict[str, Any]:
-        return {"location": {"map": "room", "x": self.x, "y": self.y, "facing": self.facing}, "frame": self.tick}
+        return {
+            "location": {"map": "room", "x": self.x, "y": self.y, "facing": self.facing},
+            "frame": self.tick,
+        }
 
     async def observe(self) -> Observation:
         if self.ambient:
@@ -71,7 +74,12 @@ class GridWorld:
 
 
 def press(button: str, **extra: Any) -> dict[str, Any]:
-    return {"intent": f"press {button}", "monologue": "thinking", "action": {"kind": "button_press", "button": button}, **extra}
+    return {
+        "intent": f"press {button}",
+        "monologue": "thinking",
+        "action": {"kind": "button_press", "button": button},
+        **extra,
+    }
 
 
 class ScriptedMind:

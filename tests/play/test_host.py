@@ -115,9 +115,16 @@ def test_reconcile_closes_runs_of_dead_processes_as_lease_lapsed(tmp_path):
     # Rewrite the pid of that line to the dead child's by appending a second running line.
     from journal.oplog import EventLine, append_line
 
-    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_dead2", "pid": dead.pid}))
-    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_alive", "pid": os.getppid()}))
-    append_line(log.path, EventLine(type="embodiment.session.running", data={"runId": "run_done", "pid": dead.pid}))
+    append_line(
+        log.path, EventLine(type="embodiment.session.running", data={"runId": "run_dead2", "pid": dead.pid})
+    )
+    append_line(
+        log.path,
+        EventLine(type="embodiment.session.running", data={"runId": "run_alive", "pid": os.getppid()}),
+    )
+    append_line(
+        log.path, EventLine(type="embodiment.session.running", data={"runId": "run_done", "pid": dead.pid})
+    )
     log.ended({"runId": "run_done"}, "stopped")
     with open(log.path, "ab") as fh:
         fh.write(b'{"schemaVersion": 1, "torn')

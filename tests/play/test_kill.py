@@ -22,7 +22,20 @@ def test_sigkill_mid_run_leaves_a_readable_journal_and_the_next_start_reconciles
     env = {**os.environ, "CLANKIE_STATE": str(tmp_path / "state"), "PYTHONUNBUFFERED": "1"}
     env.pop("OPENAI_API_KEY", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot", "play", "--world", "sandbox", "--mind", "autopilot", "--turns", "5000", "--pace", "0.02"],
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "play",
+            "--world",
+            "sandbox",
+            "--mind",
+            "autopilot",
+            "--turns",
+            "5000",
+            "--pace",
+            "0.02",
+        ],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

@@ -13,7 +13,12 @@ from tests.play.scripted import GridWorld
 
 
 def decision(**extra):
-    return {"monologue": "east looks open", "intent": "walk east", "action": {"kind": "button_press", "button": "right"}, **extra}
+    return {
+        "monologue": "east looks open",
+        "intent": "walk east",
+        "action": {"kind": "button_press", "button": "right"},
+        **extra,
+    }
 
 
 async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(openai_fake, run_scripted):
@@ -34,12 +39,16 @@ async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(o
     assert '"location"' in text and '"turn": 1' in text
     system = first["messages"][0]["content"]
     assert "button_press" in system and "walk_to" in system
-    second_text = next(p["text"] for p in openai_fake.chat.requests[1].body["messages"][-1]["content"] if p["type"] == "text")
+    second_text = next(
+        p["text"] for p in openai_fake.chat.requests[1].body["messages"][-1]["content"] if p["type"] == "text"
+    )
     assert '"objective": "reach the wall"' in second_text
 
 
 async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(openai_fake, run_scripted):
-    openai_fake.chat.script(Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision()))
+    openai_fake.chat.script(
+        Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision())
+    )
     mind = OpenAIMind(openai_fake.client(), "m")
     session, journal = await run_scripted(mind, turns=3)
     outcomes = [t.turn.outcome for t in journal.turns]

@@ -74,7 +74,12 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
     user: list[dict[str, Any]] = [{"type": "text", "text": text}]
     if vision and view.still is not None:
         data = base64.b64encode(view.still.data).decode()
-        user.append({"type": "image_url", "image_url": {"url": f"data:{view.still.mime_type};base64,{data}", "detail": "low"}})
+        user.append(
+            {
+                "type": "image_url",
+                "image_url": {"url": f"data:{view.still.mime_type};base64,{data}", "detail": "low"},
+            }
+        )
     system = SYSTEM.replace("{world}", view.world).replace("{catalog}", _catalog_text(view))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -92,7 +97,9 @@ class OpenAIMind:
     def from_settings(cls, settings: Settings) -> OpenAIMind:
         key = settings.openai.api_key.get_secret_value() if settings.openai.api_key else None
         if not key and not settings.openai.base_url:
-            raise RuntimeError("the openai mind needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint)")
+            raise RuntimeError(
+                "the openai mind needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint)"
+            )
         client = AsyncOpenAI(
             api_key=key or "unused",
             base_url=settings.openai.base_url,
@@ -133,7 +140,9 @@ class OpenAIMind:
         try:
             decoded = json.loads(content)
         except json.JSONDecodeError as exc:
-            raise InvalidDecision(f"the model's decision is not JSON ({exc.msg} at char {exc.pos}): {content[:120]!r}") from exc
+            raise InvalidDecision(
+                f"the model's decision is not JSON ({exc.msg} at char {exc.pos}): {content[:120]!r}"
+            ) from exc
         if not isinstance(decoded, dict):
             raise InvalidDecision(f"the model's decision is a {type(decoded).__name__}, not an object")
         return decoded
