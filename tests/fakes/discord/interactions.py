@@ -9,7 +9,7 @@ required) unless `validate=False` is passed to send something the client would n
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -105,8 +105,11 @@ class InteractionHandle:
         cb = await self.response(within)
         if not cb.deferred:
             return cb.content
-        wait: Callable[[], bool] = lambda: self.original_edits > 0 or bool(self.followup_messages)  # noqa: E731
-        await self.fake.wait_until(wait, within, f"reply after defer for {self}")
+
+        def answered() -> bool:
+            return self.original_edits > 0 or bool(self.followup_messages)
+
+        await self.fake.wait_until(answered, within, f"reply after defer for {self}")
         if self.original_edits > 0 and cb.message is not None:
             return cb.message.content
         return self.followup_messages[0].content

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import BodyPartReader, web
 
-from .contract import Violation
+from .contract import Operation, Violation
 
 if TYPE_CHECKING:
     from .server import DiscordFake
@@ -102,7 +102,16 @@ class RestApi:
         await fake.notify()
         return response
 
-    async def _answer(self, request, path, op, body, files, has_body, parse_error) -> web.Response:  # type: ignore[no-untyped-def]
+    async def _answer(
+        self,
+        request: web.Request,
+        path: str,
+        op: Operation | None,
+        body: Any,
+        files: list[tuple[str, bytes]],
+        has_body: bool,
+        parse_error: str | None,
+    ) -> web.Response:
         fake = self.fake
         method = request.method
         if op is None:

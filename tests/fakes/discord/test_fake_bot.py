@@ -342,3 +342,17 @@ async def test_running_bot_reuses_a_started_fake(discord_fake: DiscordFake) -> N
     async with running_bot(DemoBot(discord_fake.guild.id), discord_fake) as (fake, bot):
         assert fake is discord_fake and bot.is_ready()
     assert discord_fake.started  # left running for the fixture to stop and check
+
+
+async def test_a_bot_that_dies_while_starting_raises_from_running_bot() -> None:
+    fake = DiscordFake()
+
+    class BrokenBot(DemoBot):
+        async def setup_hook(self) -> None:
+            raise RuntimeError("cog failed to load")
+
+    with pytest.raises(RuntimeError, match="cog failed to load"):
+        async with running_bot(BrokenBot(fake.guild.id), fake):
+            pytest.fail("must not get here")
+    assert not fake.started
+    assert discord.http.Route.BASE == "https://discord.com/api/v10"  # discord.py restored
