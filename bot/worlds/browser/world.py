@@ -73,6 +73,7 @@ class BrowserWorld:
         self._browser_version = ""
         self._closed = False
         self._broken: str | None = None  # why the current page is unusable, if it is
+        self._landed = False
         self._refs: set[str] = set()
         self._lock = asyncio.Lock()
 
@@ -126,6 +127,10 @@ class BrowserWorld:
         self._broken = None
         self._refs = set()
         await page.goto(self._target.url, timeout=NAVIGATION_TIMEOUT_MS, wait_until="load")
+        if not self._landed:
+            # The start URL may redirect (http → https, a login page's home): its landing origin is home.
+            self._origin = origin_of(page.url) or self._origin
+            self._landed = True
 
     def _mark_broken(self, why: str) -> None:
         if not self._closed and self._broken is None:

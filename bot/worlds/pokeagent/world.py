@@ -10,8 +10,9 @@ by default) with their own ROM; we speak its HTTP API. Catalog mapping (GBA_CATA
   spends about one frame per queued WAIT, so N WAITs let the game run ≈ N frames untouched.
 - ``advance_dialog{}`` → ``A`` presses, one at a time, re-reading ``/state`` after each, until the
   dialog closes, a battle starts or a menu opens, at most 24 presses (``data.endedBy`` says which:
-  dialog_closed, battle_started, menu_open, press_limit). Refused with ``dialog_not_open`` when
-  no dialog is showing.
+  dialog_closed, battle_started, menu_open, press_limit, or text_unchanged when three presses in a
+  row left the same text — the reference server's dialog detection can lag, and more A presses
+  could talk to the NPC again). Refused with ``dialog_not_open`` when no dialog is showing.
 - ``walk_to``, ``select_menu_entry``, ``enter_text`` → refusal ``unsupported_by_body``: the server
   offers raw buttons only, with no trustworthy collision map, menu model or naming screen model.
 
@@ -53,6 +54,7 @@ ADAPTER_VERSION = "pokeagent/1"
 DEFAULT_FPS = 60.0
 DIALOG_PRESS_LIMIT = 24
 DIALOG_PRESS_FRAMES = 6
+DIALOG_SAME_TEXT_LIMIT = 3
 QUEUE_POLL_S = 0.05
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -240,10 +242,17 @@ class PokeAgentWorld:
         pages: list[str] = []
         presses = 0
         ended = "press_limit"
+        unchanged = 0
         while presses < DIALOG_PRESS_LIMIT:
             text = state["dialog"]["text"]
             if text and (not pages or pages[-1] != text):
                 pages.append(text)
+                unchanged = 0
+            elif presses:
+                unchanged += 1
+                if unchanged >= DIALOG_SAME_TEXT_LIMIT:
+                    ended = "text_unchanged"
+                    break
             await self._send(["A"], "fast", hold_frames=DIALOG_PRESS_FRAMES)
             await self._settle(press_frames(DIALOG_PRESS_FRAMES))
             presses += 1

@@ -14,7 +14,8 @@ It answers the public endpoints with the same shapes — ``GET /status``, ``GET 
   presses win (FIRST_BATTLE_WON).
 
 Queued buttons are applied one per ``step_s`` seconds by a background task (0 = at once), so a
-client must wait for ``/queue_status`` to drain. ``die()`` stops the server (connection refused
+client must wait for ``/queue_status`` to drain. ``legacy=True`` leaves out ``/queue_status`` and
+``/milestones`` (404), as older servers do; ``dialog_sticks`` makes A stop turning pages. ``die()`` stops the server (connection refused
 afterwards); ``garbage = "html"`` / ``"shape"`` makes every endpoint answer HTML or wrongly-shaped
 JSON. Every POSTed action body is kept in ``posted``.
 """
@@ -39,8 +40,10 @@ STEP = {"UP": (0, -1), "DOWN": (0, 1), "LEFT": (-1, 0), "RIGHT": (1, 0)}
 
 
 class FakePokeAgent:
-    def __init__(self, *, step_s: float = 0.0) -> None:
+    def __init__(self, *, step_s: float = 0.0, legacy: bool = False) -> None:
         self.step_s = step_s
+        self.legacy = legacy
+        self.dialog_sticks = False
         self.posted: list[dict[str, Any]] = []
         self.garbage: Literal["html", "shape"] | None = None
         self.location = "LITTLEROOT TOWN"
@@ -66,8 +69,9 @@ class FakePokeAgent:
         app.router.add_get("/state", self._state)
         app.router.add_get("/screenshot", self._screenshot)
         app.router.add_post("/action", self._action)
-        app.router.add_get("/queue_status", self._queue_status)
-        app.router.add_get("/milestones", self._milestones)
+        if not self.legacy:
+            app.router.add_get("/queue_status", self._queue_status)
+            app.router.add_get("/milestones", self._milestones)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -101,7 +105,7 @@ class FakePokeAgent:
         if button == "WAIT":
             return
         if self.dialog:
-            if button in ("A", "B"):
+            if button in ("A", "B") and not self.dialog_sticks:
                 self.dialog.pop(0)
             return
         if self.battle_hp:

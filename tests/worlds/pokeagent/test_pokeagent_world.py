@@ -253,3 +253,30 @@ async def test_act_after_close_is_refused(world: PokeAgentWorld) -> None:
     assert (result.ok, result.refusal) == (False, "body_closed")
     with pytest.raises(WorldUnavailable, match="closed"):
         await world.observe()
+
+
+async def test_a_sticky_dialog_stops_advancing_after_three_unchanged_pages(
+    world: PokeAgentWorld, fake: FakePokeAgent
+) -> None:
+    assert (await world.act(gba("button_press", button="up", repeat=3))).ok
+    fake.dialog_sticks = True
+    result = await world.act(gba("advance_dialog"))
+    assert result.ok and result.data["endedBy"] == "text_unchanged"
+    assert result.data["presses"] == 3 and result.data["pages"] == SIGN_TEXT[:1]
+
+
+async def test_a_legacy_server_without_queue_or_milestone_endpoints() -> None:
+    legacy = FakePokeAgent(legacy=True)
+    await legacy.start()
+    world = PokeAgentWorld(legacy.base_url)
+    try:
+        await world.start()
+        result = await world.act(gba("button_press", button="left", holdFrames=4, repeat=2))
+        assert result.ok and result.data["settled"] is True
+        obs = await world.observe()
+        assert obs.state["location"]["x"] == 8
+        # Milestones come from the object embedded in /state, still in the order reached.
+        assert obs.state["milestones"] == ["GAME_RUNNING", "PLAYER_NAME_SET", "LITTLEROOT_TOWN"]
+    finally:
+        await world.close()
+        await legacy.die()
