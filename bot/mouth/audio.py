@@ -37,36 +37,42 @@ QUALITY = "HQ"
 SILENCE_FLOOR = 1e-5  # mean square (full scale = 1.0) below which a frame is nobody's speech (≈ −50 dBFS)
 
 Pcm = npt.NDArray[np.int16]
+Samples = npt.NDArray[np.float32]
 
 
-def stereo_to_mono(frame: bytes) -> Pcm:
-    """One 48 kHz stereo s16le frame → 48 kHz mono int16 (the average of both channels)."""
+def stereo_to_mono(frame: bytes) -> Samples:
+    """One 48 kHz stereo s16le frame → 48 kHz mono float32 (the average of both channels,
+    in int16 scale)."""
     if len(frame) != DISCORD_FRAME_BYTES:
         raise ValueError(
             f"a Discord PCM frame is {DISCORD_FRAME_BYTES} bytes (20 ms, 48 kHz stereo s16le), got {len(frame)}"
         )
-    pairs = np.frombuffer(frame, dtype="<i2").reshape(-1, 2)
-    return ((pairs[:, 0] >> 1) + (pairs[:, 1] >> 1)).astype(np.int16, copy=False)
+    both = np.frombuffer(frame, dtype="<i2")
+    mono: Samples = np.add(both[0::2], both[1::2], dtype=np.float32)
+    mono *= 0.5
+    return mono
 
 
-def _stream(in_rate: int, out_rate: int) -> soxr.ResampleStream:
-    return soxr.ResampleStream(in_rate, out_rate, 1, dtype="int16", quality=QUALITY, vr=True)
+def _stream(in_rate: int, out_rate: int, dtype: str) -> soxr.ResampleStream:
+    return soxr.ResampleStream(in_rate, out_rate, 1, dtype=dtype, quality=QUALITY, vr=True)
 
 
 class Downsampler:
-    """One speaker's 48 kHz stereo frames → 24 kHz mono, exactly 480 samples per frame in."""
+    """One speaker's 48 kHz stereo frames → 24 kHz mono float32 (int16 scale), exactly 480
+    samples per frame in."""
 
     def __init__(self) -> None:
-        self._stream = _stream(DISCORD_RATE, MODEL_RATE)
+        self._stream = _stream(DISCORD_RATE, MODEL_RATE, "float32")
         self._frames_in = 0
         self._samples_out = 0
 
-    def convert(self, frame: bytes) -> Pcm:
-        out: Pcm = self._stream.resample_chunk(stereo_to_mono(frame))
+    def convert(self, frame: bytes) -> Samples:
+        out: Samples = self._stream.resample_chunk(stereo_to_mono(frame))
         self._frames_in += 1
-        short = self._frames_in * MODEL_FRAME_SAMPLES - self._samples_out - len(out)
-        if self._samples_out == 0 and short > 0:  # lead the stream's first output with zeros
-            out = np.concatenate((np.zeros(short, dtype=np.int16), out))
+        if self._samples_out == 0:  # lead the stream's first output with zeros
+            short = self._frames_in * MODEL_FRAME_SAMPLES - len(out)
+            if short > 0:
+                out = np.concatenate((np.zeros(short, dtype=np.float32), out))
         self._samples_out += len(out)
         return out
 
@@ -78,7 +84,7 @@ class Upsampler:
     tail is released) and readies the stream for the next one."""
 
     def __init__(self) -> None:
-        self._stream = _stream(MODEL_RATE, DISCORD_RATE)
+        self._stream = _stream(MODEL_RATE, DISCORD_RATE, "int16")
         self._carry = b""
         self._started = False
         self.lead_samples = 0  # zeros (48 kHz, per channel) that led the current segment
@@ -109,14 +115,6 @@ class Upsampler:
 
 def _to_stereo(mono: Pcm) -> bytes:
     return np.repeat(mono.astype("<i2", copy=False), 2).tobytes()
-
-
-def mean_square(block: Pcm) -> float:
-    """Mean square of int16 samples, full scale = 1.0."""
-    if not len(block):
-        return 0.0
-    as_float = block.astype(np.float32) * (1.0 / 32768.0)
-    return float(np.dot(as_float, as_float)) / len(block)
 
 
 @dataclass
@@ -194,10 +192,14 @@ class SpeakerTracker:
         self.position_ms = 0.0
 
 
+_EMPTY: Samples = np.zeros(0, dtype=np.float32)
+_ENERGY_SCALE = 1.0 / (32768.0 * 32768.0 * MODEL_FRAME_SAMPLES)
+
+
 @dataclass
 class _Speaker:
     down: Downsampler = field(default_factory=Downsampler)
-    fifo: Pcm = field(default_factory=lambda: np.zeros(0, dtype=np.int16))
+    fifo: Samples = field(default_factory=lambda: _EMPTY)
     idle_pulls: int = 0
 
 
@@ -206,10 +208,11 @@ class RoomMixer:
 
     `feed(user_id, frame)` takes a speaker's 48 kHz stereo frame whenever it arrives; `pull()`,
     called once per 20 ms (by a clock, or after each round of feeds), returns 960 bytes of
-    24 kHz mono: silence when nobody speaks, so the server's VAD hears the pauses. A speaker
-    contributes whole 480-sample blocks, so their own stream stays gap-free; a remainder left
-    `stale_pulls` pulls without new audio is zero-padded and played out. A backlog beyond
-    `max_backlog_frames` (a burst after network jitter) drops its oldest audio."""
+    24 kHz mono pcm16: silence when nobody speaks, so the server's VAD hears the pauses. A
+    speaker contributes whole 480-sample blocks, so their own stream stays gap-free; a
+    remainder left `stale_pulls` pulls without new audio is zero-padded and played out. A
+    backlog beyond `max_backlog_frames` (a burst after network jitter) drops its oldest audio.
+    The sum is clipped to int16 (never wrapped)."""
 
     def __init__(
         self, tracker: SpeakerTracker | None = None, max_backlog_frames: int = 5, stale_pulls: int = 2
@@ -230,7 +233,8 @@ class RoomMixer:
         speaker = self._speakers.get(user_id)
         if speaker is None:
             speaker = self._speakers[user_id] = _Speaker()
-        fifo = np.concatenate((speaker.fifo, speaker.down.convert(frame)))
+        out = speaker.down.convert(frame)
+        fifo = np.concatenate((speaker.fifo, out)) if len(speaker.fifo) else out
         excess = len(fifo) - self.max_backlog
         if excess > 0:
             fifo = fifo[excess:]
@@ -239,27 +243,38 @@ class RoomMixer:
         speaker.idle_pulls = 0
 
     def pull(self) -> bytes:
-        acc = np.zeros(MODEL_FRAME_SAMPLES, dtype=np.int32)
-        energies: dict[int, float] = {}
+        users: list[int] = []
+        blocks: list[Samples] = []
         for user_id, speaker in self._speakers.items():
-            have = len(speaker.fifo)
-            if have < MODEL_FRAME_SAMPLES:
+            fifo = speaker.fifo
+            have = len(fifo)
+            if have == MODEL_FRAME_SAMPLES:
+                block, speaker.fifo = fifo, _EMPTY
+            elif have > MODEL_FRAME_SAMPLES:
+                block, speaker.fifo = fifo[:MODEL_FRAME_SAMPLES], fifo[MODEL_FRAME_SAMPLES:]
+            else:
                 speaker.idle_pulls += 1
                 if not have or speaker.idle_pulls < self.stale_pulls:
                     continue
-                block = np.concatenate((speaker.fifo, np.zeros(MODEL_FRAME_SAMPLES - have, dtype=np.int16)))
-                speaker.fifo = speaker.fifo[:0]
-            else:
-                block = speaker.fifo[:MODEL_FRAME_SAMPLES]
-                speaker.fifo = speaker.fifo[MODEL_FRAME_SAMPLES:]
-            acc += block
-            energies[user_id] = mean_square(block)
-        clipped = np.clip(acc, -32768, 32767)
-        if len(energies) > 1:
-            self.clipped_samples += int(np.count_nonzero(clipped != acc))
+                block = np.concatenate((fifo, np.zeros(MODEL_FRAME_SAMPLES - have, dtype=np.float32)))
+                speaker.fifo = _EMPTY
+            users.append(user_id)
+            blocks.append(block)
+        energies: dict[int, float] = {}
+        if not blocks:
+            out = bytes(MODEL_FRAME_BYTES)
+        else:
+            stack = np.stack(blocks)
+            total = stack.sum(axis=0) if len(blocks) > 1 else stack[0]
+            clipped = np.clip(total, -32768.0, 32767.0)
+            if len(blocks) > 1:
+                self.clipped_samples += int(np.count_nonzero(clipped != total))
+            out = np.rint(clipped).astype("<i2").tobytes()
+            squares = np.einsum("ij,ij->i", stack, stack) * _ENERGY_SCALE
+            energies = dict(zip(users, squares.tolist(), strict=True))
         self.tracker.record(self.position_ms, energies)
         self.position_ms += FRAME_MS
-        return clipped.astype("<i2").tobytes()
+        return out
 
     def forget(self, user_id: int) -> None:
         """Drop a speaker's stream (they left the channel)."""
@@ -270,4 +285,4 @@ class RoomMixer:
         self.position_ms = 0.0
         self.tracker.reset()
         for speaker in self._speakers.values():
-            speaker.fifo = speaker.fifo[:0]
+            speaker.fifo = _EMPTY
