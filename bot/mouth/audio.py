@@ -17,6 +17,7 @@ use (`audio_start_ms` / `audio_end_ms`).
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -212,7 +213,8 @@ class RoomMixer:
     speaker contributes whole 480-sample blocks, so their own stream stays gap-free; a
     remainder left `stale_pulls` pulls without new audio is zero-padded and played out. A
     backlog beyond `max_backlog_frames` (a burst after network jitter) drops its oldest audio.
-    The sum is clipped to int16 (never wrapped)."""
+    The sum is clipped to int16 (never wrapped). `feed` may run on the voice receive thread
+    while `pull` runs on the event loop: both take the mixer's lock."""
 
     def __init__(
         self, tracker: SpeakerTracker | None = None, max_backlog_frames: int = 5, stale_pulls: int = 2
@@ -224,16 +226,23 @@ class RoomMixer:
         self.dropped_samples = 0
         self.clipped_samples = 0
         self._speakers: dict[int, _Speaker] = {}
+        self._lock = threading.Lock()
 
     @property
     def speakers(self) -> list[int]:
-        return list(self._speakers)
+        with self._lock:
+            return list(self._speakers)
 
     def feed(self, user_id: int, frame: bytes) -> None:
-        speaker = self._speakers.get(user_id)
-        if speaker is None:
-            speaker = self._speakers[user_id] = _Speaker()
-        out = speaker.down.convert(frame)
+        with self._lock:
+            speaker = self._speakers.get(user_id)
+            if speaker is None:
+                speaker = self._speakers[user_id] = _Speaker()
+        out = speaker.down.convert(frame)  # one speaker's stream: only their own thread feeds it
+        with self._lock:
+            self._append(speaker, out)
+
+    def _append(self, speaker: _Speaker, out: Samples) -> None:
         fifo = np.concatenate((speaker.fifo, out)) if len(speaker.fifo) else out
         excess = len(fifo) - self.max_backlog
         if excess > 0:
@@ -243,6 +252,10 @@ class RoomMixer:
         speaker.idle_pulls = 0
 
     def pull(self) -> bytes:
+        with self._lock:
+            return self._pull()
+
+    def _pull(self) -> bytes:
         users: list[int] = []
         blocks: list[Samples] = []
         for user_id, speaker in self._speakers.items():
@@ -278,11 +291,13 @@ class RoomMixer:
 
     def forget(self, user_id: int) -> None:
         """Drop a speaker's stream (they left the channel)."""
-        self._speakers.pop(user_id, None)
+        with self._lock:
+            self._speakers.pop(user_id, None)
 
     def rebase(self) -> None:
         """A new realtime session: the input timeline restarts at 0 ms."""
-        self.position_ms = 0.0
-        self.tracker.reset()
-        for speaker in self._speakers.values():
-            speaker.fifo = _EMPTY
+        with self._lock:
+            self.position_ms = 0.0
+            self.tracker.reset()
+            for speaker in self._speakers.values():
+                speaker.fifo = _EMPTY

@@ -141,3 +141,25 @@ def test_mixer_backlog_is_bounded() -> None:
     assert mixer.dropped_samples == 7 * MODEL_FRAME_SAMPLES
     pulled = [mixer.pull() for _ in range(4)]
     assert all(any(p) for p in pulled[:3]) and not any(pulled[3])
+
+
+def test_feeding_from_another_thread_loses_nothing() -> None:
+    import threading
+
+    mixer = RoomMixer(max_backlog_frames=1000)
+    frames = discord_frames(440.0, 300)
+    feeder = threading.Thread(target=lambda: [mixer.feed(5, f) for f in frames])
+    pulled: list[bytes] = []
+    feeder.start()
+    while feeder.is_alive():
+        pulled.append(mixer.pull())
+    feeder.join()
+    while True:
+        frame = mixer.pull()
+        if not any(frame):
+            break
+        pulled.append(frame)
+    # every fed frame comes out as exactly one frame of audio, in order and gap-free
+    audio = np.concatenate([np.frombuffer(p, dtype="<i2") for p in pulled if any(p)])
+    assert len(audio) == 300 * MODEL_FRAME_SAMPLES
+    assert max_step(audio[MODEL_FRAME_SAMPLES:]) <= sine_step_bound(440.0, 24_000, AMP) * 1.05
