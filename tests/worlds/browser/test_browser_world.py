@@ -122,6 +122,12 @@ async def test_click_by_ref_then_type(open_world: OpenWorld, test_site: str) -> 
     typed = await world.act(act("type", text="Pika 1"))
     assert typed.ok and typed.data["typed"] == 6
     await page_log(world, r"^value Pika 1$")
+    # A character that is on no keyboard layout key is inserted as text (and cannot be held).
+    inserted = await world.act(act("press", key="é"))
+    assert inserted.ok and inserted.data["inserted"] is True
+    await page_log(world, r"^value Pika 1é$")
+    held = await world.act(act("press", key="é", hold_ms=100))
+    assert (held.ok, held.refusal) == (False, "key_not_typable")
 
 
 async def test_scroll_moves_the_page(open_world: OpenWorld, test_site: str) -> None:
@@ -162,6 +168,26 @@ async def test_navigating_away_is_refused_then_the_page_comes_back(
     assert back.state["url"] == f"{test_site}/input.html" and back.state["offsite"] is False
     assert (await world.act(act("press", key="w"))).ok
     await page_log(world, r"^keydown w$")
+
+
+async def test_a_start_url_that_redirects_makes_its_landing_origin_home(
+    open_world: OpenWorld, other_site: str
+) -> None:
+    async def hop(_request: web.Request) -> web.Response:
+        raise web.HTTPFound(f"{other_site}/")
+
+    app = web.Application()
+    app.router.add_get("/", hop)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        world = await open_world(f"http://127.0.0.1:{runner.addresses[0][1]}/")
+        obs = await world.observe()
+        assert obs.state["title"] == "Elsewhere" and obs.state["offsite"] is False
+        assert (await world.act(act("press", key="w"))).ok
+    finally:
+        await runner.cleanup()
 
 
 async def test_page_crash_is_refused_and_the_page_reopens(open_world: OpenWorld, test_site: str) -> None:
