@@ -1,0 +1,67 @@
+"""Share capture endpoints (DESIGN §11): the page, frames and their refusals, stop."""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient
+
+from bot.play.host import PlayHost
+from bot.web.app import make_app
+from bot.web.share_store import MAX_BYTES, ShareStore
+from tests.tools.fakes import jpeg_bytes
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def post(client: TestClient, token: str, data: bytes) -> tuple[int, dict]:
+    response = await client.post(f"/share/{token}/frame", data=data, headers={"Content-Type": "image/jpeg"})
+    return response.status, await response.json()
+
+
+async def test_capture_page_frames_refusals_and_stop(host: PlayHost, client_for) -> None:
+    clock = Clock()
+    store = ShareStore(5, clock=clock)
+    client = await client_for(make_app(host, store))
+    link = store.create_link("7", "<b>Ada</b>")
+
+    page = await client.get(f"/share/{link.token}")
+    assert page.status == 200 and page.content_type == "text/html"
+    html = await page.text()
+    assert "&lt;b&gt;Ada&lt;/b&gt;" in html and "<b>Ada</b>" not in html
+    assert "/static/share.js" in html and page.headers["Cache-Control"] == "no-store"
+
+    status, body = await post(client, link.token, jpeg_bytes((200, 0, 0)))
+    assert status == 201 and body["number"] == 1 and (body["width"], body["height"]) == (64, 48)
+    assert await post(client, link.token, jpeg_bytes((0, 200, 0))) == (
+        429,
+        {"error": "too_fast", "message": "Frames must be at least 900 ms apart."},
+    )
+    clock.now += 1
+    status, body = await post(client, link.token, b"GIF89a not a jpeg")
+    assert (status, body["error"]) == (415, "not_jpeg")
+    status, body = await post(client, link.token, b"\xff\xd8" + b"\0" * MAX_BYTES)
+    assert (status, body["error"]) == (413, "too_large")
+    status, body = await post(client, link.token, jpeg_bytes((1, 1, 1), (4100, 10)))
+    assert (status, body["error"]) == (413, "too_large")
+    status, body = await post(client, "x" * 32, jpeg_bytes((1, 1, 1)))
+    assert (status, body["error"]) == (404, "bad_token")
+    assert [f.number for f in store.latest("7").frames] == [1]
+
+    status, _ = await post(client, link.token, jpeg_bytes((0, 0, 200)))
+    assert status == 201
+    assert (await client.post(f"/share/{link.token}/stop")).status == 200
+    status, body = await post(client, link.token, jpeg_bytes((0, 0, 200)))
+    assert (status, body["error"]) == (410, "stopped")
+    assert store.latest("7").outcome == "none"
+    assert (await client.get(f"/share/{link.token}")).status == 410
+
+    later = store.create_link("7", "Ada")
+    clock.now += 5 * 60
+    status, body = await post(client, later.token, jpeg_bytes((1, 1, 1)))
+    assert (status, body["error"]) == (410, "expired")
+    assert (await client.get(f"/share/{later.token}")).status == 410
