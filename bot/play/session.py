@@ -28,6 +28,7 @@ log = structlog.get_logger("clankie.play")
 SPEECH_COOLDOWN_TURNS = 4
 RECENT_FOR_MIND = 8
 MAX_OBSERVE_FAILURES = 5
+STILL_INTERVAL_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class PlaySession:
     _signals: SignalTracker = field(default_factory=SignalTracker)
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
+    _still_at: float = float("-inf")
 
     @property
     def journey_id(self) -> str:
@@ -211,7 +213,7 @@ class PlaySession:
                 return "budget_exhausted"
             try:
                 obs = await self.world.observe()
-                still = await self.world.still()
+                still = await self._capture_still()
                 failures = 0
             except Exception as exc:
                 failures += 1
@@ -268,6 +270,16 @@ class PlaySession:
             self._settle(writer, rec, signals, progress_before, retired)
             if self.spec.pace_seconds and await self._wait_stop(self.spec.pace_seconds):
                 return "stopped"
+
+    async def _capture_still(self) -> Still | None:
+        """A still for this decision when the mind looks at pictures, else at most one per
+        STILL_INTERVAL_S (enough for the activity page) — rendering and encoding a frame every
+        turn would cost more than the turn itself."""
+        now = time.monotonic()
+        if not getattr(self.mind, "wants_still", False) and now - self._still_at < STILL_INTERVAL_S:
+            return None
+        self._still_at = now
+        return await self.world.still()
 
     async def _wait_stop(self, seconds: float) -> bool:
         try:

@@ -91,6 +91,7 @@ class OpenAIMind:
         self.client = client
         self.model = model
         self.vision = vision
+        self.wants_still = vision  # the loop captures a still for every decision
         self.last_request_bytes = 0
 
     @classmethod

@@ -21,24 +21,32 @@ def camera(m: MapDef, x: int, y: int) -> tuple[int, int]:
     return axis(x, m.width, VIEW_W, 7), axis(y, m.height, VIEW_H, 4)
 
 
+_static_rows: dict[tuple[str, int, int], tuple[str, ...]] = {}
+
+
+def _static(m: MapDef, ox: int, oy: int) -> tuple[str, ...]:
+    """The screen's tile glyphs without people, computed once per map and camera."""
+    key = (m.id, ox, oy)
+    rows = _static_rows.get(key)
+    if rows is None:
+        rows = tuple(
+            "".join(m.tile(x, y).glyph if m.in_bounds(x, y) else " " for x in range(ox, ox + VIEW_W))
+            for y in range(oy, oy + VIEW_H)
+        )
+        _static_rows[key] = rows
+    return rows
+
+
 def grid(game: Game) -> dict[str, Any]:
     """The tiles on screen as rows of symbols (see `legend`); `origin` is the top-left tile."""
     m = game.map
     ox, oy = camera(m, game.x, game.y)
-    people = {(n.x, n.y) for n in game.npcs}
-    rows = []
-    for y in range(oy, oy + VIEW_H):
-        row = []
-        for x in range(ox, ox + VIEW_W):
-            if (x, y) == (game.x, game.y):
-                row.append("@")
-            elif (x, y) in people:
-                row.append("N")
-            elif m.in_bounds(x, y):
-                row.append(m.tile(x, y).glyph)
-            else:
-                row.append(" ")
-        rows.append("".join(row))
+    rows = list(_static(m, ox, oy))
+    marks = [((n.x, n.y), "N") for n in game.npcs] + [((game.x, game.y), "@")]
+    for (x, y), glyph in marks:
+        if ox <= x < ox + VIEW_W and oy <= y < oy + VIEW_H:
+            row = rows[y - oy]
+            rows[y - oy] = row[: x - ox] + glyph + row[x - ox + 1 :]
     symbols = set("".join(rows))
     return {
         "origin": [ox, oy],
