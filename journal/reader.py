@@ -17,7 +17,9 @@ discriminated line union (``kind``, then ``schemaVersion``) — no separate JSON
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Union
@@ -40,6 +42,7 @@ __all__ = [
     "Journal",
     "JournalError",
     "LineChecker",
+    "iter_journal",
     "journey_id_of",
     "parse_line",
     "read_journal",
@@ -122,7 +125,7 @@ def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> H
     """Validate one line (without its newline) into its model, or raise JournalError."""
     if len(raw) > MAX_LINE_BYTES:
         raise JournalError(path, number, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit")
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise JournalError(path, number, "blank line")
     try:
         line: Header | Turn | Summary = _VALIDATE(raw)
@@ -177,9 +180,18 @@ class LineChecker:
         self.last_turn = number_in_run
 
 
-def read_journal(path: Path | str) -> Journal:
-    """Read and validate a whole journal file, or raise JournalError (``path:line: reason``)."""
-    path = Path(path)
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _raw_lines(path: Path) -> list[bytes]:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -190,14 +202,39 @@ def read_journal(path: Path | str) -> Journal:
     if raws[-1]:
         raise JournalError(path, len(raws), "torn line: the last line has no newline")
     raws.pop()
+    return raws
+
+
+def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
+    """Validate a journal line by line and yield each line's model, keeping none.
+
+    Raises JournalError at the first invalid line (lines before it were already yielded),
+    so a caller that must not act on a bad file uses :func:`read_journal` instead. The
+    torn-last-line check happens before anything is yielded.
+    """
+    path = Path(path)
     checker = LineChecker(path)
-    turns: list[Turn] = []
-    for number, raw in enumerate(raws, start=1):
+    for number, raw in enumerate(_raw_lines(path), start=1):
         line = parse_line(raw, path, number)
         checker.check(line, number)
-        if isinstance(line, (TurnV1, TurnV2)):
-            turns.append(line)
-    assert checker.header is not None  # data was non-empty, so line 1 was checked
+        yield line
+
+
+def read_journal(path: Path | str) -> Journal:
+    """Read and validate a whole journal file, or raise JournalError (``path:line: reason``)."""
+    path = Path(path)
+    raws = _raw_lines(path)
+    checker = LineChecker(path)
+    turns: list[Turn] = []
+    # Validated lines are acyclic, but keeping tens of thousands of them alive makes the
+    # cyclic collector rescan the growing heap over and over (quadratic); pause it meanwhile.
+    with _gc_paused():
+        for number, raw in enumerate(raws, start=1):
+            line = parse_line(raw, path, number)
+            checker.check(line, number)
+            if isinstance(line, (TurnV1, TurnV2)):
+                turns.append(line)
+    assert checker.header is not None  # the file was non-empty, so line 1 was checked
     return Journal(path=path, header=checker.header, turns=turns, summary=checker.summary)
 
 

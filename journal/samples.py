@@ -14,6 +14,19 @@ from typing import Any
 
 _EPOCH = datetime(2026, 11, 30, 2, 0, 0, tzinfo=UTC)
 _DIRECTIONS = ("up", "right", "down", "left")
+# A mind's text is usually long (the bounds are 600 and 800 characters); so is this.
+_MONOLOGUE = (
+    "Turn {n}. The path north looks open: Oak's lab is behind me and the tall grass starts two "
+    "tiles ahead. Last time I walked into the fence on the left, so I will keep to the sandy "
+    "strip in the middle. If a wild encounter starts I should run rather than fight, since "
+    "Bulbasaur is still low on health and there is no Pokemon Center before Viridian City."
+)
+_NOTES = (
+    "Route 1 leads north to Viridian City. The fence on the west side blocks the direct path; "
+    "the gap is at x=10. Tall grass spans rows 4 to 9. Mom's house is in Pallet Town at (5, 6); "
+    "Oak's lab at (12, 11). Potions: 1. Goal after Viridian: deliver the parcel back to Oak, "
+    "then head for Pewter City and its gym."
+)
 _MAPS = ("pallet_town", "route_1", "viridian_city", "route_2", "viridian_forest")
 
 
@@ -107,9 +120,9 @@ def turn_body(
         "turn": n,
         "observationSha256": sha(f"obs-{n}"),
         "framebufferSha256": sha(f"fb-{n}"),
-        "monologue": f"Turn {n}: the path north looks open; Oak's lab is behind me and the grass is ahead.",
+        "monologue": _MONOLOGUE.format(n=n),
         "intent": "walk north toward route 1",
-        "notes": "Route 1 leads to Viridian City. Keep to the path to avoid wild encounters.",
+        "notes": _NOTES,
         "objective": "reach Viridian City",
         "objectiveRetired": False,
         "speak": "Heading north through the tall grass!" if wanted else None,

@@ -70,27 +70,40 @@ def _walk_state(v: Any, depth: int, strings: bool) -> None:
             _walk_state(item, depth + 1, strings)
 
 
+_STATE_OK: dict[bytes, None] = {}  # serialised states that passed, most recent ones
+_STATE_OK_MAX = 512
+
+
 def _check_state(value: dict[str, Any]) -> dict[str, Any]:
     """A semantic state is small JSON with short strings: no room for pixels or audio.
 
     Bounds: nesting ≤ 12 levels, every string (keys included) ≤ MAX_STATE_STRING characters
-    and not a data URL, serialised size ≤ MAX_STATE_BYTES. The serialised bytes serve as a
-    cheap, sound pre-filter so the exact Python walk runs only when a bound could be broken
-    (this check sits on the reader's hot path).
+    and not a data URL, serialised size ≤ MAX_STATE_BYTES. This check sits on the reader's
+    hot path, so the serialised bytes serve as a cheap, sound pre-filter and the exact
+    Python walk runs only when a bound could be broken; and a state whose exact bytes
+    passed recently (the same observation recurs in consecutive stages and turns) passes.
     """
     try:
         raw = orjson.dumps(value)
     except TypeError as exc:  # orjson.JSONEncodeError: not JSON, or nested > 255 levels
         raise ValueError(f"observation state is not bounded JSON: {exc}") from None
-    # A string of more than N characters serialises to more than N bytes, and a data URL
-    # string starts with '"data:' in the serialised form; only then do strings need a walk.
-    strings = len(raw) > MAX_STATE_STRING or b'"data:' in raw
+    if raw in _STATE_OK:
+        return value
+    if len(raw) > MAX_STATE_BYTES:
+        raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
+    # A data URL string starts with '"data:' in the serialised form. A string of more than
+    # N characters serialises to more than N bytes between two quotes (unless it holds an
+    # escaped quote, then assume the worst). Only then do strings need the walk.
+    strings = b'"data:' in raw or (
+        len(raw) > MAX_STATE_STRING and (b'\\"' in raw or max(map(len, raw.split(b'"'))) > MAX_STATE_STRING)
+    )
     # Nesting deeper than 12 needs more than 12 opening brackets somewhere in the bytes.
     deep = raw.count(b"{") + raw.count(b"[") > 12
     if strings or deep:
         _walk_state(value, 0, strings)
-    if len(raw) > MAX_STATE_BYTES:
-        raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
+    if len(_STATE_OK) >= _STATE_OK_MAX:
+        _STATE_OK.clear()
+    _STATE_OK[raw] = None
     return value
 
 

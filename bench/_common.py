@@ -1,0 +1,55 @@
+"""Shared helpers for bench scripts: print figures beside their targets, count misses.
+
+Every bench script creates a :class:`Report`, calls :meth:`Report.check` for each target and
+ends with ``raise SystemExit(report.exit_code())`` so a missed target exits 1.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+
+class Report:
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.missed: list[str] = []
+        print(f"== {title}", flush=True)
+
+    def info(self, name: str, value: str) -> None:
+        print(f"{name}: {value}", flush=True)
+
+    def check(self, name: str, value: float, target: str, ok: bool, fmt: str = "{:.3f}") -> bool:
+        verdict = "OK" if ok else "MISSED"
+        print(f"{name}: {fmt.format(value)} (target {target}) {verdict}", flush=True)
+        if not ok:
+            self.missed.append(name)
+        return ok
+
+    def exit_code(self) -> int:
+        if self.missed:
+            print(f"{self.title}: missed {', '.join(self.missed)}", flush=True)
+            return 1
+        return 0
+
+
+def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
+    """The fastest of ``repeat`` timed calls, in seconds (least disturbed by other load)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def median_per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
+    """Median over ``repeat`` batches of the mean time of one call, in seconds."""
+    batches = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        batches.append((time.perf_counter() - start) / calls)
+    return statistics.median(batches)

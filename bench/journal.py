@@ -1,0 +1,145 @@
+"""Journal benchmarks (DESIGN §14).
+
+1. Validated read vs bare parse: a generated 50 000-turn V2 journal (V3 header, V2 turns
+   with a full evidence packet: three observations of a game state with a 15×11 tile view,
+   a mind's monologue and notes of a few hundred characters; ~4 KB a line) is read line by
+   line by ``journal.reader.iter_journal`` (every line validated and order-checked) and, on
+   the same bytes, split and parsed with bare ``orjson.loads`` per line; both discard each
+   line. Target: reader MB/s ≥ 30% of orjson's. For information, the same with every line
+   kept in memory (``read_journal`` beside a list of orjson dicts).
+2. Story card cost: ``JourneyIndex.story_card`` on a warm index for a 100-turn journey and a
+   100 000-turn journey (two sittings). Target: the big one costs ≤ 2× the small one. The
+   live ``StoryProjector.card()`` after 100 vs 100 000 fed turns is measured the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+sys.path.append(str(HERE))
+
+import orjson  # noqa: E402
+from _common import Report, best_of, median_per_call  # noqa: E402
+
+from journal import samples  # noqa: E402
+from journal.journeys import JourneyIndex  # noqa: E402
+from journal.reader import _gc_paused, iter_journal, read_journal  # noqa: E402
+from journal.schema import TurnV2  # noqa: E402
+from journal.story import StoryProjector  # noqa: E402
+
+READ_TURNS = 50_000
+SMALL, BIG = 100, 100_000
+ROUNDS = 5
+
+
+def write_journal(path: Path, turns: int, *, run_id: str, journey_id: str, first: int = 1) -> int:
+    """Write a valid journal as raw lines (the writer's per-turn fsync is not under test)."""
+    header = samples.header(run_id=run_id, journey_id=journey_id, started_at=samples.stamp(first * 2))
+    size = 0
+    with open(path, "wb") as fh:
+        for line in [header, *(samples.turn_v2(n) for n in range(first, first + turns))]:
+            data = orjson.dumps(line) + b"\n"
+            fh.write(data)
+            size += len(data)
+    return size
+
+
+def bench_read(report: Report, root: Path) -> None:
+    path = root / "20261130T020000Z-read.jsonl"
+    size = write_journal(path, READ_TURNS, run_id="read", journey_id="read")
+    report.info(
+        "journal", f"{READ_TURNS} V2 turns, {size / 1e6:.1f} MB, {size / (READ_TURNS + 1):.0f} B/line"
+    )
+
+    def bare() -> None:
+        for raw in path.read_bytes().split(b"\n")[:-1]:
+            orjson.loads(raw)
+
+    def validated() -> None:
+        for _ in iter_journal(path):
+            pass
+
+    def bare_kept() -> None:
+        with _gc_paused():
+            kept = [orjson.loads(raw) for raw in path.read_bytes().split(b"\n")[:-1]]
+        assert len(kept) == READ_TURNS + 1
+
+    def validated_kept() -> None:
+        assert len(read_journal(path).turns) == READ_TURNS
+
+    # Interleaved rounds, best of each, so both sides see the same machine load.
+    bare_s = validated_s = bare_kept_s = validated_kept_s = float("inf")
+    for _ in range(ROUNDS):
+        bare_s = min(bare_s, best_of(bare, 1))
+        validated_s = min(validated_s, best_of(validated, 1))
+    for _ in range(2):
+        bare_kept_s = min(bare_kept_s, best_of(bare_kept, 1))
+        validated_kept_s = min(validated_kept_s, best_of(validated_kept, 1))
+    report.info("orjson.loads per line", f"{size / bare_s / 1e6:.0f} MB/s")
+    report.info("iter_journal (validated, per line)", f"{size / validated_s / 1e6:.0f} MB/s")
+    report.info(
+        "kept in memory: orjson list / read_journal",
+        f"{size / bare_kept_s / 1e6:.0f} / {size / validated_kept_s / 1e6:.0f} MB/s",
+    )
+    ratio = bare_s / validated_s
+    report.check("validated read / bare orjson", ratio * 100, "≥ 30%", ratio >= 0.30, "{:.1f}%")
+
+
+def bench_story(report: Report, root: Path) -> None:
+    small_dir, big_dir = root / "small", root / "big"
+    small_dir.mkdir()
+    big_dir.mkdir()
+    write_journal(small_dir / "20261130T020000Z-s1.jsonl", SMALL, run_id="s1", journey_id="J")
+    half = BIG // 2
+    write_journal(big_dir / "20261130T020000Z-b1.jsonl", half, run_id="b1", journey_id="J")
+    write_journal(
+        big_dir / "20261201T020000Z-b2.jsonl", BIG - half, run_id="b2", journey_id="J", first=half + 1
+    )
+    small, big = JourneyIndex(small_dir), JourneyIndex(big_dir)
+    for index, turns in ((small, SMALL), (big, BIG)):
+        card = index.story_card("J")
+        assert card is not None and card.turnsTaken == turns, card
+    calls = 2000
+    small_s = median_per_call(lambda: small.story_card("J"), calls)
+    big_s = median_per_call(lambda: big.story_card("J"), calls)
+    report.info("story_card, 100-turn journey", f"{small_s * 1e6:.1f} µs")
+    report.info("story_card, 100 000-turn journey", f"{big_s * 1e6:.1f} µs")
+    report.check("story card 100 000 / 100 turns", big_s / small_s, "≤ 2×", big_s / small_s <= 2.0, "{:.2f}×")
+
+    lines = [TurnV2.model_validate(samples.turn_v2(n)) for n in range(1, 1001)]
+    header = read_journal(small_dir / "20261130T020000Z-s1.jsonl").header
+    live: dict[int, StoryProjector] = {}
+    for turns in (SMALL, BIG):
+        projector = StoryProjector()
+        projector.feed_header(header)
+        for i in range(turns):
+            projector.feed_turn(lines[i % len(lines)])
+        live[turns] = projector
+    live_small = median_per_call(live[SMALL].card, calls)
+    live_big = median_per_call(live[BIG].card, calls)
+    report.info("live card after 100 / 100 000 turns", f"{live_small * 1e6:.1f} / {live_big * 1e6:.1f} µs")
+    report.check(
+        "live card 100 000 / 100 turns",
+        live_big / live_small,
+        "≤ 2×",
+        live_big / live_small <= 2.0,
+        "{:.2f}×",
+    )
+
+
+def main() -> int:
+    report = Report("journal")
+    with tempfile.TemporaryDirectory(prefix="clankie-bench-") as tmp:
+        root = Path(tmp)
+        bench_read(report, root)
+        bench_story(report, root)
+    return report.exit_code()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
