@@ -148,7 +148,12 @@ def test_feeding_from_another_thread_loses_nothing() -> None:
 
     mixer = RoomMixer(max_backlog_frames=1000)
     frames = discord_frames(440.0, 300)
-    feeder = threading.Thread(target=lambda: [mixer.feed(5, f) for f in frames])
+
+    def feed_all() -> None:
+        for frame in frames:
+            mixer.feed(5, frame)
+
+    feeder = threading.Thread(target=feed_all)
     pulled: list[bytes] = []
     feeder.start()
     while feeder.is_alive():

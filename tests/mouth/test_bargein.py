@@ -45,7 +45,7 @@ async def test_barge_in_truncates_at_the_played_position(openai_fake: FakeOpenAI
         events = barge.speech_started()
         assert playback.read() == SILENCE and not playback.active  # stopped before anything is sent
         for event in events:
-            await conn.send(event)  # type: ignore[arg-type]
+            await conn.send(event)
 
         await openai_fake.realtime.wait_for_client_event("response.cancel")
         truncate = await openai_fake.realtime.wait_for_client_event("conversation.item.truncate")

@@ -42,7 +42,7 @@ def max_step(samples: npt.NDArray[np.generic]) -> float:
 
 def sine_step_bound(freq: float, rate: int, amplitude: float) -> float:
     """The largest jump a clean sine of this amplitude can make between two samples."""
-    return 2 * amplitude * abs(np.sin(np.pi * freq / rate))
+    return float(2 * amplitude * abs(np.sin(np.pi * freq / rate)))
 
 
 def onset(samples: npt.NDArray[np.generic], threshold: float) -> int:

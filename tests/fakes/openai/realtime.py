@@ -24,7 +24,7 @@ from . import events as ev
 from .validate import UnionChecker
 
 CLIENT_EVENTS = UnionChecker(RealtimeClientEventParam, "type", "client event")
-_SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(RealtimeServerEvent)
+_SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(RealtimeServerEvent)  # type: ignore[arg-type]
 
 Predicate = Callable[[dict[str, Any]], bool]
 

@@ -53,7 +53,7 @@ async def test_tool_call_reply_then_tool_result(openai_fake: FakeOpenAI) -> None
         tools=TOOLS,
         messages=[
             {"role": "user", "content": "look"},
-            first.choices[0].message.model_dump(exclude_none=True),  # type: ignore[misc]
+            first.choices[0].message.model_dump(exclude_none=True),
             {"role": "tool", "tool_call_id": "call_A", "content": "a field of grass"},
             {
                 "role": "user",
@@ -115,7 +115,7 @@ async def test_invalid_message_is_a_violation() -> None:
         fake.chat.script(Text("x"))
         await fake.client().chat.completions.create(
             model="m",
-            messages=[{"role": "user", "content": "hi"}, {"role": "tool", "content": "no call id"}],  # type: ignore[list-item]
+            messages=[{"role": "user", "content": "hi"}, {"role": "tool", "content": "no call id"}],
         )
         with pytest.raises(AssertionError, match=r"messages\[1\].*tool_call_id"):
             fake.assert_clean()

@@ -153,9 +153,9 @@ async def test_invalid_client_event_is_detected() -> None:
         async with fake.client().realtime.connect(model="gpt-realtime") as conn:
             await next_of(conn, "session.created")
             # missing audio_end_ms, and a beta-only event name
-            await conn.send({"type": "conversation.item.truncate", "item_id": "i", "content_index": 0})  # type: ignore[typeddict-item]
+            await conn.send({"type": "conversation.item.truncate", "item_id": "i", "content_index": 0})
             await conn.send_raw('{"type": "response.audio.delta", "delta": ""}')
-            await conn.session.update(session={"type": "realtime", "voice": "marin"})  # type: ignore[typeddict-unknown-key]
+            await conn.session.update(session={"type": "realtime", "voice": "marin"})
             error = await next_of(conn, "error")
             assert "audio_end_ms" in error.error.message
             await fake.realtime.wait_for_client_event("session.update")
