@@ -35,6 +35,7 @@ def install(api: RestApi, fake: DiscordFake) -> None:
     api.route("GET", "/gateway/bot", r.gateway_bot)
     api.route("GET", "/users/@me", r.me)
     api.route("GET", "/oauth2/applications/@me", r.application)
+    api.route("POST", "/users/@me/channels", r.create_dm)
     api.route("GET", "/applications/@me", r.application)
     for template in (f"{APP}/commands", f"{APP}/guilds/{{guild_id}}/commands"):
         api.route("PUT", template, r.put_commands)
@@ -268,7 +269,33 @@ class _Routes:
 
     def _channel_ok(self, params: dict[str, str]) -> bool:
         channel_id = int(params["channel_id"]) if params["channel_id"].isdigit() else -1
-        return any(channel_id in g.channels for g in self.fake.guilds.values())
+        return channel_id in self.fake.dm_channels or any(
+            channel_id in g.channels for g in self.fake.guilds.values()
+        )
+
+    async def create_dm(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        fake = self.fake
+        recipient_id = int(body["recipient_id"])
+        user = next(
+            (g.members[recipient_id].user for g in fake.guilds.values() if recipient_id in g.members), None
+        )
+        if user is None:
+            return error(400, 50033, "Invalid Recipient(s)")
+        channel_id = next((c for c, u in fake.dm_channels.items() if u.id == user.id), None)
+        if channel_id is None:
+            channel_id = fake.ids.next()
+            fake.dm_channels[channel_id] = user
+        return json_response(
+            {
+                "id": str(channel_id),
+                "type": 1,
+                "last_message_id": None,
+                "flags": 0,
+                "recipients": [user.payload()],
+            }
+        )
 
     async def post_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
@@ -276,6 +303,9 @@ class _Routes:
         if not self._channel_ok(params):
             return error(404, 10003, "Unknown Channel")
         fake = self.fake
+        recipient = fake.dm_channels.get(int(params["channel_id"]))
+        if recipient is not None and recipient.id in fake.dms_closed:
+            return error(403, 50007, "Cannot send messages to this user")
         message = FakeMessage(
             fake.ids.next(), int(params["channel_id"]), fake.bot_user, dict(body or {}), files
         )

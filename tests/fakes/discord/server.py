@@ -66,6 +66,10 @@ class DiscordFake:
         self.interactions: dict[int, InteractionHandle] = {}
         self.messages: dict[int, FakeMessage] = {}
         self.guilds: dict[int, FakeGuild] = {}
+        # Direct messages: DM channel id -> recipient (POST /users/@me/channels); users whose
+        # DMs are closed get Discord's 403 50007 when the bot posts to their DM channel.
+        self.dm_channels: dict[int, FakeUser] = {}
+        self.dms_closed: set[int] = set()
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self.rest = RestApi(self)
         routes.install(self.rest, self)
@@ -229,16 +233,30 @@ class DiscordFake:
         """Invoke a slash command as `by` (default: the moderator), e.g.
         `await fake.send_interaction("play start", {"world": "sandbox", "turns": 5})`."""
         member = by or self.moderator
-        guild = member.guild
-        channel = channel or self.text_channel
-        registered = self.commands.get(guild.id, []) + self.commands.get(None, [])
+        registered = self.commands.get(member.guild.id, []) + self.commands.get(None, [])
         cmd, sub_path = find_command(registered, command)
-        data = build_command_data(cmd, sub_path, options or {}, guild, validate=validate)
+        data = build_command_data(cmd, sub_path, options or {}, member.guild, validate=validate)
+        return await self.send_raw_interaction(2, data, by=member, channel=channel)
+
+    async def send_raw_interaction(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        *,
+        by: FakeMember | None = None,
+        channel: FakeChannel | None = None,
+    ) -> InteractionHandle:
+        """Dispatch an interaction of any type (3 component, 4 autocomplete, 5 modal submit, …)
+        with your own `data`; the envelope (member, channel, permissions, token) is built for you
+        and the returned handle tracks its callback like `send_interaction`'s."""
+        member = by or self.moderator
+        channel = channel or self.text_channel
         interaction_id = self.ids.next()
         token = new_token()
         payload = interaction_payload(
             self, interaction_id=interaction_id, token=token, data=data, member=member, channel=channel
         )
+        payload["type"] = kind
         handle = InteractionHandle(self, interaction_id, token, payload, channel)
         self.interactions[interaction_id] = handle
         await self.dispatch("INTERACTION_CREATE", payload)
@@ -340,6 +358,19 @@ class DiscordFake:
             for m in self.messages.values()
             if m.channel_id == channel.id and m.webhook_id is None and not m.deleted
         ]
+
+    def dm_messages(self, who: FakeMember | FakeUser) -> list[FakeMessage]:
+        """Messages the bot sent to `who` by direct message, oldest first."""
+        channels = {c for c, user in self.dm_channels.items() if user.id == who.id}
+        return [m for m in self.messages.values() if m.channel_id in channels and not m.deleted]
+
+    async def wait_dm(
+        self, who: FakeMember | FakeUser, count: int = 1, within: float = 5.0
+    ) -> list[FakeMessage]:
+        await self.wait_until(
+            lambda: len(self.dm_messages(who)) >= count, within, f"{count} DM(s) to {who.id}"
+        )
+        return self.dm_messages(who)
 
     async def wait_channel_message(
         self, channel: FakeChannel, count: int = 1, within: float = 5.0

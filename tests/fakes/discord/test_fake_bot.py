@@ -15,7 +15,7 @@ from tests.fakes.discord.fixtures import discord_fake  # noqa: F401  (fixture)
 
 
 class DemoBot(commands.Bot):
-    """Declares /demo {ping,pick,slow,edit,guarded,card,whois}; syncs them to the test guild."""
+    """Declares /demo {ping,pick,slow,edit,guarded,card,find,whois}; syncs them to the test guild."""
 
     def __init__(self, guild_id: int) -> None:
         intents = discord.Intents.default()
@@ -91,6 +91,15 @@ def demo_group() -> app_commands.Group:
             "more", file=discord.File(io.BytesIO(b"two"), "two.jpg"), ephemeral=True
         )
 
+    @group.command(name="find", description="Autocompleted")
+    async def find(interaction: discord.Interaction, query: str) -> None:
+        await interaction.response.send_message(f"found {query}")
+
+    @find.autocomplete("query")
+    async def find_complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        worlds = ["sandbox", "sapphire", "2048"]
+        return [app_commands.Choice(name=w, value=w) for w in worlds if w.startswith(current)]
+
     @group.command(name="whois", description="Name a member")
     async def whois(interaction: discord.Interaction, who: discord.Member) -> None:
         await interaction.response.send_message(f"{who.name} roles={len(who.roles)}")
@@ -111,7 +120,7 @@ async def test_login_syncs_exactly_the_declared_commands(live: tuple[DiscordFake
     registered = await fake.wait_commands(fake.guild)
     assert [c["name"] for c in registered] == ["demo"]
     subs = {o["name"]: o for o in registered[0]["options"]}
-    assert set(subs) == {"ping", "pick", "slow", "edit", "guarded", "card", "whois"}
+    assert set(subs) == {"ping", "pick", "slow", "edit", "guarded", "card", "find", "whois"}
     pick = {o["name"]: o for o in subs["pick"]["options"]}
     assert pick["color"]["choices"] == [{"name": "Red", "value": "red"}, {"name": "Blue", "value": "blue"}]
     assert (pick["count"]["type"], pick["count"]["min_value"], pick["count"]["max_value"]) == (4, 1, 5)
@@ -215,6 +224,24 @@ async def test_embeds_and_files_in_replies(live: tuple[DiscordFake, DemoBot]) ->
     )
     (more,) = await handle.followups(1)
     assert (more.content, more.files, more.ephemeral) == ("more", [("two.jpg", b"two")], True)
+
+
+async def test_autocomplete_through_a_raw_interaction(live: tuple[DiscordFake, DemoBot]) -> None:
+    fake, _ = live
+    (demo,) = await fake.wait_commands(fake.guild)
+    focused = {"name": "query", "type": 3, "value": "sa", "focused": True}
+    data = {
+        "id": demo["id"],
+        "name": "demo",
+        "type": 1,
+        "options": [{"name": "find", "type": 1, "options": [focused]}],
+    }
+    reply = await (await fake.send_raw_interaction(4, data, by=fake.member)).response()
+    assert reply.type == 8
+    assert reply.data["choices"] == [
+        {"name": "sandbox", "value": "sandbox"},
+        {"name": "sapphire", "value": "sapphire"},
+    ]
 
 
 async def test_member_option_is_resolved(live: tuple[DiscordFake, DemoBot]) -> None:
