@@ -5,27 +5,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import TypeVar
 
 import discord
 
 from .server import DiscordFake
 
+ClientT = TypeVar("ClientT", bound=discord.Client)
+
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    bot: discord.Client,
+    bot: ClientT,
     fake: DiscordFake | None = None,
     *,
     ready_timeout: float = 10.0,
     check_clean: bool = True,
-) -> AsyncIterator[tuple[DiscordFake, discord.Client]]:
+) -> AsyncIterator[tuple[DiscordFake, ClientT]]:
     """`async with running_bot(bot) as (fake, bot): ...`
 
     Starts `fake` (a fresh DiscordFake when None; an already started one is reused and left
-    running), points discord.py at it, runs
-    `bot.start(fake.token)` in a task and waits for `on_ready`. On exit closes the bot, stops
-    the fake if it started it, restores discord.py's URLs, and (with `check_clean`) fails on contract violations
-    or unknown routes. If the bot dies while starting, its exception is raised here.
+    running), points discord.py at it, runs `bot.start(fake.token)` in a task, waits for
+    `on_ready` and for every guild to be parsed. On exit closes the bot, stops the fake if it
+    started it, restores discord.py's URLs, and (with `check_clean`) fails on contract
+    violations or unknown routes. If the bot dies while starting, its exception is raised here.
 
     on_ready fires `guild_ready_timeout` seconds after the last GUILD_CREATE (discord.py's
     default: 2 s). Build test bots with `guild_ready_timeout=0.05` (a public Client option) to

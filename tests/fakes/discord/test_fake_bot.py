@@ -111,7 +111,6 @@ def demo_group() -> app_commands.Group:
 async def live() -> tuple[DiscordFake, DemoBot]:  # type: ignore[misc]
     fake = DiscordFake()
     async with running_bot(DemoBot(fake.guild.id), fake) as (fake, bot):
-        assert isinstance(bot, DemoBot)
         yield fake, bot
 
 
