@@ -1,0 +1,86 @@
+"""The activity page in real headless Chromium while a sandbox session plays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.config import WebSettings
+from bot.play.host import PlayHost
+from bot.web.app import WebSurface
+from bot.web.share_store import ShareStore
+from tests.web.browser import chromium
+from tests.web.sandbox import sandbox_playing, settings_for
+
+SCREENSHOT = Path("/tmp/activity_page.png")
+PHONE = {"width": 412, "height": 915}
+
+FIRST_TURN = "() => { const li = document.querySelector('#turns li'); return li ? +li.dataset.turn : 0; }"
+STORY_TURNS = "() => +document.getElementById('story-turns').textContent || 0"
+
+
+async def watch_page_follow_play(page, url: str) -> None:
+    await page.goto(url)
+    await page.wait_for_function(
+        "() => { const i = document.getElementById('still'); return !i.hidden && i.complete && i.naturalWidth > 0; }",
+        timeout=20_000,
+    )
+    await page.wait_for_function(f"() => ({FIRST_TURN})() > 0 && ({STORY_TURNS})() > 0", timeout=20_000)
+    turn0, story0 = await page.evaluate(FIRST_TURN), await page.evaluate(STORY_TURNS)
+    src0 = await page.get_attribute("#still", "src")
+    await page.wait_for_function(
+        f"() => ({FIRST_TURN})() >= {turn0 + 2} && ({STORY_TURNS})() >= {story0 + 2}", timeout=30_000
+    )
+    assert await page.evaluate(FIRST_TURN) > turn0
+    assert await page.evaluate(STORY_TURNS) > story0
+    assert src0 and "/v1/embodiment/sessions/live/still" in src0
+
+
+async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    host = PlayHost(settings)
+    surface = WebSurface(settings, host, ShareStore())
+    handle = await surface.start()
+    try:
+        async with chromium() as browser:
+            page = await browser.new_page(viewport=PHONE, device_scale_factor=1)
+            async with sandbox_playing(host, pace_seconds=0.4):
+                await watch_page_follow_play(page, handle.url)
+                size = await page.evaluate(
+                    "() => { const i = document.getElementById('still'); return [i.naturalWidth, i.naturalHeight]; }"
+                )
+                assert size == [240, 160]
+                assert (await page.text_content("#state")).startswith("playing sandbox")
+                assert await page.text_content("#objective") != "—"
+                badges = await page.locator("#turns .badge").all_text_contents()
+                assert badges and all(
+                    b in ("accepted", "rejected by adapter", "invalid decision", "mind failed")
+                    for b in badges
+                )
+                actions = await page.locator("#turns code").all_text_contents()
+                assert actions and all("(" in a for a in actions)
+                assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+                assert await page.text_content("#transport") == "live"
+                shot = await page.screenshot(path=str(SCREENSHOT), full_page=True)
+                assert len(shot) > 10_000
+            # play stopped: the page says so and the last turns stay readable
+            await page.wait_for_function(
+                "() => document.getElementById('state').textContent === 'not playing'", timeout=10_000
+            )
+            assert await page.locator("#turns li").count() > 0
+    finally:
+        await handle.close()
+
+
+async def test_activity_page_polls_without_server_sent_events(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    host = PlayHost(settings)
+    surface = WebSurface(settings, host, ShareStore())
+    handle = await surface.start()
+    try:
+        async with chromium() as browser, sandbox_playing(host, pace_seconds=0.3):
+            page = await browser.new_page()
+            await page.add_init_script("delete window.EventSource;")
+            await watch_page_follow_play(page, handle.url)
+            assert await page.text_content("#transport") == "updating every 2 s"
+    finally:
+        await handle.close()
