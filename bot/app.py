@@ -1,0 +1,285 @@
+"""The discord.py bot (DESIGN §13): ``clankie run`` and ``clankie sync``.
+
+:class:`ClankieBot` builds nothing itself: it is handed the :class:`~bot.character.Character`
+(made once, in :func:`run_bot`) and passes any other keyword options straight to
+``commands.Bot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
+``cogs.play``, ``cogs.share`` and ``cogs.voice`` when that module exists — and syncs the slash
+commands to ``[discord] test_guild_id`` only; a global sync happens only through
+``clankie sync --global``.
+
+One tree error handler (:class:`ClankieTree`) turns every failure into a short ephemeral reply:
+a refused check says what is needed, a bad option value names the option and why, anything
+else is logged and the person is told that something went wrong.
+
+Intents are minimal: ``guilds`` (commands, roles, channels) and ``voice_states`` (who is in
+voice, who went live, the voice cog). No message content, no member list, no presences: slash
+commands carry the invoking member with its roles and permissions, and voice-state events carry
+their member.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from typing import Any
+
+import discord
+import structlog
+from discord import app_commands
+from discord.ext import commands
+
+from bot.character import Character, build_character
+from bot.config import Settings
+from bot.web.auth import WebConfigError
+from cogs import BadOptionValue, NotModerator
+
+log = structlog.get_logger("clankie.discord")
+
+EXTENSIONS = ("cogs.play", "cogs.share")
+OPTIONAL_EXTENSIONS = ("cogs.voice",)
+
+NO_TOKEN = (
+    "no Discord bot token: set the DISCORD_TOKEN environment variable to your bot's token "
+    "(Discord Developer Portal → your application → Bot)."
+)
+BAD_TOKEN = (
+    "Discord rejected the bot token in DISCORD_TOKEN; copy a fresh one from the Discord Developer "
+    "Portal (your application → Bot → Reset Token)."
+)
+SOMETHING_WRONG = "Something went wrong on my side; it has been logged. Please try again."
+
+
+def default_intents() -> discord.Intents:
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.voice_states = True
+    return intents
+
+
+def extensions() -> list[str]:
+    """The cogs to load: the required ones, plus optional ones whose module exists."""
+    found = [name for name in OPTIONAL_EXTENSIONS if importlib.util.find_spec(name) is not None]
+    return [*EXTENSIONS, *found]
+
+
+# -- the one error handler ---------------------------------------------------------------------
+
+
+def _perm_names(names: list[str]) -> str:
+    return ", ".join(n.replace("_", " ").replace("guild", "server").title() for n in names)
+
+
+def _option_named(interaction: discord.Interaction, value: Any) -> str | None:
+    """The option that carried ``value`` (for errors from transformers that do not name it)."""
+    for name, given in interaction.namespace:
+        if given is value or given == value:
+            return str(name)
+    return None
+
+
+def explain(interaction: discord.Interaction, error: app_commands.AppCommandError) -> str | None:
+    """The sentence a person sees for an expected failure, or None for an unexpected one."""
+    if isinstance(error, NotModerator):
+        return str(error)
+    if isinstance(error, app_commands.MissingPermissions):
+        return f"You need the {_perm_names(error.missing_permissions)} permission for that."
+    if isinstance(error, app_commands.BotMissingPermissions):
+        return f"I need the {_perm_names(error.missing_permissions)} permission for that."
+    if isinstance(error, (app_commands.MissingRole, app_commands.MissingAnyRole)):
+        return "You don't have the role that command needs."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "That command only works in a server."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return "You can't use that command here."
+    if isinstance(error, BadOptionValue):
+        return f"Option `{error.option}`: {error.reason}."
+    if isinstance(error, app_commands.TransformerError):
+        option = _option_named(interaction, error.value)
+        kind = error.type.name.replace("_", " ")
+        where = f"Option `{option}`" if option else "An option"
+        return f"{where}: {error.value!r} is not a valid {kind}."
+    if isinstance(error, app_commands.CommandSignatureMismatch):
+        return "That command has changed since Discord last heard of it; try again in a minute."
+    return None
+
+
+async def reply_privately(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral reply, whether or not the interaction was already answered or deferred."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("error_reply_failed", status=exc.status, code=exc.code)
+
+
+class ClankieTree(app_commands.CommandTree):
+    """The bot's command tree; its ``on_error`` is the one error handler for every command."""
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
+    ) -> None:
+        command = interaction.command.qualified_name if interaction.command else None
+        text = explain(interaction, error)
+        if text is None:
+            original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+            log.error("command_failed", command=command, exc_info=original)
+            text = SOMETHING_WRONG
+        else:
+            log.info("command_refused", command=command, reason=type(error).__name__)
+        await reply_privately(interaction, text)
+
+
+# -- the bot ---------------------------------------------------------------------------------
+
+
+class ClankieBot(commands.Bot):
+    def __init__(self, character: Character, *, sync_commands: bool = True, **options: Any) -> None:
+        options.setdefault("command_prefix", commands.when_mentioned)
+        options.setdefault("intents", default_intents())
+        options.setdefault("help_command", None)
+        options.setdefault("tree_cls", ClankieTree)
+        options.setdefault(
+            "allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=True)
+        )
+        super().__init__(**options)
+        self.character = character
+        self.sync_on_start = sync_commands
+        self.synced: list[app_commands.AppCommand] | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.character.settings
+
+    async def setup_hook(self) -> None:
+        for name in extensions():
+            await self.load_extension(name)
+        guild_id = self.settings.discord.test_guild_id
+        if not self.sync_on_start:
+            return
+        if guild_id is None:
+            log.info("commands_not_synced", hint="no [discord] test_guild_id; `clankie sync --global` once")
+            return
+        self.synced = await self.sync_commands(guild_id)
+        log.info("commands_synced", guild_id=guild_id, commands=[c.name for c in self.synced])
+
+    async def sync_commands(self, guild_id: int | None) -> list[app_commands.AppCommand]:
+        """Sync to one guild (the global commands copied there), or globally when None."""
+        if guild_id is None:
+            return await self.tree.sync()
+        guild = discord.Object(id=guild_id)
+        self.tree.copy_global_to(guild=guild)
+        return await self.tree.sync(guild=guild)
+
+    async def on_ready(self) -> None:
+        log.info("discord_ready", user=str(self.user), guilds=len(self.guilds))
+
+
+# -- clankie run / clankie sync ---------------------------------------------------------------
+
+
+def _say(sentence: str) -> None:
+    print(f"clankie: {sentence}", file=sys.stderr)
+
+
+def _token(settings: Settings) -> str | None:
+    secret = settings.discord.token
+    value = secret.get_secret_value().strip() if secret is not None else ""
+    return value or None
+
+
+async def run_bot(args: argparse.Namespace, settings: Settings, **options: Any) -> int:
+    """``clankie run`` / ``clankie sync [--global]``; returns the exit code. ``options`` go to
+    :class:`ClankieBot` (and on to ``commands.Bot``)."""
+    token = _token(settings)
+    if token is None:
+        _say(NO_TOKEN)
+        return 2
+    if args.command == "sync":
+        return await sync_once(settings, token, global_=bool(getattr(args, "global_", False)), **options)
+    return await serve(build_character(settings), token, **options)
+
+
+async def serve(character: Character, token: str, **options: Any) -> int:
+    """Run the web surface and the bot in this process until the bot ends or the task is
+    cancelled (Ctrl-C / SIGTERM via the CLI); then stop play cleanly and close both."""
+    bot = ClankieBot(character, **options)
+    try:
+        try:
+            handle = await character.start()
+        except WebConfigError as exc:
+            _say(f"the web surface cannot start: {exc}")
+            return 2
+        if handle is not None:
+            log.info("activity_page", url=handle.url)
+        await bot.start(token)
+    except discord.LoginFailure:
+        _say(BAD_TOKEN)
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        _say("Discord refused the gateway intents this bot asked for; enable them in the Developer Portal.")
+        return 2
+    finally:
+        await _shutdown(bot, character)
+    return 0
+
+
+async def _shutdown(bot: ClankieBot, character: Character) -> None:
+    """Close the bot first (no new commands), then stop play (summary, stopped event) and web."""
+    try:
+        if not bot.is_closed():
+            await bot.close()
+    except Exception:
+        log.exception("bot_close_failed")
+    finally:
+        await character.close()
+        log.info("clankie_stopped")
+
+
+def describe(commands_: list[app_commands.AppCommand]) -> list[str]:
+    lines = []
+    for cmd in commands_:
+        subs = [opt.name for opt in cmd.options if isinstance(opt, app_commands.AppCommandGroup)]
+        lines.append(f"/{cmd.name}" + (f" ({', '.join(subs)})" if subs else ""))
+    return lines
+
+
+async def sync_once(settings: Settings, token: str, *, global_: bool, **options: Any) -> int:
+    """``clankie sync``: log in, load the cogs, sync (test guild or global), print, exit."""
+    guild_id = None if global_ else settings.discord.test_guild_id
+    if not global_ and guild_id is None:
+        _say("nowhere to sync: set [discord] test_guild_id in config.toml, or pass --global.")
+        return 2
+    bot = ClankieBot(build_character(settings), sync_commands=False, **options)
+    try:
+        async with bot:
+            await bot.login(token)
+            synced = await bot.sync_commands(guild_id)
+    except discord.LoginFailure:
+        _say(BAD_TOKEN)
+        return 2
+    except discord.HTTPException as exc:
+        _say(f"Discord refused the sync ({exc.status}): {exc.text or exc}")
+        return 1
+    where = "globally (may take up to an hour to appear)" if guild_id is None else f"to guild {guild_id}"
+    print(f"Synced {len(synced)} command(s) {where}:")
+    for line in describe(synced):
+        print(f"  {line}")
+    return 0
+
+
+__all__ = [
+    "ClankieBot",
+    "ClankieTree",
+    "default_intents",
+    "explain",
+    "extensions",
+    "reply_privately",
+    "run_bot",
+    "serve",
+    "sync_once",
+]

@@ -1,0 +1,216 @@
+"""``/play start|stop|status|story`` (DESIGN §5, §13): moderators start and stop play; anyone
+may ask how it goes and for the story so far.
+
+Start and stop are checked in code (Manage Server, or a role in ``[discord] moderator_roles``).
+There is no ``default_permissions`` on ``/play``: Discord allows that hint only on a top-level
+command, and on ``/play`` it would hide ``status`` and ``story`` from members and ``start`` from
+role-based moderators. Option values are checked again on arrival (``cogs.OneOf``/``Bounded``).
+
+``/play start`` asks the play host to start (that only builds the world and mind; a refusal,
+such as a session already running, is answered at once and privately), then defers and edits
+its reply once the first turn has settled (or :data:`START_WAIT_S` passed), so the answer says
+truthfully what started — or why it failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.character import Character
+from bot.play.host import MINDS, WORLDS, PlayRefused, StartRequest
+from bot.play.session import PlaySession
+from cogs import Bounded, OneOf, character_of, moderator_only
+
+START_WAIT_S = 10.0
+COLOUR = discord.Colour(0x4F7CAC)
+
+WORLD = OneOf("world", WORLDS)
+MIND = OneOf("mind", MINDS)
+TURNS = Bounded("turns", int, 1, 100_000)
+MINUTES = Bounded("minutes", float, 1, 24 * 60)
+
+
+def _clip(text: str | None, limit: int) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _link(character: Character) -> str | None:
+    url = character.web_url
+    return url if url else None
+
+
+def _progress_line(progress: dict[str, Any]) -> str:
+    parts = [f"{progress.get('distinctTiles', 0)} tiles"]
+    maps = progress.get("maps") or []
+    if maps:
+        parts.append("maps: " + ", ".join(maps[-6:]))
+    milestones = progress.get("milestones") or []
+    parts.append("milestones: " + (", ".join(milestones[-6:]) if milestones else "none yet"))
+    return " · ".join(parts)
+
+
+def budget_text(session: PlaySession) -> str:
+    return f"{session.spec.max_turns} turns / {session.spec.max_minutes:g} min"
+
+
+def started_text(session: PlaySession, link: str | None) -> str:
+    spec = session.spec
+    if session.state == "failed":
+        return _clip(
+            f"Play failed to start ({spec.world}, {spec.mind}): {session.error or 'unknown error'}", 1900
+        )
+    lines = [f"▶️ Playing **{spec.world}** with the **{spec.mind}** mind — budget {budget_text(session)}."]
+    last = session.last
+    if last is not None:
+        lines.append(
+            f"Turn {last.turn}: {_clip(last.intent, 200)}"
+            + (f" → {_clip(last.effect, 200)}" if last.effect else "")
+        )
+    elif session.state in ("stopped", "stopping"):
+        lines.append(f"It ended before its first turn ({session.outcome or session.state}).")
+    else:
+        lines.append("Still starting up; `/play status` shows how it goes.")
+    if link:
+        lines.append(f"Watch: {link}")
+    return "\n".join(lines)
+
+
+def stopped_text(session: PlaySession) -> str:
+    progress = session.progress()
+    milestones = progress.get("milestones") or []
+    return (
+        f"⏹️ Stopped **{session.spec.world}** after {session.turn} turn(s) "
+        f"({session.accepted} accepted; outcome {session.outcome or session.state}). "
+        f"Milestones: {', '.join(milestones) if milestones else 'none'}. The journal has its summary."
+    )
+
+
+def status_text(character: Character) -> str:
+    host = character.play_host
+    link = _link(character)
+    session, digest = host.active, host.activity()
+    if session is None or digest is None:
+        lines = ["Not playing right now."]
+        last = host.session
+        if last is not None:
+            lines.append(
+                f"Last session: {last.spec.world} with {last.spec.mind}, {last.turn} turn(s), ended {last.outcome or last.state}."
+            )
+        lines.append("A moderator can start one with `/play start`.")
+        if link:
+            lines.append(f"Activity page: {link}")
+        return "\n".join(lines)
+    lines = [
+        f"**Playing {digest['world']}** ({digest['mind']}) — turn {digest['turn']} of {session.spec.max_turns}, state {digest['state']}.",
+        f"Objective: {_clip(digest.get('objective'), 160) or 'none yet'}",
+        f"Last effect: {_clip(digest.get('lastEffect'), 200) or 'nothing yet'}",
+        f"Progress: {_progress_line(digest.get('progress') or {})}",
+    ]
+    if link:
+        lines.append(f"Activity page: {link}")
+    return "\n".join(lines)
+
+
+def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.Embed:
+    """The story card (DESIGN §7) as an embed: objective, turns, maps, last moments."""
+    title = "Clankie's story — playing now" if live else "Clankie's story — last journey"
+    embed = discord.Embed(title=title, colour=COLOUR, url=link or None)
+    embed.description = f"**Objective:** {_clip(card.get('objective'), 160) or 'none set'}"
+    embed.add_field(name="Turns", value=str(card.get("turnsTaken", 0)))
+    embed.add_field(
+        name="World", value=_clip(card.get("environmentId") or card.get("scenarioId"), 100) or "?"
+    )
+    maps = card.get("maps") or []
+    embed.add_field(name="Maps", value=_clip(", ".join(maps), 1000) or "none yet", inline=False)
+    moments = card.get("moments") or []
+    lines = []
+    for moment in moments[-8:]:
+        toward = f" _(toward {_clip(moment.get('toward'), 80)})_" if moment.get("toward") else ""
+        lines.append(f"• {_clip(moment.get('effect'), 110)}{toward}")
+    embed.add_field(name="Last moments", value=_clip("\n".join(lines), 1024) or "none yet", inline=False)
+    embed.set_footer(text=f"started {card.get('startedAt', '?')} · last turn {card.get('lastTurnAt') or '—'}")
+    return embed
+
+
+async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None:
+    """Return once the session has settled a turn or ended, or ``within`` seconds passed."""
+    stream = session.subscribe()
+    try:
+        async with asyncio.timeout(within):
+            await anext(stream, None)
+    except TimeoutError:
+        pass
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
+
+
+class Play(commands.Cog):
+    """Play control (moderators) and play status (everyone)."""
+
+    play = app_commands.Group(name="play", description="Clankie plays a game", guild_only=True)
+
+    def __init__(self, character: Character) -> None:
+        self.character = character
+
+    @play.command(name="start", description="Start a play session (moderators)")
+    @app_commands.describe(
+        world="where to play (default from config)",
+        mind="who chooses each move (default from config)",
+        turns="turn budget, 1–100000",
+        minutes="time budget in minutes, 1–1440",
+    )
+    @moderator_only("start play")
+    async def start(
+        self,
+        interaction: discord.Interaction,
+        world: app_commands.Transform[str | None, WORLD] = None,
+        mind: app_commands.Transform[str | None, MIND] = None,
+        turns: app_commands.Transform[int | None, TURNS] = None,
+        minutes: app_commands.Transform[float | None, MINUTES] = None,
+    ) -> None:
+        request = StartRequest(world=world, mind=mind, turns=turns, minutes=minutes)
+        try:
+            session = await self.character.play_host.start(request)
+        except PlayRefused as exc:
+            await interaction.response.send_message(str(exc), ephemeral=True)
+            return
+        await interaction.response.defer(thinking=True)
+        await first_turn(session)
+        await interaction.edit_original_response(content=started_text(session, _link(self.character)))
+
+    @play.command(name="stop", description="Stop the play session (moderators)")
+    @moderator_only("stop play")
+    async def stop(self, interaction: discord.Interaction) -> None:
+        host = self.character.play_host
+        if host.active is None:
+            await interaction.response.send_message("Nothing is playing.", ephemeral=True)
+            return
+        await interaction.response.defer(thinking=True)
+        session = await host.stop()
+        text = stopped_text(session) if session is not None else "Nothing is playing."
+        await interaction.edit_original_response(content=text)
+
+    @play.command(name="status", description="What Clankie is doing in the game")
+    async def status(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(status_text(self.character))
+
+    @play.command(name="story", description="The story so far (the live game, or the last one)")
+    async def story(self, interaction: discord.Interaction) -> None:
+        card, live = self.character.play_host.recall_story()
+        if card is None:
+            await interaction.response.send_message(
+                "No story yet: Clankie has not played here. A moderator can start with `/play start`.",
+                ephemeral=True,
+            )
+            return
+        await interaction.response.send_message(embed=story_embed(card, live, _link(self.character)))
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Play(character_of(bot)))

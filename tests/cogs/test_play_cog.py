@@ -1,0 +1,201 @@
+"""/play through the wire-level Discord fake: a real ClankieBot, a real sandbox session."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from journal.oplog import read_events
+from journal.reader import read_journal
+from tests.cogs.harness import Live, live_bot, wait_turns
+
+
+def journals(live: Live) -> list[Path]:
+    folder = live.settings.journal_dir
+    return sorted(folder.glob("*.jsonl")) if folder.exists() else []
+
+
+async def start_sandbox(live: Live, turns: int = 10_000) -> str:
+    handle = await live.fake.send_interaction(
+        "play start", {"world": "sandbox", "mind": "autopilot", "turns": turns}, by=live.fake.moderator
+    )
+    callback = await handle.response(within=3)  # Discord's window
+    assert callback.deferred and not callback.ephemeral
+    return await handle.reply_text(within=15)
+
+
+async def test_a_moderator_starts_a_sandbox_session_and_status_follows_its_progress(live: Live) -> None:
+    host = live.character.play_host
+    stream = host.subscribe()
+    text = await start_sandbox(live)
+    assert "**sandbox**" in text and "**autopilot**" in text and "10000 turns" in text
+    assert f"Watch: {live.web_url}" in text
+    session = host.active
+    assert session is not None and session.spec.world == "sandbox" and session.spec.max_turns == 10_000
+
+    settled = await wait_turns(stream, 3)
+    handle = await live.fake.send_interaction("play status", by=live.fake.member)
+    reply = await handle.response()
+    assert not reply.ephemeral
+    match = re.search(r"turn (\d+) of 10000", reply.content)
+    assert match and int(match.group(1)) >= settled.turn >= 3, reply.content
+    assert "Objective:" in reply.content and "Last effect:" in reply.content
+    assert "milestones:" in reply.content and f"Activity page: {live.web_url}" in reply.content
+
+
+async def test_status_when_idle_says_not_playing(live: Live) -> None:
+    handle = await live.fake.send_interaction("play status", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.content.startswith("Not playing right now.")
+    assert live.web_url in reply.content
+
+
+async def test_a_second_start_says_a_session_is_already_running(live: Live) -> None:
+    await start_sandbox(live)
+    first = live.character.play_host.active
+    handle = await live.fake.send_interaction("play start", {"world": "sandbox"})
+    reply = await handle.response(within=3)
+    assert reply.ephemeral and not reply.deferred
+    assert "already running" in reply.content
+    assert live.character.play_host.active is first
+
+
+async def test_a_member_without_the_permission_is_refused_and_nothing_starts(live: Live) -> None:
+    handle = await live.fake.send_interaction("play start", {"world": "sandbox"}, by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and "Only moderators can start play" in reply.content
+    assert "Manage Server" in reply.content
+    assert live.character.play_host.session is None
+    assert journals(live) == [] and not live.settings.event_log.exists()
+
+    handle = await live.fake.send_interaction("play stop", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and "Only moderators can stop play" in reply.content
+
+
+async def test_a_member_with_a_configured_moderator_role_may_start(tmp_path: Path) -> None:
+    def configure(settings: Settings) -> None:
+        settings.discord.moderator_roles = ["Game Master"]
+
+    async with live_bot(tmp_path, configure) as live:
+        role = await live.fake.add_role("game master")  # names match case-insensitively
+        player = await live.fake.add_member("sam", [role])
+        await live.fake.flush()
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "turns": 10_000}, by=player
+        )
+        text = await handle.reply_text(within=15)
+        assert "**sandbox**" in text
+        assert live.character.play_host.active is not None
+
+        refused = await live.fake.send_interaction("play stop", by=live.fake.member)
+        reply = await refused.response()
+        assert reply.ephemeral and "**Game Master**" in reply.content
+        assert live.character.play_host.active is not None
+
+
+async def test_stop_ends_the_session_with_a_summary_and_a_stopped_event(live: Live) -> None:
+    host = live.character.play_host
+    stream = host.subscribe()
+    await start_sandbox(live)
+    session = host.active
+    assert session is not None
+    await wait_turns(stream, 2)
+
+    handle = await live.fake.send_interaction("play stop")
+    callback = await handle.response(within=3)
+    assert callback.deferred
+    text = await handle.reply_text(within=15)
+    assert text.startswith("⏹️ Stopped **sandbox**") and "outcome stopped" in text
+    assert host.active is None
+
+    journal = read_journal(session.journal_path)  # type: ignore[arg-type]
+    assert journal.summary is not None and journal.summary.outcome == "stopped"
+    assert journal.summary.turnsTaken == len(journal.turns) == session.turn >= 2
+    assert f"after {session.turn} turn(s)" in text
+    events = read_events(live.settings.event_log).lines
+    assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.stopped"]
+    assert events[-1].data["runId"] == session.run_id and events[-1].data["outcome"] == "stopped"
+
+    again = await live.fake.send_interaction("play stop")
+    reply = await again.response()
+    assert reply.ephemeral and reply.content == "Nothing is playing."
+
+
+@pytest.mark.parametrize(
+    ("options", "option", "why"),
+    [
+        ({"turns": 0}, "turns", "outside 1–100000"),
+        ({"turns": 100_001}, "turns", "outside 1–100000"),
+        ({"turns": "lots"}, "turns", "not a whole number"),
+        ({"minutes": 5000.0}, "minutes", "outside 1–1440"),
+        ({"world": "moon"}, "world", "not one of sandbox, browser, pokeagent"),
+        ({"mind": "psychic"}, "mind", "not one of autopilot, openai"),
+    ],
+)
+async def test_bad_option_values_get_an_ephemeral_error_naming_the_option(
+    live: Live, options: dict[str, object], option: str, why: str
+) -> None:
+    handle = await live.fake.send_interaction("play start", options, validate=False)
+    reply = await handle.response()
+    assert reply.ephemeral and not reply.deferred
+    assert reply.content.startswith(f"Option `{option}`:") and why in reply.content, reply.content
+    assert live.character.play_host.session is None and journals(live) == []
+
+
+async def test_story_is_an_embed_live_then_of_the_last_journey(live: Live) -> None:
+    handle = await live.fake.send_interaction("play story", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and reply.content.startswith("No story yet")
+
+    host = live.character.play_host
+    stream = host.subscribe()
+    await start_sandbox(live)
+    await wait_turns(stream, 3)
+    handle = await live.fake.send_interaction("play story", by=live.fake.member)
+    reply = await handle.response()
+    (embed,) = reply.data["embeds"]
+    assert embed["title"] == "Clankie's story — playing now" and embed["url"] == live.web_url
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert int(fields["Turns"]) >= 3 and "Objective:" in embed["description"]
+    assert {"World", "Maps", "Last moments"} <= set(fields)
+
+    session = await host.stop()
+    assert session is not None
+    handle = await live.fake.send_interaction("play story", by=live.fake.member)
+    reply = await handle.response()
+    (embed,) = reply.data["embeds"]
+    assert embed["title"] == "Clankie's story — last journey"
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert int(fields["Turns"]) == session.turn
+
+
+async def test_an_unexpected_failure_is_logged_and_answered_privately(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken() -> None:
+        raise RuntimeError("journey index unreadable")
+
+    monkeypatch.setattr(live.character.play_host, "recall_story", broken)
+    handle = await live.fake.send_interaction("play story", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and reply.content.startswith("Something went wrong")
+    assert "journey index" not in reply.content
+
+
+async def test_a_failure_after_deferring_is_answered_with_an_ephemeral_follow_up(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await start_sandbox(live)
+
+    async def broken() -> None:
+        raise RuntimeError("stop failed")
+
+    monkeypatch.setattr(live.character.play_host, "stop", broken)
+    handle = await live.fake.send_interaction("play stop")
+    assert (await handle.response()).deferred
+    (followup,) = await handle.followups(1)
+    assert followup.ephemeral and followup.content.startswith("Something went wrong")
