@@ -56,6 +56,7 @@ _LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, Summary], Field(discrimin
 LINE_ADAPTER: TypeAdapter[Header | Turn | Summary] = TypeAdapter(_LineUnion)  # type: ignore[arg-type]
 _VALIDATE = LINE_ADAPTER.validator.validate_json  # the core validator: no Python wrapper per line
 _KINDS = ("header", "turn", "summary")
+_BRANCH_MISSES = frozenset({"union_tag_invalid", "union_tag_not_found", "none_required"})
 
 
 class JournalError(Exception):
@@ -92,7 +93,10 @@ def journey_id_of(header: Header) -> str:
 
 
 def _describe(exc: ValidationError) -> str:
-    err = exc.errors(include_url=False, include_input=False)[0]
+    errors = exc.errors(include_url=False, include_input=False)
+    # Within a union (the turn's action), the branch that says why is more useful than a
+    # branch that merely did not match.
+    err = next((e for e in errors if e["type"] not in _BRANCH_MISSES), errors[0])
     kind = err["type"]
     ctx = err.get("ctx") or {}
     loc: list[Any] = list(err["loc"])
@@ -103,12 +107,15 @@ def _describe(exc: ValidationError) -> str:
         prefix = str(loc.pop(0))
         if loc and isinstance(loc[0], int) and prefix != "summary":
             loc.pop(0)
-    where = ".".join(str(part) for part in loc)
+    # Union member labels ('HistoricalAction', 'tagged-union[…]') are not field names.
+    where = ".".join(str(p) for p in loc if not (isinstance(p, str) and ("[" in p or p[:1].isupper())))
     if kind == "json_invalid":
         return f"malformed JSON: {ctx.get('error', err['msg'])}"
     if not where and kind in ("dict_type", "model_type", "model_attributes_type"):
         return "a line must be a JSON object"
     if kind == "union_tag_invalid":
+        if where:
+            return f"{where}: unknown kind {ctx.get('tag')!r}"
         return f"unknown line kind {ctx.get('tag')!r}"
     if kind == "union_tag_not_found":
         field_name = ctx.get("discriminator", "kind").strip("'")
