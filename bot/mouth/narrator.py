@@ -1,0 +1,176 @@
+"""The narrator: settled play turns → the mouths, through the narration gate (DESIGN §12).
+
+One per character. It listens to `play_host.subscribe()` for as long as it runs and, for each
+settled turn:
+- every mouth gets the turn's text update (`turn= thought= observed= goal= next=`), no response;
+- a `speakWanted` turn with a delivery id goes to the primary mouth (the newest one) through
+  the gate — suppressed while he speaks, within the cooldown of the last narration, or while the
+  mouth is not listening — and on to `MouthSession.narrate`; with no mouth at all it is refused
+  (`play_refusal{reason: no_voice_session}`). Every outcome leaves a receipt keyed by the
+  turn's delivery id.
+It also re-briefs every mouth when play starts or stops (the play host has no lifecycle stream,
+so the active session is watched, and checked again on every settled turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import structlog
+
+from bot.mouth.narration import NarrationGate
+from bot.mouth.receipts import ReceiptTrail, gate_narration
+from bot.play.session import SettledTurn
+
+log = structlog.get_logger("clankie.mouth.narrator")
+
+WATCH_INTERVAL_S = 0.5
+
+
+class Mouth(Protocol):
+    """What the narrator drives (bot.mouth.realtime.MouthSession satisfies it)."""
+
+    @property
+    def listening(self) -> bool: ...
+
+    @property
+    def speaking(self) -> bool: ...
+
+    async def play_update(self, settled: SettledTurn) -> bool: ...
+
+    async def narrate(self, settled: SettledTurn) -> bool: ...
+
+    async def rebrief(self) -> bool: ...
+
+
+class PlayStream(Protocol):
+    @property
+    def active(self) -> Any: ...
+
+    def subscribe(self) -> Any: ...
+
+
+class Narrator:
+    def __init__(
+        self,
+        play_host: PlayStream,
+        receipt_path: Path,
+        *,
+        cooldown_s: float = 12.0,
+        clock: Callable[[], float] = time.monotonic,
+        watch_interval: float = WATCH_INTERVAL_S,
+    ) -> None:
+        self.play_host = play_host
+        self.receipt_path = receipt_path
+        self.gate = NarrationGate(clock, cooldown_s)
+        self.mouths: list[Mouth] = []
+        self.turns_seen = 0
+        self.rebriefs = 0
+        self._watch_interval = watch_interval
+        self._session_id: str | None = self._active_id()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lock = asyncio.Lock()
+
+    # -- mouths ---------------------------------------------------------------------------------
+    def attach(self, mouth: Mouth) -> None:
+        if mouth not in self.mouths:
+            self.mouths.append(mouth)
+            self.gate.reset()
+
+    def detach(self, mouth: Mouth) -> None:
+        if mouth in self.mouths:
+            self.mouths.remove(mouth)
+
+    @property
+    def primary(self) -> Mouth | None:
+        return self.mouths[-1] if self.mouths else None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._tasks:
+            return
+        stream = self.play_host.subscribe()  # subscribed now: no turn after start() is missed
+        self._tasks = [
+            asyncio.create_task(self._consume(stream), name="narrator"),
+            asyncio.create_task(self._watch(), name="narrator-watch"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    async def _consume(self, stream: Any) -> None:
+        try:
+            async for settled in stream:
+                try:
+                    await self.on_turn(settled)
+                except Exception:
+                    log.exception("narration_failed", turn=getattr(settled, "turn", None))
+        finally:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self._watch_interval)
+            try:
+                await self.check_play()
+            except Exception:
+                log.exception("narrator_watch_failed")
+
+    def _active_id(self) -> str | None:
+        session = self.play_host.active
+        return getattr(session, "session_id", None) if session is not None else None
+
+    async def check_play(self, seen_session: str | None = None) -> bool:
+        """Re-brief every mouth when the playing session changed; True if it did."""
+        current = self._active_id()
+        if current is None and seen_session is not None and self._session_id != seen_session:
+            current = seen_session  # a turn of a session that already ended: it did start
+        async with self._lock:
+            if current == self._session_id:
+                return False
+            self._session_id = current
+        log.info("play_changed_rebrief", session_id=current, mouths=len(self.mouths))
+        self.rebriefs += 1
+        for mouth in list(self.mouths):
+            await mouth.rebrief()
+        return True
+
+    # -- one settled turn -----------------------------------------------------------------------
+    async def on_turn(self, settled: SettledTurn) -> None:
+        self.turns_seen += 1
+        await self.check_play(settled.session_id)
+        primary = self.primary
+        for mouth in list(self.mouths):
+            if mouth is not primary:
+                await mouth.play_update(settled)
+        delivery_id = settled.delivery_id
+        if not settled.speak_wanted or delivery_id is None:
+            if primary is not None:
+                await primary.play_update(settled)
+            return
+        trail = ReceiptTrail(self.receipt_path, settled.run_id)
+        if primary is None:
+            trail.refused(delivery_id, "no_voice_session", settled.turn)
+            return
+        decision = gate_narration(
+            self.gate,
+            trail,
+            delivery_id,
+            listening=primary.listening,
+            speaking=primary.speaking,
+            turn=settled.turn,
+        )
+        if decision.allowed:
+            await primary.narrate(settled)
+        else:
+            log.info("narration_suppressed", turn=settled.turn, reason=decision.reason)
+            await primary.play_update(settled)

@@ -1,0 +1,430 @@
+"""`MouthSession`: one Realtime (GA) session per voice channel, independent of Discord.
+
+    session = MouthSession(character, name_of=lambda uid: ...)
+    await session.start()              # connects, briefs, streams the room, plays replies
+    sink = loop_sink(loop, session.feed)   # per-speaker 48 kHz stereo frames in (receive path)
+    PlaybackSource(session.playback)   # 48 kHz stereo frames out (discord_audio)
+    await session.close()
+
+- Audio in: the room mixer is pulled every 20 ms while a socket is open and the mixed 24 kHz
+  mono pcm16 goes out as `input_audio_buffer.append` (every pulled frame is sent, so the
+  mixer's timeline is the server's `audio_start_ms` / `audio_end_ms` timeline).
+- Audio out: `response.output_audio.delta` → the playback buffer.
+- Turns: speech_started/stopped/committed feed the SpeakerTracker; a committed turn's dominant
+  speaker is who the server's next (VAD-started) response answers.
+- Barge-in: speech_started while he speaks → playback cleared at once, `response.cancel`,
+  `conversation.item.truncate` at the played position.
+- Tools: realtime_tools.ToolRunner (mouth surface only, speaker of the answered turn).
+- Narration (driven by narrator.Narrator): `play_update` adds a system item and no response;
+  `narrate` adds the item plus `response.create`; receipts follow the response's life.
+- Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
+  rebased and the session re-briefed. Nothing here raises into the bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import structlog
+
+from bot.config import Settings
+from bot.mouth.audio import RoomMixer
+from bot.mouth.bargein import BargeIn
+from bot.mouth.briefing import PlayBrief, PlayReader, briefing, narration_request_text, play_update_text
+from bot.mouth.playback import PlaybackBuffer
+from bot.mouth.realtime_config import (
+    append_audio,
+    instructions_update,
+    response_create,
+    session_update,
+    system_text,
+)
+from bot.mouth.realtime_responses import Request, Response, ResponseBook
+from bot.mouth.realtime_tools import ToolRunner
+from bot.mouth.receipts import ReceiptTrail
+from bot.play.session import SettledTurn, narration_line
+from bot.tools.base import Surface
+from bot.tools.context import Speaker, ToolContext
+from bot.tools.registry import ToolRegistry
+
+log = structlog.get_logger("clankie.mouth")
+
+FRAME_S = 0.02
+PLAYED_WAIT_S = 30.0  # a narration whose audio never reaches the room in this long: not played
+
+
+class MouthHost(Protocol):
+    """What the mouth needs from the Character (bot.character.Character satisfies it)."""
+
+    settings: Settings
+    registry: ToolRegistry
+
+    @property
+    def play_host(self) -> PlayReader: ...
+
+    def tool_context(self, surface: Surface, speaker: Speaker | None = None) -> ToolContext: ...
+
+
+class MouthSession:
+    def __init__(
+        self,
+        host: MouthHost,
+        *,
+        client: Any | None = None,
+        name_of: Callable[[int], str | None] | None = None,
+        receipt_path: Path | None = None,
+        label: str = "voice",
+        pump_interval: float | None = FRAME_S,
+        frames_per_append: int = 2,
+        initial_backoff: float = 0.5,
+        max_backoff: float = 15.0,
+        played_wait_s: float = PLAYED_WAIT_S,
+    ) -> None:
+        self.host = host
+        self.settings = host.settings
+        self.label = label
+        self.mixer = RoomMixer()
+        self.playback = PlaybackBuffer()
+        self.barge = BargeIn(self.playback)
+        self.book = ResponseBook()
+        self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send)
+        self.receipt_path = receipt_path or self.settings.receipt_path
+        self.connects = 0
+        self.connect_failures = 0  # attempts that never opened a socket
+        self.briefings: list[str] = []
+        self._client = client
+        self._name_of = name_of or (lambda _uid: None)
+        self._pump_interval = pump_interval
+        self._frames_per_append = max(1, frames_per_append)
+        self._initial_backoff = initial_backoff
+        self._max_backoff = max_backoff
+        self._played_wait_s = played_wait_s
+        self._conn: Any | None = None
+        self._ready = False
+        self._closing = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pending_audio: list[bytes] = []
+        self._changed = asyncio.Condition()
+        self._done_at: dict[str, float] = {}
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def listening(self) -> bool:
+        """A socket is open and the session has been configured (briefed)."""
+        return self._conn is not None and self._ready
+
+    @property
+    def speaking(self) -> bool:
+        """A response is in progress, or his audio is still playing."""
+        return bool(self.barge.responses_in_progress) or self.playback.active
+
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Wait until `predicate()` holds; re-checked after every event the session handles."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), timeout)
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def start(self) -> None:
+        if self._tasks:
+            return
+        self._tasks.append(asyncio.create_task(self._run(), name=f"mouth-{self.label}"))
+        if self._pump_interval is not None:
+            self._tasks.append(
+                asyncio.create_task(self._pump(self._pump_interval), name=f"mouth-pump-{self.label}")
+            )
+
+    async def close(self) -> None:
+        self._closing.set()
+        conn = self._conn
+        if conn is not None:
+            try:
+                await conn.close()
+            except Exception as exc:
+                log.debug("mouth_close_error", error=str(exc)[:200])
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.tools.close()
+        self._tasks.clear()
+        self.playback.clear()
+        await self._notify()
+
+    def feed(self, user_id: int, frame: bytes) -> None:
+        """One speaker's 20 ms 48 kHz stereo frame (from the receive path, on the loop thread)."""
+        try:
+            self.mixer.feed(user_id, frame)
+        except ValueError as exc:
+            log.warning("mouth_bad_frame", user_id=user_id, error=str(exc)[:200])
+
+    def forget(self, user_id: int) -> None:
+        self.mixer.forget(user_id)
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            cfg = self.settings.openai
+            key = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
+            self._client = AsyncOpenAI(api_key=key or "not-needed", base_url=cfg.base_url, max_retries=0)
+        return self._client
+
+    # -- the connection ---------------------------------------------------------------------
+    async def _run(self) -> None:
+        failures = 0
+        while not self._closing.is_set():
+            opened = False
+            try:
+                async with self._get_client().realtime.connect(
+                    model=self.settings.openai.realtime_model
+                ) as conn:
+                    opened = True
+                    await self._opened(conn)
+                    async for event in conn:
+                        failures = 0
+                        await self._handle(event)
+                        await self._notify()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.connect_failures += not opened
+                log.warning(
+                    "mouth_socket_lost" if opened else "mouth_connect_failed",
+                    label=self.label,
+                    error=f"{type(exc).__name__}: {str(exc)[:300]}",
+                )
+            finally:
+                self._lost()
+                await self._notify()
+            if self._closing.is_set():
+                break
+            failures += 1
+            delay = min(self._max_backoff, self._initial_backoff * 2 ** min(failures - 1, 10))
+            try:
+                await asyncio.wait_for(self._closing.wait(), delay)
+            except TimeoutError:
+                pass
+
+    async def _opened(self, conn: Any) -> None:
+        self._conn = conn
+        self._ready = False
+        self._pending_audio.clear()
+        self.mixer.rebase()  # a new server session: the input timeline restarts at 0 ms
+        self.connects += 1
+        instructions = self._briefing()
+        tools = self.host.registry.export("mouth")
+        await self._send(session_update(self.settings.openai, instructions, tools))
+        log.info("mouth_connected", label=self.label, connects=self.connects)
+
+    def _lost(self) -> None:
+        self._conn = None
+        self._ready = False
+        self.barge.responses_in_progress.clear()
+        requests, open_ = self.book.drop_connection()
+        for request in requests:
+            if request.origin == "narration" and request.delivery_id:
+                self._trail(request.run_id).failed(
+                    request.delivery_id, "realtime connection lost", request.turn
+                )
+        for response in open_:
+            if response.narration:
+                assert response.delivery_id is not None
+                self._trail(response.run_id).failed(
+                    response.delivery_id, "realtime connection lost", response.turn
+                )
+                self._done_at.setdefault(response.id, asyncio.get_running_loop().time())
+
+    async def _send(self, event: dict[str, Any]) -> bool:
+        conn = self._conn
+        if conn is None:
+            return False
+        try:
+            await conn.send(event)
+        except Exception as exc:
+            log.info(
+                "mouth_send_failed", type=event.get("type"), error=f"{type(exc).__name__}: {str(exc)[:200]}"
+            )
+            return False
+        return True
+
+    # -- briefing and play --------------------------------------------------------------------
+    def _briefing(self) -> str:
+        text = briefing(PlayBrief.of(self.host.play_host))
+        self.briefings.append(text)
+        del self.briefings[:-8]
+        return text
+
+    async def rebrief(self) -> bool:
+        """Play started or stopped: the session's instructions follow (if a socket is open)."""
+        if self._conn is None:
+            return False
+        return await self._send(instructions_update(self._briefing()))
+
+    async def play_update(self, settled: SettledTurn) -> bool:
+        """The settled turn's text update; no response is asked for."""
+        return await self._send(system_text(play_update_text(_line(settled))))
+
+    async def narrate(self, settled: SettledTurn) -> bool:
+        """The gate let a `speakWanted` turn through: ask for a response, receipts included."""
+        delivery_id = settled.delivery_id
+        if delivery_id is None:
+            raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
+        trail = self._trail(settled.run_id)
+        trail.requested(delivery_id, settled.turn)
+        event_id = "evt_narr_" + uuid.uuid4().hex[:16]
+        request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
+        sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
+        if sent:
+            self.book.requested(request)
+            sent = await self._send(response_create(event_id, "narration"))
+        if not sent:
+            self.book.request_failed(event_id)
+            trail.failed(delivery_id, "realtime connection not open", settled.turn)
+        return sent
+
+    def _trail(self, run_id: str | None) -> ReceiptTrail:
+        return ReceiptTrail(self.receipt_path, run_id)
+
+    # -- audio pump ---------------------------------------------------------------------------
+    async def _pump(self, interval: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time()
+        while True:
+            deadline += interval
+            delay = deadline - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -0.2:
+                deadline = loop.time()  # fell far behind (a stalled loop): resync, never burst
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("mouth_pump_failed", label=self.label)
+
+    async def tick(self) -> None:
+        """One 20 ms step: pull a mixed frame for the model, settle narration playback."""
+        if self.listening:
+            self._pending_audio.append(self.mixer.pull())
+            if len(self._pending_audio) >= self._frames_per_append:
+                chunk = b"".join(self._pending_audio)
+                self._pending_audio.clear()
+                await self._send(append_audio(chunk))
+        if self.settle_played():
+            await self._notify()
+
+    def settle_played(self) -> bool:
+        """Write each narration's `played` receipt once its fate is known; True if any was."""
+        now = asyncio.get_running_loop().time()
+        wrote = False
+        for response in self.book.unsettled_narrations():
+            if any(self.playback.played_ms(item) > 0 for item in response.audio_items):
+                self._played(response, True)
+                wrote = True
+            elif response.done.is_set() and (
+                not response.audio_items or now - self._done_at.get(response.id, now) > self._played_wait_s
+            ):
+                self._played(response, False)
+                wrote = True
+        return wrote
+
+    def _played(self, response: Response, played: bool) -> None:
+        assert response.delivery_id is not None
+        response.play_settled = True
+        self._trail(response.run_id).played(response.delivery_id, played, response.turn)
+
+    # -- server events --------------------------------------------------------------------------
+    async def _handle(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "response.output_audio.delta":
+            self.book.audio(event.response_id, event.item_id)
+            self.playback.push(event.item_id, base64.b64decode(event.delta))  # ignored once cut
+        elif kind == "response.output_audio.done":
+            self.playback.end(event.item_id)
+        elif kind == "input_audio_buffer.speech_started":
+            await self._speech_started(event)
+        elif kind == "input_audio_buffer.speech_stopped":
+            self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
+        elif kind == "input_audio_buffer.committed":
+            self._committed(event.item_id)
+        elif kind == "response.created":
+            response = self.book.created(event.response.id, event.response.metadata)
+            self.barge.response_created(response.id)
+        elif kind == "response.function_call_arguments.done":
+            self.tools.call(event.response_id, event.call_id, event.name, event.arguments)
+        elif kind == "response.done":
+            self._response_done(event.response)
+        elif kind == "session.updated":
+            self._ready = True
+        elif kind == "error":
+            self._error(event.error)
+
+    async def _speech_started(self, event: Any) -> None:
+        self.mixer.tracker.speech_started(event.item_id, float(event.audio_start_ms))
+        was_speaking = self.speaking
+        events = self.barge.speech_started()  # playback is silent when this returns
+        if was_speaking:
+            for response in self.book.unsettled_narrations():
+                played = any(self.playback.played_ms(item) > 0 for item in response.audio_items)
+                self._played(response, played)  # anything not yet heard never will be
+        for outgoing in events:
+            await self._send(outgoing)
+        if events:
+            log.info("mouth_barge_in", label=self.label, events=[e["type"] for e in events])
+
+    def _committed(self, item_id: str) -> None:
+        user_id = self.mixer.tracker.committed(item_id)
+        if user_id is None:
+            self.book.last_user_speaker = None
+        else:
+            name = self._name_of(user_id) or f"user {user_id}"
+            self.book.last_user_speaker = Speaker(id=str(user_id), name=name)
+        log.info("mouth_turn_committed", label=self.label, item_id=item_id, speaker=user_id)
+
+    def _response_done(self, body: Any) -> None:
+        response = self.book.get(body.id)
+        self.barge.response_done(body.id)
+        if response is None:
+            return
+        response.status = body.status
+        response.done.set()
+        self._done_at[response.id] = asyncio.get_running_loop().time()
+        if len(self._done_at) > 256:
+            self._done_at.pop(next(iter(self._done_at)))
+        if not response.narration:
+            return
+        assert response.delivery_id is not None
+        trail = self._trail(response.run_id)
+        if body.status == "failed":
+            details = body.status_details
+            error = getattr(getattr(details, "error", None), "message", None) or "response failed"
+            trail.failed(response.delivery_id, str(error), response.turn)
+        else:
+            trail.done(response.delivery_id, response.turn)
+        if not response.audio_items and not response.play_settled:
+            self._played(response, False)
+
+    def _error(self, error: Any) -> None:
+        message = str(getattr(error, "message", "") or "")[:300]
+        event_id = getattr(error, "event_id", None)
+        request = self.book.request_failed(event_id) if event_id else None
+        if request is not None and request.origin == "narration" and request.delivery_id:
+            self._trail(request.run_id).failed(
+                request.delivery_id, message or "response refused", request.turn
+            )
+        log.warning(
+            "mouth_server_error", label=self.label, code=getattr(error, "code", None), message=message
+        )
+
+
+def _line(settled: SettledTurn) -> str:
+    if settled.narration:
+        return settled.narration
+    return narration_line(settled.turn, settled.monologue, settled.effect, settled.objective, settled.intent)

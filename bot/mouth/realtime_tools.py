@@ -1,0 +1,105 @@
+"""Tool calls from the realtime model, run on the MOUTH surface only.
+
+A call (`response.function_call_arguments.done`) is dispatched through the shared registry with
+the context of the response it came in: the speaker is the dominant speaker of the user turn
+that response answers, or None for narration and nothing-asked responses (so `ask_clankie`
+refuses locally). A name that is not on the mouth surface is refused by the registry: the model
+gets an error output and nothing runs. Images in a result (look_at_screen's live still) follow
+the output as a user message with the caption and an `input_image` part. When every call of the
+response has its output and the response is over, one `response.create` asks the model to go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+
+from bot.mouth.realtime_config import function_output, image_message, response_create
+from bot.mouth.realtime_responses import Request, Response, ResponseBook
+from bot.tools.base import Surface, ToolResult
+from bot.tools.context import Speaker, ToolContext
+from bot.tools.registry import ToolRegistry
+
+log = structlog.get_logger("clankie.mouth.tools")
+
+MOUTH: Surface = "mouth"
+RESPONSE_DONE_WAIT_S = 30.0
+MAX_OUTPUT_CHARS = 16_000
+
+Send = Callable[[dict[str, Any]], Awaitable[bool]]
+ContextFor = Callable[[Surface, Speaker | None], ToolContext]
+
+
+class ToolRunner:
+    def __init__(
+        self, registry: ToolRegistry, context_for: ContextFor, book: ResponseBook, send: Send
+    ) -> None:
+        self.registry = registry
+        self.context_for = context_for
+        self.book = book
+        self.send = send
+        self.calls: list[tuple[str, Speaker | None, bool]] = []  # (name, speaker, is_error), newest last
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def call(self, response_id: str | None, call_id: str, name: str, arguments: str | None) -> None:
+        """Start one call in the background (a consult may take seconds; events keep flowing)."""
+        response = self.book.get(response_id)
+        if response is not None:
+            response.tools_pending += 1
+        task = asyncio.create_task(
+            self._run(response, call_id, name, arguments), name=f"mouth-tool-{name[:40]}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, response: Response | None, call_id: str, name: str, arguments: str | None) -> None:
+        speaker = response.speaker if response is not None else None
+        try:
+            result = await self.registry.dispatch(name, arguments, self.context_for(MOUTH, speaker))
+        except Exception as exc:  # dispatch never raises by contract; the session must not die anyway
+            log.exception("mouth_tool_failed", tool=name[:80])
+            result = ToolResult.error(f"error: {name[:80]} failed ({type(exc).__name__}).")
+        self.calls.append((name, speaker, result.is_error))
+        log.info(
+            "mouth_tool_call",
+            tool=name[:80],
+            speaker=speaker.id if speaker else None,
+            error=result.is_error,
+            images=len(result.images),
+        )
+        text = result.text[:MAX_OUTPUT_CHARS]
+        if result.images:
+            text += " [screenshot attached below]"
+        sent = await self.send(function_output(call_id, text))
+        if sent and result.images:
+            sent = await self.send(image_message(result.images, result.text))
+        if response is None:
+            if sent:
+                await self._continue(None)
+            return
+        response.tools_pending -= 1
+        if response.tools_pending > 0 or not sent:
+            return
+        try:
+            await asyncio.wait_for(response.done.wait(), RESPONSE_DONE_WAIT_S)
+        except TimeoutError:
+            log.warning("mouth_tool_response_never_done", response_id=response.id)
+        if response.status == "failed":
+            return  # the connection went away with the response; a new session starts afresh
+        await self._continue(response.speaker)
+
+    async def _continue(self, speaker: Speaker | None) -> None:
+        event_id = "evt_tool_" + uuid.uuid4().hex[:16]
+        self.book.requested(Request(event_id, "tool", speaker))
+        if not await self.send(response_create(event_id, "tool")):
+            self.book.request_failed(event_id)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
