@@ -8,6 +8,7 @@ import pytest
 from bot.config import load_settings
 from bot.play.host import PlayHost, StartRequest
 from journal.reader import read_journal
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture for the openai mind tests)
 from tests.play.scripted import GridWorld, ScriptedMind
 
 

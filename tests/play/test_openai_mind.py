@@ -8,7 +8,6 @@ import orjson
 
 from bot.play.minds.openai_mind import OpenAIMind
 from tests.fakes.openai import Hang, Structured, Text
-from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.play.scripted import GridWorld
 
 
