@@ -137,3 +137,17 @@ def next_action(state: dict[str, Any]) -> dict[str, Any]:
     if direction is None:
         return {"kind": "press", "key": NEW_GAME_KEY}
     return {"kind": "press", "key": KEY_FOR[direction]}
+
+
+def describe(state: dict[str, Any]) -> str:
+    """One sentence on what next_action will do and why, for the mind's stated intent."""
+    try:
+        board = board_from_state(state)
+    except BoardUnreadable:
+        return "find the 2048 board on the page"
+    direction = choose_direction(board)
+    best = max(max(row) for row in board)
+    free = sum(v == 0 for row in board for v in row)
+    if direction is None:
+        return f"the board is stuck at best tile {best}; start a new game"
+    return f"slide {direction}: best tile {best}, {free} free cells, keep big tiles in a corner"

@@ -121,8 +121,8 @@ class BrowserWorld:
                 await self._context.route(f"{BUILTIN_ORIGIN}/**", self._serve_builtin)
         page = await self._context.new_page()
         page.set_default_timeout(ACTION_TIMEOUT_MS)
-        page.on("crash", lambda _p: self._mark_broken("the page crashed"))
-        page.on("close", lambda _p: self._mark_broken("the page was closed"))
+        page.on("crash", lambda p: self._page_lost(p, "the page crashed"))
+        page.on("close", lambda p: self._page_lost(p, "the page was closed"))
         self._page = page
         self._broken = None
         self._refs = set()
@@ -131,6 +131,10 @@ class BrowserWorld:
             # The start URL may redirect (http → https, a login page's home): its landing origin is home.
             self._origin = origin_of(page.url) or self._origin
             self._landed = True
+
+    def _page_lost(self, page: Page, why: str) -> None:
+        if page is self._page:  # events of a page we already replaced are old news
+            self._mark_broken(why)
 
     def _mark_broken(self, why: str) -> None:
         if not self._closed and self._broken is None:

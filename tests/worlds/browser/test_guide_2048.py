@@ -10,6 +10,7 @@ from bot.worlds.browser.guide_2048 import (
     BoardUnreadable,
     board_from_state,
     choose_direction,
+    describe,
     evaluate,
     next_action,
 )
@@ -130,3 +131,13 @@ def test_guide_plays_the_model_to_512_within_600_moves(seed: int) -> None:
         if max_tile(board) >= 512:
             break
     assert max_tile(board) >= 512
+
+
+def test_describe_says_the_move_and_the_board() -> None:
+    rows = [[0, 0, 0, 2], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 64]]
+    sentence = describe({"game": {"board": rows}})
+    assert sentence.startswith(f"slide {choose_direction(to_board(rows))}:") and "best tile 64" in sentence
+    assert "new game" in describe(
+        {"game": {"board": [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]}}
+    )
+    assert describe({"text": "nothing"}) == "find the 2048 board on the page"
