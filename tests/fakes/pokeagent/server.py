@@ -14,7 +14,7 @@ It answers the public endpoints with the same shapes — ``GET /status``, ``GET 
   presses win (FIRST_BATTLE_WON).
 
 Queued buttons are applied one per ``step_s`` seconds by a background task (0 = at once), so a
-client must wait for ``/queue_status`` to drain. ``legacy=True`` leaves out ``/queue_status`` and
+client must wait for ``/queue_status`` to drain. ``hang = True`` accepts requests and answers nothing. ``legacy=True`` leaves out ``/queue_status`` and
 ``/milestones`` (404), as older servers do; ``dialog_sticks`` makes A stop turning pages. ``die()`` stops the server (connection refused
 afterwards); ``garbage = "html"`` / ``"shape"`` makes every endpoint answer HTML or wrongly-shaped
 JSON. Every POSTed action body is kept in ``posted``.
@@ -44,6 +44,8 @@ class FakePokeAgent:
         self.step_s = step_s
         self.legacy = legacy
         self.dialog_sticks = False
+        self.hang = False
+        self._unhang = asyncio.Event()
         self.posted: list[dict[str, Any]] = []
         self.garbage: Literal["html", "shape"] | None = None
         self.location = "LITTLEROOT TOWN"
@@ -82,6 +84,7 @@ class FakePokeAgent:
 
     async def die(self) -> None:
         """Stop answering: the port closes, so clients get connection refused."""
+        self._unhang.set()
         if self._worker is not None:
             self._worker.cancel()
             self._worker = None
@@ -167,6 +170,8 @@ class FakePokeAgent:
 
     @web.middleware
     async def _garbage_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if self.hang:
+            await self._unhang.wait()  # accept the request, answer nothing until die()
         if self.garbage == "html":
             return web.Response(text="<html><body>502 Bad Gateway</body></html>", content_type="text/html")
         if self.garbage == "shape":

@@ -280,3 +280,15 @@ async def test_a_legacy_server_without_queue_or_milestone_endpoints() -> None:
     finally:
         await world.close()
         await legacy.die()
+
+
+async def test_a_server_that_hangs_is_unreachable_after_the_timeout(fake: FakePokeAgent) -> None:
+    world = PokeAgentWorld(fake.base_url, timeout_s=0.5)
+    await world.start()
+    try:
+        fake.hang = True
+        result = await world.act(gba("button_press", button="a"))
+        assert (result.ok, result.refusal) == (False, "body_unreachable")
+        assert "no answer within 0.5 s" in result.detail
+    finally:
+        await world.close()
