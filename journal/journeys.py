@@ -213,7 +213,8 @@ class JourneyIndex:
         for run in self.all_runs():
             if run.journeyId == live_journey_id:
                 continue
-            key = (run.lastTurnAt or run.startedAt, run.startedAt)
+            last = max(run.lastTurnAt or run.startedAt, run.startedAt)
+            key = (last, run.startedAt)
             if best is None or key >= best:
                 best, journey = key, run.journeyId
         return journey
