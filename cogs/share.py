@@ -82,7 +82,8 @@ class Share(commands.Cog):
         """Decided without awaiting, so listeners run in event order decide in event order."""
         if not self.character.settings.discord.share_offer_on_go_live or member.bot:
             return False
-        if before.self_stream or not after.self_stream or after.channel is None:
+        was_live = before.channel is not None and before.self_stream  # discord.py copies a joiner's
+        if was_live or not after.self_stream or after.channel is None:  # flags into `before`
             return False
         me = member.guild.me
         bot_channel = me.voice.channel if me is not None and me.voice is not None else None

@@ -5,9 +5,10 @@ by HTTP method + path template (literal segments beat `{param}` segments, so `/u
 over `/users/{user_id}`); its `requestBody` JSON schema is checked with jsonschema (draft 2020-12,
 which OpenAPI 3.1 uses). Multipart bodies are checked through their `payload_json` part.
 
-One deliberate deviation: discord.py 2.7 sends `attachments[].id` (in interaction callbacks
-`data.attachments[].id`) as an integer, the index of the uploaded file, where the spec says
-snowflake string; such ids are turned into strings before validation. Nothing else is relaxed.
+Two deliberate deviations: discord.py 2.7 sends `attachments[].id` (in interaction callbacks
+`data.attachments[].id`) as an integer, the index of the uploaded file, and `recipient_id` when
+it opens a DM (`POST /users/@me/channels`) as an integer, where the spec says snowflake string;
+such ids are turned into strings before validation. Nothing else is relaxed.
 """
 
 from __future__ import annotations
@@ -114,11 +115,14 @@ class Contract:
 
 
 def tolerate_discordpy(body: Any) -> Any:
-    """Apply the one documented deviation: integer attachment ids become strings, in a message
-    body's `attachments` and an interaction callback's `data.attachments`. Returns a copy."""
+    """Apply the documented deviations: integer attachment ids become strings, in a message
+    body's `attachments` and an interaction callback's `data.attachments`, and so does a DM's
+    integer `recipient_id`. Returns a copy."""
     if not isinstance(body, dict):
         return body
     fixed = copy.deepcopy(body)
+    if type(fixed.get("recipient_id")) is int:
+        fixed["recipient_id"] = str(fixed["recipient_id"])
     for holder in (fixed, fixed.get("data")):
         if isinstance(holder, dict) and isinstance(holder.get("attachments"), list):
             for item in holder["attachments"]:
