@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
+from pydantic import BaseModel
 
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.pokeagent import PokeAgentWorld
@@ -14,7 +15,7 @@ from journal.actions import GBA_CATALOG, Click
 from tests.fakes.pokeagent.server import SIGN_TEXT, FakePokeAgent
 
 
-def gba(kind: str, **args: object) -> object:
+def gba(kind: str, **args: object) -> BaseModel:
     return GBA_CATALOG.validate({"kind": kind, **args})
 
 
