@@ -1,0 +1,18 @@
+"""A tiny extension for tests/test_app.py: proves that setup_hook loads an optional cog that exists
+(the way it loads ``cogs.voice``) and skips one that does not."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+
+class Optional(commands.Cog):
+    @app_commands.command(name="optional", description="Present only when the optional cog loads")
+    async def optional(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("loaded", ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Optional())
