@@ -129,11 +129,9 @@ class Narrator:
         session = self.play_host.active
         return getattr(session, "session_id", None) if session is not None else None
 
-    async def check_play(self, seen_session: str | None = None) -> bool:
+    async def check_play(self) -> bool:
         """Re-brief every mouth when the playing session changed; True if it did."""
         current = self._active_id()
-        if current is None and seen_session is not None and self._session_id != seen_session:
-            current = seen_session  # a turn of a session that already ended: it did start
         async with self._lock:
             if current == self._session_id:
                 return False
@@ -147,7 +145,7 @@ class Narrator:
     # -- one settled turn -----------------------------------------------------------------------
     async def on_turn(self, settled: SettledTurn) -> None:
         self.turns_seen += 1
-        await self.check_play(settled.session_id)
+        await self.check_play()
         primary = self.primary
         for mouth in list(self.mouths):
             if mouth is not primary:
