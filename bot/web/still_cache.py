@@ -1,6 +1,8 @@
 """The live still, encoded once per distinct frame (DESIGN §10): the JSON body (with the image
 in base64) and the raw bytes are built the first time a frame is asked for and served from
-here until the frame changes. ``encodes`` counts how many frames were encoded."""
+here until the frame changes. ``encodes`` counts how many frames were encoded. Recent frames
+stay cached (bounded by count and bytes), so a frame the game returns to is not encoded again
+while it is still held."""
 
 from __future__ import annotations
 
@@ -25,15 +27,19 @@ class StillEntry:
 
 
 class StillCache:
-    def __init__(self, keep: int = 4) -> None:
+    def __init__(self, keep: int = 64, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.keep = keep
+        self.max_bytes = max_bytes
         self.encodes = 0
+        self.bytes = 0
         self._entries: OrderedDict[tuple[str, str], StillEntry] = OrderedDict()
 
     def entry(self, session_id: str, still: Still) -> StillEntry:
         key = (session_id, still.sha256)
         found = self._entries.get(key)
         if found is not None:
+            if next(reversed(self._entries)) != key:
+                self._entries.move_to_end(key)
             return found
         body = {
             "schemaVersion": SCHEMA_VERSION,
@@ -49,6 +55,8 @@ class StillCache:
         entry = StillEntry(key, f'"{still.sha256[:32]}"', still.data, still.mime_type, orjson.dumps(body))
         self.encodes += 1
         self._entries[key] = entry
-        while len(self._entries) > self.keep:
-            self._entries.popitem(last=False)
+        self.bytes += len(entry.raw) + len(entry.json_body)
+        while len(self._entries) > 1 and (len(self._entries) > self.keep or self.bytes > self.max_bytes):
+            _, old = self._entries.popitem(last=False)
+            self.bytes -= len(old.raw) + len(old.json_body)
         return entry

@@ -1,0 +1,179 @@
+"""/still under load (DESIGN §14): 64 concurrent clients on loopback for a few seconds,
+requests/s of the live still endpoint beside a bare aiohttp handler returning the same bytes
+(target ≥ 80%), for the JSON answer and the raw image; and encodes == distinct frames served.
+
+Each server runs in its own process (one core each on a 2-core machine) with the same sandbox
+session playing in the background (a new frame every ~0.25 s), so the still endpoint serves
+changing frames while the bare handler serves constant bytes. The load generator is this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import Report  # noqa: E402
+
+CONCURRENCY = 64
+SECONDS = 2.0
+WARMUP_S = 0.7
+PACE_S = 0.25
+ROUNDS = 3
+PATH = "/v1/embodiment/sessions/live/still"
+
+
+# -- server side (a child process) --------------------------------------------------------
+async def serve(kind: str) -> None:
+    from aiohttp import web
+
+    from bot import logs
+    from bot.config import PathSettings, Settings
+    from bot.play.host import PlayHost, StartRequest
+    from bot.web.app import make_app
+    from bot.web.share_store import ShareStore
+    from bot.web.still_cache import StillCache
+
+    logs.configure(level="WARNING")
+
+    class CountingCache(StillCache):
+        def __init__(self) -> None:
+            super().__init__()
+            self.served: set[tuple[str, str]] = set()
+
+        def entry(self, session_id: str, still: Any) -> Any:
+            self.served.add((session_id, still.sha256))
+            return super().entry(session_id, still)
+
+    with tempfile.TemporaryDirectory() as state:
+        settings = Settings(paths=PathSettings(state_dir=Path(state)))
+        host = PlayHost(settings)
+        stream = host.subscribe()
+        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000, pace_seconds=PACE_S))
+        await anext(stream)
+        still = host.live_still()
+        session_id = host.active.session_id
+        cache = CountingCache()
+        if kind == "still":
+            app = make_app(host, ShareStore(), stills=cache)
+        else:
+            entry = StillCache().entry(session_id, still)
+
+            async def bare(request: web.Request) -> web.Response:
+                if "image/" in request.headers.get("Accept", ""):
+                    return web.Response(body=entry.raw, content_type=entry.mime_type)
+                return web.Response(body=entry.json_body, content_type="application/json")
+
+            app = web.Application()
+            app.router.add_get(PATH, bare)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        print(json.dumps({"port": runner.addresses[0][1]}), flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        print(json.dumps({"encodes": cache.encodes, "distinct": len(cache.served)}), flush=True)
+        await stream.aclose()
+        await host.stop()
+        await runner.cleanup()
+
+
+# -- load side ------------------------------------------------------------------------------
+async def load(url: str, accept: str, seconds: float) -> tuple[float, int]:
+    import aiohttp
+
+    counts = [0]
+    errors = [0]
+    connector = aiohttp.TCPConnector(limit=CONCURRENCY, force_close=False)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def worker(deadline: float, counting: bool) -> None:
+            while time.perf_counter() < deadline:
+                async with session.get(url, headers={"Accept": accept}) as response:
+                    await response.read()
+                    if response.status != 200:
+                        errors[0] += 1
+                    elif counting:
+                        counts[0] += 1
+
+        warm = time.perf_counter() + WARMUP_S
+        await asyncio.gather(*(worker(warm, False) for _ in range(CONCURRENCY)))
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(start + seconds, True) for _ in range(CONCURRENCY)))
+        elapsed = time.perf_counter() - start
+    return counts[0] / elapsed, errors[0]
+
+
+def start_server(kind: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", kind],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        raise SystemExit(f"the {kind} server did not start")
+    return proc, f"http://127.0.0.1:{json.loads(line)['port']}{PATH}"
+
+
+def stop_server(proc: subprocess.Popen[str]) -> dict[str, int]:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("stats\n")
+    proc.stdin.flush()
+    stats = json.loads(proc.stdout.readline())
+    proc.wait(timeout=30)
+    return stats
+
+
+async def main() -> int:
+    report = Report("still endpoint under load")
+    report.info(
+        "setup", f"{CONCURRENCY} concurrent clients, {SECONDS:g} s per run, best of {ROUNDS}, loopback"
+    )
+    still_proc, still_url = start_server("still")
+    bare_proc, bare_url = start_server("bare")
+    try:
+        results: dict[tuple[str, str], float] = {}
+        errors = 0
+        for _ in range(ROUNDS):
+            for accept_name, accept in (("json", "application/json"), ("image", "image/*")):
+                for kind, url in (("bare", bare_url), ("still", still_url)):
+                    rate, errs = await load(url, accept, SECONDS)
+                    errors += errs
+                    key = (kind, accept_name)
+                    results[key] = max(results.get(key, 0.0), rate)
+    finally:
+        stats = stop_server(still_proc)
+        stop_server(bare_proc)
+    for accept_name in ("json", "image"):
+        bare, still = results[("bare", accept_name)], results[("still", accept_name)]
+        report.info(f"{accept_name}: bare handler", f"{bare:,.0f} req/s")
+        report.info(f"{accept_name}: /still", f"{still:,.0f} req/s")
+        report.check(f"{accept_name}: /still ÷ bare", still / bare, "≥ 0.80", still / bare >= 0.80, "{:.2f}")
+    report.check("non-200 answers", errors, "0", errors == 0, "{:.0f}")
+    report.info("frames served", str(stats["distinct"]))
+    report.check(
+        "encodes ÷ distinct frames",
+        stats["encodes"] / max(1, stats["distinct"]),
+        "= 1 (one encode per frame)",
+        stats["encodes"] == stats["distinct"] and stats["distinct"] > 1,
+        "{:.2f}",
+    )
+    return report.exit_code()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        asyncio.run(serve(sys.argv[2]))
+    else:
+        raise SystemExit(asyncio.run(main()))
