@@ -26,7 +26,7 @@ def _guides(world: str) -> tuple[Guide, Callable[[dict[str, Any]], str]]:
     if world == "browser":
         from bot.worlds.browser import guide_2048
 
-        return guide_2048.next_action, lambda state: "slide the 2048 board toward the best merge"
+        return guide_2048.next_action, guide_2048.describe
     if world == "pokeagent":
         counter = {"n": 0}
 
