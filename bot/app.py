@@ -70,6 +70,10 @@ def _perm_names(names: list[str]) -> str:
     return ", ".join(n.replace("_", " ").replace("guild", "server").title() for n in names)
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _option_named(interaction: discord.Interaction, value: Any) -> str | None:
     """The option that carried ``value`` (for errors from transformers that do not name it)."""
     for name, given in interaction.namespace:
@@ -98,9 +102,15 @@ def explain(interaction: discord.Interaction, error: app_commands.AppCommandErro
         return f"Option `{error.option}`: {error.reason}."
     if isinstance(error, app_commands.TransformerError):
         option = _option_named(interaction, error.value)
-        kind = error.type.name.replace("_", " ")
         where = f"Option `{option}`" if option else "An option"
-        return f"{where}: {error.value!r} is not a valid {kind}."
+        value = error.value
+        if isinstance(value, (discord.abc.User, discord.abc.GuildChannel, discord.Role)):
+            shown = f"**{discord.utils.escape_markdown(value.name)}**"
+        else:
+            shown = f"`{_clip(repr(value), 80)}`"
+        if error.type is discord.AppCommandOptionType.user and isinstance(value, discord.abc.User):
+            return f"{where}: {shown} is not a member of this server."
+        return f"{where}: {shown} is not a valid {error.type.name.replace('_', ' ')}."
     if isinstance(error, app_commands.CommandSignatureMismatch):
         return "That command has changed since Discord last heard of it; try again in a minute."
     return None

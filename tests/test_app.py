@@ -8,6 +8,8 @@ import asyncio
 import os
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import aiohttp
@@ -20,7 +22,7 @@ from bot.cli import _guard
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import live_bot, make_settings
-from tests.fakes.discord import DiscordFake
+from tests.fakes.discord import DiscordFake, FakeUser
 from tests.fakes.discord.fixtures import discord_fake  # noqa: F401  (fixture)
 
 GUILDS, VOICE_STATES = 1 << 0, 1 << 7
@@ -77,6 +79,14 @@ async def test_setup_hook_loads_an_optional_cog_only_when_its_module_exists(
         assert "tests.cogs.optional_extension" in live.bot.extensions
         handle = await live.fake.send_interaction("optional", by=live.fake.member)
         assert (await handle.response()).content == "loaded"
+
+        # The tree's one error handler also covers errors of discord.py's own transformers.
+        stranger = FakeUser(live.fake.ids.next(), "stranger")  # a user, not a member here
+        handle = await live.fake.send_interaction("optional", {"who": stranger}, by=live.fake.member)
+        reply = await handle.response()
+        assert (
+            reply.ephemeral and reply.content == "Option `who`: **stranger** is not a member of this server."
+        )
 
 
 @pytest.mark.parametrize("command", ["run", "sync"])
@@ -177,3 +187,18 @@ async def test_sigterm_stops_play_cleanly_and_closes_the_bot_and_the_web_surface
     with pytest.raises(aiohttp.ClientConnectionError):
         async with aiohttp.ClientSession() as http, http.get(match.group(1)) as resp:
             pass
+
+
+def test_clankie_run_without_a_token_exits_2_with_one_sentence(tmp_path: Path) -> None:
+    """Through the real command line, with an environment that has no DISCORD_TOKEN."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "CLANKIE_STATE": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "run"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("clankie: no Discord bot token") and done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr + done.stdout

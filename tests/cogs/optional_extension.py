@@ -1,5 +1,6 @@
 """A tiny extension for tests/test_app.py: proves that setup_hook loads an optional cog that exists
-(the way it loads ``cogs.voice``) and skips one that does not."""
+(the way it loads ``cogs.voice``) and skips one that does not; its ``who`` option (a built-in
+transformer) lets a test send a user who is not a member."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from discord.ext import commands
 
 class Optional(commands.Cog):
     @app_commands.command(name="optional", description="Present only when the optional cog loads")
-    async def optional(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("loaded", ephemeral=True)
+    async def optional(self, interaction: discord.Interaction, who: discord.Member | None = None) -> None:
+        await interaction.response.send_message(f"loaded{f' for {who.name}' if who else ''}", ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:
