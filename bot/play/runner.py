@@ -52,9 +52,14 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
     web = None
     if demo and not getattr(args, "no_web", False):
+        from bot.web.auth import WebConfigError
         from bot.web.embed import start_web_for_demo
 
-        web = await start_web_for_demo(host, settings, host=args.host, port=args.port)
+        try:
+            web = await start_web_for_demo(host, settings, host=args.host, port=args.port)
+        except WebConfigError as exc:
+            print(f"clankie: {exc}", file=sys.stderr)
+            return 2
         print(f"activity page: {web.url}", file=out, flush=True)
     request = StartRequest(
         world=args.world or ("sandbox" if demo else None),
