@@ -199,3 +199,19 @@ async def test_a_failure_after_deferring_is_answered_with_an_ephemeral_follow_up
     assert (await handle.response()).deferred
     (followup,) = await handle.followups(1)
     assert followup.ephemeral and followup.content.startswith("Something went wrong")
+
+
+async def test_a_world_that_cannot_start_is_reported_in_the_start_reply(tmp_path: Path) -> None:
+    def configure(settings: Settings) -> None:
+        settings.browser.chromium_path = str(tmp_path / "no-chromium-here")
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction("play start", {"world": "browser", "turns": 5})
+        assert (await handle.response(within=3)).deferred
+        text = await handle.reply_text(within=20)
+        assert text.startswith("Play failed to start (browser, autopilot):") and "no-chromium-here" in text
+        assert live.character.play_host.active is None
+        status = await (await live.fake.send_interaction("play status")).response()
+        assert "Last session: browser with autopilot, 0 turn(s), ended failed." in status.content
+        events = read_events(live.settings.event_log).lines
+        assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.failed"]
