@@ -75,6 +75,7 @@ class Narrator:
         self._session_id: str | None = self._active_id()
         self._tasks: list[asyncio.Task[None]] = []
         self._lock = asyncio.Lock()
+        self._seen = asyncio.Condition()
 
     # -- mouths ---------------------------------------------------------------------------------
     def attach(self, mouth: Mouth) -> None:
@@ -142,9 +143,21 @@ class Narrator:
             await mouth.rebrief()
         return True
 
+    async def wait_for_turns(self, count: int, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+        """Wait until `count` settled turns have been handled."""
+        async with self._seen:
+            await asyncio.wait_for(self._seen.wait_for(lambda: self.turns_seen >= count), timeout)
+
     # -- one settled turn -----------------------------------------------------------------------
     async def on_turn(self, settled: SettledTurn) -> None:
-        self.turns_seen += 1
+        try:
+            await self._on_turn(settled)
+        finally:
+            self.turns_seen += 1
+            async with self._seen:
+                self._seen.notify_all()
+
+    async def _on_turn(self, settled: SettledTurn) -> None:
         await self.check_play()
         primary = self.primary
         for mouth in list(self.mouths):
