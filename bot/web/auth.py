@@ -44,6 +44,12 @@ def token_middleware(token: str) -> Callable[..., Awaitable[web.StreamResponse]]
         if not request.path.startswith(OPEN_PREFIXES):
             given = presented_token(request)
             if given is None or not hmac.compare_digest(given.encode(), expected):
+                if request.path == "/":
+                    return web.Response(
+                        text="This activity page needs the web token: open it as /?token=<your [web] token>.",
+                        status=401,
+                        headers={"WWW-Authenticate": "Bearer"},
+                    )
                 return web.json_response(
                     {"error": "unauthorized", "message": "this web surface needs its token"},
                     status=401,
