@@ -108,8 +108,10 @@ class Captain:
         conversation = self.briefing(speaker, request)
         self.last = conversation
         ctx = ToolContext(self.services, "captain", speaker)
+        budget = self.settings.openai.timeout_s * 2  # one consult, all rounds, however the endpoint behaves
         try:
-            result = await engine.run(conversation, ctx)
+            async with asyncio.timeout(budget):
+                result = await engine.run(conversation, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -16,7 +16,7 @@ from bot.config import OpenAISettings, Settings
 from bot.play.host import PlayHost
 from bot.tools import Speaker, ToolContext, ToolServices, build_registry
 from bot.tools.escalate import NO_SPEAKER
-from tests.fakes.openai import HttpError, Text, ToolCall, ToolCalls, tool_call
+from tests.fakes.openai import Hang, HttpError, Text, ToolCall, ToolCalls, tool_call
 from tests.tools.fakes import playing, png_still
 from tests.web.sandbox import sandbox_playing, settings_for
 
@@ -140,6 +140,13 @@ async def test_a_failing_endpoint_becomes_a_short_spoken_sentence(openai_fake) -
     captain = captain_for(openai_fake, playing(None))
     openai_fake.chat.script(HttpError(500, "boom"))
     assert await captain.consult(ADA, "hello?") == FAILED
+
+
+async def test_a_hanging_endpoint_times_out_into_the_same_sentence(openai_fake) -> None:
+    captain = captain_for(openai_fake, playing(None), timeout_s=0.3)
+    openai_fake.chat.script(Hang())
+    assert await captain.consult(ADA, "hello?") == FAILED
+    openai_fake.chat.release_hangs()
 
 
 async def test_no_model_configured() -> None:

@@ -37,13 +37,28 @@
     showFrame(st.frameSha256);
   }
 
+  // One image load at a time: while a frame loads, only the newest frame asked for waits.
+  let loading = false, wanted = null;
   function showFrame(sha) {
     const img = $("still");
-    if (!sha) { img.hidden = true; $("no-still").hidden = false; frameSha = null; return; }
+    if (!sha) { img.hidden = true; $("no-still").hidden = false; frameSha = null; wanted = null; return; }
     if (sha === frameSha) return;
-    frameSha = sha;
+    wanted = sha;
+    if (!loading) loadFrame();
+  }
+  function loadFrame() {
+    const sha = wanted;
+    wanted = null;
+    if (!sha || sha === frameSha) return;
+    loading = true;
     const next = new Image();
-    next.onload = () => { img.src = next.src; img.hidden = false; $("no-still").hidden = true; };
+    const done = (ok) => {
+      loading = false;
+      if (ok) { frameSha = sha; $("still").src = next.src; $("still").hidden = false; $("no-still").hidden = true; }
+      if (wanted) loadFrame();
+    };
+    next.onload = () => done(true);
+    next.onerror = () => done(false);
     next.src = url(base + "/still", { v: sha.slice(0, 16) });
   }
 
