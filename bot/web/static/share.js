@@ -10,6 +10,13 @@
   const $ = (id) => document.getElementById(id);
   let stream = null, timer = null, busy = false, sent = 0, ended = false;
 
+  const expires = $("expires");
+  const when = new Date(expires.textContent);
+  if (!isNaN(when)) {
+    expires.dateTime = expires.textContent;
+    expires.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  }
+
   function say(msg) { $("status").textContent = msg; }
 
   async function start() {
