@@ -69,21 +69,33 @@ def header(
 
 
 def _state(n: int) -> dict[str, Any]:
+    """A game state shaped like the sandbox world's semantic observation."""
     x, y = 3 + n % 17, 5 + (n // 17) % 13
+    map_id = _MAPS[(n // 200) % len(_MAPS)]
     return {
-        "location": {
-            "map": _MAPS[(n // 200) % len(_MAPS)],
-            "x": x,
-            "y": y,
-            "facing": _DIRECTIONS[n % 4],
-        },
-        "dialog": None if n % 5 else "PROF. OAK: Wait! It's dangerous to go out alone.",
-        "party": [{"species": "bulbasaur", "level": 5 + n // 500, "hp": 21, "maxHp": 21}],
+        "scene": "overworld" if n % 5 else "dialog",
+        "location": {"map": map_id, "x": x, "y": y, "facing": _DIRECTIONS[n % 4]},
+        "map": {"id": map_id, "name": map_id.replace("_", " ").title(), "width": 20, "height": 18},
         "milestones": ["left_house", "met_oak"][: 1 + (n // 100) % 2],
+        "dialog": None
+        if n % 5
+        else {"speaker": "PROF. OAK", "text": "Wait! It's dangerous to go out alone."},
         "menu": None,
-        "tilesAhead": ["grass", "grass", "path", "tree"],
-        # The 15x11 tiles around the player, one string per row (as a world's map view).
-        "grid": [_row(n, r) for r in range(11)],
+        "naming": None,
+        "battle": None,
+        "party": [{"species": "bulbasaur", "level": 5 + n // 500, "hp": 21, "maxHp": 21}],
+        "npcs": [
+            {"id": "oak", "name": "Prof. Oak", "x": 12, "y": 11, "facing": "down"},
+            {"id": "girl", "name": "Girl", "x": 4 + n % 3, "y": 9, "facing": "left"},
+        ],
+        "warps": [{"x": 5, "y": 6, "to": "red_house_1f"}, {"x": 12, "y": 11, "to": "oak_lab"}],
+        # The 15x10 tiles on screen, one string per row, and what the symbols mean.
+        "nearby": {
+            "origin": [max(0, x - 7), max(0, y - 4)],
+            "rows": [_row(n, r) for r in range(10)],
+            "legend": {".": "path", ",": "grass", "T": "tree", "#": "fence", "~": "water", "@": "you"},
+        },
+        "frame": n * 48,
     }
 
 
@@ -97,7 +109,7 @@ def _observation(n: int, offset: float) -> dict[str, Any]:
     state = _state(n)
     return {
         "sha256": sha(f"obs-{n}-{offset}"),
-        "scene": "dialog" if state["dialog"] else "overworld",
+        "scene": state["scene"],
         "observedAt": stamp(n * 2 + offset),
         "state": state,
     }

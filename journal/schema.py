@@ -11,6 +11,7 @@ be data URLs.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -72,6 +73,8 @@ def _walk_state(v: Any, depth: int, strings: bool) -> None:
 
 _STATE_OK: dict[bytes, None] = {}  # serialised states that passed, most recent ones
 _STATE_OK_MAX = 512
+_TOO_DEEP = b"\n" + b" " * 26  # a node 13 levels down, in OPT_INDENT_2 output
+_LONG_LINE = re.compile(rb"\n[^\n]{%d}" % (MAX_STATE_STRING + 1))
 
 
 def _check_state(value: dict[str, Any]) -> dict[str, Any]:
@@ -79,9 +82,14 @@ def _check_state(value: dict[str, Any]) -> dict[str, Any]:
 
     Bounds: nesting ≤ 12 levels, every string (keys included) ≤ MAX_STATE_STRING characters
     and not a data URL, serialised size ≤ MAX_STATE_BYTES. This check sits on the reader's
-    hot path, so the serialised bytes serve as a cheap, sound pre-filter and the exact
-    Python walk runs only when a bound could be broken; and a state whose exact bytes
-    passed recently (the same observation recurs in consecutive stages and turns) passes.
+    hot path, so it reads the bounds off serialisations instead of walking the value in
+    Python. In the indented form a JSON string cannot hold a raw newline, so each line
+    is indented two spaces per level (so the deepest indentation is the depth, exactly),
+    every key or string sits on a line longer than itself, and a string starting with
+    "data:" shows as '"data:'. The last two are hints (a line also holds its key and
+    indentation; a quote may be escaped inside a string) that an exact walk confirms.
+    States whose exact bytes passed recently pass (the same observation recurs in
+    consecutive stages and turns).
     """
     try:
         raw = orjson.dumps(value)
@@ -91,16 +99,17 @@ def _check_state(value: dict[str, Any]) -> dict[str, Any]:
         return value
     if len(raw) > MAX_STATE_BYTES:
         raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
-    # A data URL string starts with '"data:' in the serialised form. A string of more than
-    # N characters serialises to more than N bytes between two quotes (unless it holds an
-    # escaped quote, then assume the worst). Only then do strings need the walk.
-    strings = b'"data:' in raw or (
-        len(raw) > MAX_STATE_STRING and (b'\\"' in raw or max(map(len, raw.split(b'"'))) > MAX_STATE_STRING)
-    )
-    # Nesting deeper than 12 needs more than 12 opening brackets somewhere in the bytes.
-    deep = raw.count(b"{") + raw.count(b"[") > 12
-    if strings or deep:
-        _walk_state(value, 0, strings)
+    walk = b'"data:' in raw
+    # Deeper than 12 needs more than 12 brackets; a string over the limit makes the whole
+    # state longer than the limit. Only then is the indented form needed.
+    long = len(raw) > MAX_STATE_STRING
+    if long or raw.count(b"{") + raw.count(b"[") > 12:
+        indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        if _TOO_DEEP in indented:
+            raise ValueError("observation state is nested deeper than 12 levels")
+        walk = walk or (long and _LONG_LINE.search(indented) is not None)
+    if walk:
+        _walk_state(value, 0, True)
     if len(_STATE_OK) >= _STATE_OK_MAX:
         _STATE_OK.clear()
     _STATE_OK[raw] = None

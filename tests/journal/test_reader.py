@@ -110,6 +110,10 @@ STRUCTURED = [
     ("unknown line kind", _set([2, "kind"], "thought"), 3, "unknown line kind 'thought'"),
     ("unknown turn version", _set([1, "schemaVersion"], 3), 2, "unknown turn schemaVersion 3"),
     ("unknown header version", _set([0, "schemaVersion"], 9), 1, "unknown header schemaVersion 9"),
+    ("boolean version", _set([1, "schemaVersion"], True), 2, "schemaVersion: Input should be an integer"),
+    ("boolean turn number", _set([1, "turn", "turn"], True), 2, "turn.turn"),
+    ("float turn number", _set([1, "turn", "turn"], 1.0), 2, "turn.turn"),
+    ("deep state", _set([1, "evidence", "decision", "observations", 0, "state", "deep"], [[[[[[[[[[[[1]]]]]]]]]]]]), 2, "nested deeper than 12"),
     ("unknown top field", _set([2, "mood"], "happy"), 3, "unknown field mood"),
     ("unknown nested field", _set([1, "turn", "mood"], "happy"), 2, "unknown field turn.mood"),
     ("unknown evidence field", _set([3, "evidence", "timing", "tz"], "utc"), 4, "unknown field evidence.timing.tz"),
@@ -164,6 +168,7 @@ RAW = [
     ("not an object", lambda good: good + b"[1, 2]\n", 6, "must be a JSON object"),
     ("invalid utf-8", lambda good: good.replace(b"reach Viridian", b"reach \xff\xfeViridian", 1), 2, "malformed JSON"),
     ("empty file", lambda good: b"", 1, "empty file"),
+    ("NaN", lambda good: good.replace(b'"distinctTiles":1', b'"distinctTiles":NaN', 1), 2, "malformed JSON"),
 ]  # fmt: skip
 
 
