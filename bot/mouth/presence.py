@@ -1,0 +1,72 @@
+"""Being in a voice channel, without Discord: when to leave an empty room, and how long to wait
+between rejoin attempts after a dropped voice connection.
+
+`IdleTimer(seconds, on_idle)`: `people(count)` is told how many people (not bots) are in the
+channel after every change; at zero it arms, and fires `on_idle()` once the channel has stayed
+empty for `seconds`; anyone arriving disarms it.
+
+`Backoff`: capped exponential delays for bounded retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import structlog
+
+log = structlog.get_logger("clankie.mouth.presence")
+
+
+class IdleTimer:
+    def __init__(self, seconds: float, on_idle: Callable[[], Awaitable[None]]) -> None:
+        if seconds <= 0:
+            raise ValueError(f"idle timeout must be positive, got {seconds}")
+        self.seconds = seconds
+        self._on_idle = on_idle
+        self._task: asyncio.Task[None] | None = None
+        self.fired = False
+
+    @property
+    def armed(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def people(self, count: int) -> None:
+        if count > 0:
+            self.disarm()
+        elif not self.armed and not self.fired:
+            self._task = asyncio.create_task(self._wait(), name="voice-idle-leave")
+
+    def disarm(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = None
+
+    async def _wait(self) -> None:
+        await asyncio.sleep(self.seconds)
+        self.fired = True
+        log.info("voice_idle_leave", after_s=self.seconds)
+        try:
+            await self._on_idle()
+        except Exception:
+            log.exception("voice_idle_leave_failed")
+
+    async def close(self) -> None:
+        task = self._task
+        self._task = None
+        if task is not None and task is not asyncio.current_task() and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@dataclass
+class Backoff:
+    initial: float = 1.0
+    maximum: float = 30.0
+    attempts: int = 6
+
+    def delays(self) -> list[float]:
+        return [min(self.maximum, self.initial * 2**i) for i in range(self.attempts)]

@@ -1,0 +1,282 @@
+"""/voice join|leave through the wire-level Discord fake, with a real ClankieBot and the realtime
+fake. The Discord fake has no voice gateway, so a real ``channel.connect()`` can only be taken as
+far as the gateway request (op 4) and its timeout. For the rest, the cog's connector is replaced
+by one that builds a real discord.py ``VoiceClient`` wired to a loopback UDP "voice server"
+(as tests/mouth/test_receive_discord.py does, without DAVE): receive, playback through
+discord.py's own player thread and Opus encoder, idle leave and rejoin run for real."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+import numpy as np
+import pytest
+from discord import opus
+from discord.gateway import DiscordVoiceWebSocket
+from discord.voice_state import ConnectionFlowState
+from pydantic import SecretStr
+
+from bot.config import Settings
+from bot.mouth.discord_audio import PlaybackSource
+from bot.mouth.presence import Backoff
+from bot.mouth.receive_rtp import parse_rtp
+from bot.mouth.receive_transport import XCHACHA_MODE, TransportDecryptor
+from cogs.voice import NO_VOICE_MODEL, NOT_HERE, NOT_IN_VOICE, Voice
+from tests.cogs.harness import Live, live_bot
+from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
+from tests.mouth.test_receive_wire import KEY, DiscordSender, opus_frames
+
+WAIT = 5.0
+
+
+def voice_cog(live: Live) -> Voice:
+    cog = live.bot.get_cog("Voice")
+    assert cog is not None and type(cog).__name__ == "Voice"  # extensions are re-imported on load
+    return cog  # type: ignore[return-value]
+
+
+def with_openai(fake: FakeOpenAI, idle_s: float = 120.0):  # type: ignore[no-untyped-def]
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = fake.base_url
+        settings.openai.api_key = SecretStr("test")
+        settings.voice.idle_leave_seconds = idle_s
+
+    return configure
+
+
+async def test_join_when_the_caller_is_not_in_voice_is_an_ephemeral_error(tmp_path: Path) -> None:
+    async with live_bot(tmp_path) as live:
+        reply = await (await live.fake.send_interaction("voice join", by=live.fake.member)).response()
+        assert reply.ephemeral and reply.content == NOT_IN_VOICE
+        reply = await (await live.fake.send_interaction("voice leave", by=live.fake.member)).response()
+        assert reply.ephemeral and reply.content == NOT_HERE
+        assert live.fake.frames_from_bot(4) == []  # never asked Discord for a voice connection
+
+
+async def test_join_without_an_openai_key_is_refused(tmp_path: Path) -> None:
+    async with live_bot(tmp_path) as live:
+        await live.fake.set_voice_state(live.fake.member, live.fake.voice_channel)
+        await live.fake.flush()
+        reply = await (await live.fake.send_interaction("voice join", by=live.fake.member)).response()
+        assert reply.ephemeral and reply.content == NO_VOICE_MODEL
+        assert live.fake.frames_from_bot(4) == []
+
+
+async def test_a_real_connect_asks_discord_for_the_callers_channel_and_reports_a_timeout(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    async with live_bot(tmp_path, with_openai(openai_fake)) as live:
+        fake = live.fake
+        voice_cog(live).connect_timeout = 0.3  # no voice gateway in the fake: it cannot complete
+        await fake.set_voice_state(fake.member, fake.voice_channel)
+        await fake.flush()
+        handle = await fake.send_interaction("voice join", by=fake.member)
+        assert (await handle.response()).deferred
+        text = await handle.reply_text()
+        assert text == f"I couldn't join **{fake.voice_channel.name}** (it timed out)."
+        join, *rest = await fake.wait_frame_from_bot(4, count=2)
+        assert join.d["channel_id"] == fake.voice_channel.id and join.d["self_deaf"] is False
+        assert rest[-1].d["channel_id"] is None  # discord.py gave the channel back
+        assert voice_cog(live).links == {}
+        assert openai_fake.realtime.connections == []  # no realtime session for a failed join
+
+
+# -- a real VoiceClient over loopback UDP ------------------------------------------------------
+
+
+class WsSink:
+    """Stands in for the voice websocket's transport: records what discord.py sends on it."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_str(self, data: str) -> None:
+        self.sent.append(json.loads(data))
+
+
+@dataclass
+class VoiceServer:
+    """The far end: a UDP socket per connection, and the VoiceClients handed out."""
+
+    sockets: list[socket.socket] = field(default_factory=list)
+    clients: list[LoopbackVoiceClient] = field(default_factory=list)
+
+    async def connect(self, channel: Any) -> discord.VoiceClient:
+        server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        server.bind(("127.0.0.1", 0))
+        server.setblocking(False)
+        self.sockets.append(server)
+        vc = LoopbackVoiceClient(channel._state._get_client(), channel, server)
+        self.clients.append(vc)
+        return vc
+
+    def close(self) -> None:
+        for vc in self.clients:
+            vc.shutdown()
+        for sock in self.sockets:
+            sock.close()
+
+
+class LoopbackVoiceClient(discord.VoiceClient):
+    """A discord.py VoiceClient whose UDP socket talks to a local socket (transport crypto on,
+    no DAVE), with a stand-in voice websocket; disconnect() closes it locally."""
+
+    def __init__(self, client: discord.Client, channel: Any, server: socket.socket) -> None:
+        super().__init__(client, channel)
+        state = self._connection
+        state._create_socket()
+        state.socket.bind(("127.0.0.1", 0))
+        state.socket.connect(server.getsockname())
+        self.server = server
+        self.address = state.socket.getsockname()
+        state.secret_key = list(KEY)
+        state.mode = XCHACHA_MODE
+        state.ssrc = 777
+        state.dave_session = None
+        state.dave_protocol_version = 0
+        self.ws_sink = WsSink()
+        ws = DiscordVoiceWebSocket(self.ws_sink, loop=asyncio.get_running_loop())  # type: ignore[arg-type]
+        ws._connection = state
+        state.ws = ws
+        state.state = ConnectionFlowState.connected
+        self.disconnects = 0
+
+    async def disconnect(self, *, force: bool = False) -> None:
+        self.disconnects += 1
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        self.stop()
+        state = self._connection
+        if state.state is not ConnectionFlowState.disconnected:
+            state.state = ConnectionFlowState.disconnected
+            state._socket_reader.stop()
+            state.socket.close()
+
+
+@pytest.fixture
+async def joined(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> AsyncIterator[tuple[Live, VoiceServer]]:
+    server = VoiceServer()
+    async with live_bot(tmp_path, with_openai(openai_fake, idle_s=0.2)) as live:
+        cog = voice_cog(live)
+        cog.connector = server.connect
+        cog.backoff = Backoff(initial=0.01, maximum=0.05, attempts=3)
+        await live.fake.set_voice_state(live.fake.member, live.fake.voice_channel)
+        await live.fake.flush()
+        handle = await live.fake.send_interaction("voice join", by=live.fake.member)
+        assert await handle.reply_text() == f"Joined **{live.fake.voice_channel.name}**. I'm listening!"
+        try:
+            yield live, server
+        finally:
+            for link in list(cog.links.values()):
+                await link.close("test over")
+            server.close()
+
+
+async def decoded_frames(server: socket.socket, want: int) -> list[np.ndarray]:
+    """Read the bot's packets at the voice server: transport-decrypt, Opus-decode."""
+    loop = asyncio.get_running_loop()
+    decoder = opus.Decoder()
+    frames = []
+    async with asyncio.timeout(WAIT):
+        while len(frames) < want:
+            data = await loop.sock_recv(server, 2048)
+            opus_frame = TransportDecryptor().decrypt(data, parse_rtp(data), XCHACHA_MODE, KEY)
+            frames.append(np.frombuffer(decoder.decode(opus_frame), dtype="<i2"))
+    return frames
+
+
+async def test_join_streams_both_ways_and_leave_closes_everything(
+    joined: tuple[Live, VoiceServer],
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    live, server = joined
+    cog = voice_cog(live)
+    link = cog.links[live.fake.guild.id]
+    (vc,) = server.clients
+    assert link.vc is vc and isinstance(vc.source, PlaybackSource) and vc.is_playing()
+    update = await openai_fake.realtime.wait_for_client_event("session.update")
+    assert [t["name"] for t in update["session"]["tools"]] == ["look_at_screen", "ask_clankie"]
+
+    # the model speaks: discord.py's player encodes it and sends it to the voice server
+    await openai_fake.realtime.speak_tone(400, freq=440.0)
+    loudest = 0.0
+    async with asyncio.timeout(WAIT):
+        while loudest < 2000:
+            (frame,) = await decoded_frames(server.sockets[0], 1)
+            loudest = max(loudest, float(np.sqrt(np.mean(frame.astype(np.float64) ** 2))))
+    assert any(m.get("op") == 5 for m in vc.ws_sink.sent)  # discord.py announced SPEAKING
+
+    # someone speaks: their packets go through the receive path into the realtime session
+    ws = vc._connection.ws
+    await ws.received_message(
+        {"op": 5, "d": {"user_id": str(live.fake.member.id), "ssrc": 11, "speaking": 1}}
+    )
+    ada = DiscordSender(ssrc=11)
+    for frame in opus_frames(10):
+        server.sockets[0].sendto(ada.packet(frame), vc.address)
+    conn = openai_fake.realtime.connections[0]
+    async with asyncio.timeout(WAIT):
+        while link.receiver is None or link.receiver.stats.frames < 10 or conn.input_audio_ms < 300:
+            await openai_fake.realtime.wait_for_client_event("input_audio_buffer.append")
+    heard = np.frombuffer(bytes(conn.input_audio), dtype="<i2").astype(np.float64)
+    assert np.sqrt(np.mean(heard**2)) > 100  # not just the silence of an empty room
+    assert live.fake.member.id in link.session.mixer.speakers
+
+    reply = await (await live.fake.send_interaction("voice leave", by=live.fake.member)).reply_text()
+    assert reply == f"Left **{live.fake.voice_channel.name}**. Bye for now!"
+    assert cog.links == {} and vc.disconnects == 1 and not vc.is_playing()
+    await asyncio.wait_for(conn.closed.wait(), WAIT)  # the realtime socket is closed too
+
+
+async def test_the_bot_leaves_by_itself_when_the_channel_empties(joined: tuple[Live, VoiceServer]) -> None:
+    live, server = joined
+    cog = voice_cog(live)
+    link = cog.links[live.fake.guild.id]
+    assert not link.idle.armed  # someone is there
+    await live.fake.set_voice_state(live.fake.member, None)
+    await live.fake.flush()
+    await asyncio.wait_for(link.closed.wait(), WAIT)
+    assert cog.links == {}
+    assert link.leaving and link.idle.fired and server.clients[0].disconnects == 1
+
+
+async def test_someone_arriving_keeps_the_bot_in_the_channel(joined: tuple[Live, VoiceServer]) -> None:
+    live, _ = joined
+    link = voice_cog(live).links[live.fake.guild.id]
+    await live.fake.set_voice_state(live.fake.member, None)
+    await live.fake.flush()
+    assert link.idle.armed
+    await live.fake.set_voice_state(live.fake.moderator, live.fake.voice_channel)
+    await live.fake.flush()
+    assert not link.idle.armed and not link.leaving
+
+
+async def test_a_dropped_voice_connection_is_rejoined_keeping_the_realtime_session(
+    joined: tuple[Live, VoiceServer],
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    live, server = joined
+    link = voice_cog(live).links[live.fake.guild.id]
+    session = link.session
+    await openai_fake.realtime.wait_for_client_event("session.update")
+    await live.fake.set_voice_state(live.fake.bot_member, None)  # Discord dropped the bot
+    await asyncio.wait_for(link.rejoined.wait(), WAIT)
+    assert link.rejoins == 1
+    first, second = server.clients
+    assert first.disconnects == 1 and link.vc is second and second.is_playing()
+    assert isinstance(second.source, PlaybackSource) and second.source.buffer is session.playback
+    assert link.session is session and session.connects == 1 and len(openai_fake.realtime.connections) == 1
+    assert not link.leaving
