@@ -44,9 +44,9 @@ from bot.mouth.realtime_config import (
     session_update,
     system_text,
 )
-from bot.mouth.realtime_responses import Request, Response, ResponseBook
+from bot.mouth.realtime_ledger import NarrationLedger
+from bot.mouth.realtime_responses import Request, ResponseBook
 from bot.mouth.realtime_tools import ToolRunner
-from bot.mouth.receipts import ReceiptTrail
 from bot.play.session import SettledTurn, narration_line
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
@@ -94,6 +94,7 @@ class MouthSession:
         self.book = ResponseBook()
         self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send)
         self.receipt_path = receipt_path or self.settings.receipt_path
+        self.ledger = NarrationLedger(self.receipt_path, self.book, self.playback, played_wait_s)
         self.connects = 0
         self.connect_failures = 0  # attempts that never opened a socket
         self.briefings: list[str] = []
@@ -103,14 +104,12 @@ class MouthSession:
         self._frames_per_append = max(1, frames_per_append)
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
-        self._played_wait_s = played_wait_s
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._pending_audio: list[bytes] = []
         self._changed = asyncio.Condition()
-        self._done_at: dict[str, float] = {}
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -228,19 +227,7 @@ class MouthSession:
         self._conn = None
         self._ready = False
         self.barge.responses_in_progress.clear()
-        requests, open_ = self.book.drop_connection()
-        for request in requests:
-            if request.origin == "narration" and request.delivery_id:
-                self._trail(request.run_id).failed(
-                    request.delivery_id, "realtime connection lost", request.turn
-                )
-        for response in open_:
-            if response.narration:
-                assert response.delivery_id is not None
-                self._trail(response.run_id).failed(
-                    response.delivery_id, "realtime connection lost", response.turn
-                )
-                self._done_at.setdefault(response.id, asyncio.get_running_loop().time())
+        self.ledger.connection_lost(*self.book.drop_connection())
 
     async def _send(self, event: dict[str, Any]) -> bool:
         conn = self._conn
@@ -277,21 +264,17 @@ class MouthSession:
         delivery_id = settled.delivery_id
         if delivery_id is None:
             raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
-        trail = self._trail(settled.run_id)
-        trail.requested(delivery_id, settled.turn)
         event_id = "evt_narr_" + uuid.uuid4().hex[:16]
         request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
+        self.ledger.requested(request)
         sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
         if sent:
             self.book.requested(request)
             sent = await self._send(response_create(event_id, "narration"))
         if not sent:
             self.book.request_failed(event_id)
-            trail.failed(delivery_id, "realtime connection not open", settled.turn)
+            self.ledger.request_failed(request, "realtime connection not open")
         return sent
-
-    def _trail(self, run_id: str | None) -> ReceiptTrail:
-        return ReceiptTrail(self.receipt_path, run_id)
 
     # -- audio pump ---------------------------------------------------------------------------
     async def _pump(self, interval: float) -> None:
@@ -317,28 +300,8 @@ class MouthSession:
                 chunk = b"".join(self._pending_audio)
                 self._pending_audio.clear()
                 await self._send(append_audio(chunk))
-        if self.settle_played():
+        if self.ledger.settle():
             await self._notify()
-
-    def settle_played(self) -> bool:
-        """Write each narration's `played` receipt once its fate is known; True if any was."""
-        now = asyncio.get_running_loop().time()
-        wrote = False
-        for response in self.book.unsettled_narrations():
-            if any(self.playback.played_ms(item) > 0 for item in response.audio_items):
-                self._played(response, True)
-                wrote = True
-            elif response.done.is_set() and (
-                not response.audio_items or now - self._done_at.get(response.id, now) > self._played_wait_s
-            ):
-                self._played(response, False)
-                wrote = True
-        return wrote
-
-    def _played(self, response: Response, played: bool) -> None:
-        assert response.delivery_id is not None
-        response.play_settled = True
-        self._trail(response.run_id).played(response.delivery_id, played, response.turn)
 
     # -- server events --------------------------------------------------------------------------
     async def _handle(self, event: Any) -> None:
@@ -371,9 +334,7 @@ class MouthSession:
         was_speaking = self.speaking
         events = self.barge.speech_started()  # playback is silent when this returns
         if was_speaking:
-            for response in self.book.unsettled_narrations():
-                played = any(self.playback.played_ms(item) > 0 for item in response.audio_items)
-                self._played(response, played)  # anything not yet heard never will be
+            self.ledger.barge_in()
         for outgoing in events:
             await self._send(outgoing)
         if events:
@@ -395,33 +356,19 @@ class MouthSession:
             return
         response.status = body.status
         response.done.set()
-        self._done_at[response.id] = asyncio.get_running_loop().time()
-        if len(self._done_at) > 256:
-            self._done_at.pop(next(iter(self._done_at)))
-        if not response.narration:
-            return
-        assert response.delivery_id is not None
-        trail = self._trail(response.run_id)
-        if body.status == "failed":
-            details = body.status_details
-            error = getattr(getattr(details, "error", None), "message", None) or "response failed"
-            trail.failed(response.delivery_id, str(error), response.turn)
-        else:
-            trail.done(response.delivery_id, response.turn)
-        if not response.audio_items and not response.play_settled:
-            self._played(response, False)
+        error = getattr(getattr(body.status_details, "error", None), "message", None)
+        self.ledger.response_done(response, body.status, str(error) if error else None)
 
     def _error(self, error: Any) -> None:
         message = str(getattr(error, "message", "") or "")[:300]
+        code = getattr(error, "code", None)
         event_id = getattr(error, "event_id", None)
         request = self.book.request_failed(event_id) if event_id else None
-        if request is not None and request.origin == "narration" and request.delivery_id:
-            self._trail(request.run_id).failed(
-                request.delivery_id, message or "response refused", request.turn
-            )
-        log.warning(
-            "mouth_server_error", label=self.label, code=getattr(error, "code", None), message=message
-        )
+        if request is not None:
+            self.ledger.request_failed(request, message)
+        # a cancel that raced the server's own interruption is expected; anything else is news
+        level = log.info if code == "response_cancel_not_active" else log.warning
+        level("mouth_server_error", label=self.label, code=code, message=message)
 
 
 def _line(settled: SettledTurn) -> str:

@@ -44,6 +44,7 @@ class Response:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     tools_pending: int = 0
     play_settled: bool = False  # the narration's `played` receipt is written
+    done_at: float | None = None  # loop time of response.done (or of the socket's loss)
 
     @property
     def narration(self) -> bool:
