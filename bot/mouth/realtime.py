@@ -189,7 +189,10 @@ class MouthSession:
                     await self._opened(conn)
                     async for event in conn:
                         failures = 0
-                        await self._handle(event)
+                        try:
+                            await self._handle(event)
+                        except Exception:  # one odd event must not cost the connection
+                            log.exception("mouth_event_failed", type=getattr(event, "type", None))
                         await self._notify()
             except asyncio.CancelledError:
                 raise

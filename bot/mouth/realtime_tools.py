@@ -88,8 +88,8 @@ class ToolRunner:
             await asyncio.wait_for(response.done.wait(), RESPONSE_DONE_WAIT_S)
         except TimeoutError:
             log.warning("mouth_tool_response_never_done", response_id=response.id)
-        if response.status == "failed":
-            return  # the connection went away with the response; a new session starts afresh
+        if response.status in ("failed", "cancelled"):
+            return  # the socket went away, or the room talked over him: the output waits for the next turn
         await self._continue(response.speaker)
 
     async def _continue(self, speaker: Speaker | None) -> None:

@@ -198,3 +198,37 @@ async def test_play_start_and_stop_rebrief_the_mouth(openai_fake: FakeOpenAI, tm
             assert narrator.rebriefs == 2
         finally:
             await narrator.close()
+
+
+async def test_a_refused_or_failed_narration_response_is_receipted_as_failed(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    from tests.fakes.openai import events as ev
+
+    async with mouth_for(openai_fake, tmp_path) as session:
+        assert await session.narrate(narration_turn(9, "dlv_refused"))
+        create = await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
+        refusal = ev.error(
+            "Conversation already has an active response", "conversation_already_has_active_response"
+        )
+        refusal["error"]["event_id"] = create["event_id"]
+        await openai_fake.realtime.send(refusal)
+        await session.wait_until(lambda: not session.book.pending)
+
+        assert await session.narrate(narration_turn(10, "dlv_failed"))
+        await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
+        script = openai_fake.realtime.begin_response()
+        await script.start()
+        await script.finish("failed")
+        await session.wait_until(lambda: response_done(session, script.response_id))
+    assert receipts(session.receipt_path) == [
+        ("discord.voice.model_response", "dlv_refused", {"phase": "requested"}),
+        (
+            "discord.voice.model_response",
+            "dlv_refused",
+            {"phase": "failed", "error": "Conversation already has an active response"},
+        ),
+        ("discord.voice.model_response", "dlv_failed", {"phase": "requested"}),
+        ("discord.voice.model_response", "dlv_failed", {"phase": "failed", "error": "response failed"}),
+        ("discord.voice.response", "dlv_failed", {"played": False}),
+    ]
