@@ -2,15 +2,18 @@
 requests/s of the live still endpoint beside a bare aiohttp handler returning the same bytes
 (target ≥ 80%), for the JSON answer and the raw image; and encodes == distinct frames served.
 
-Each server runs in its own process (one core each on a 2-core machine) with the same sandbox
-session playing in the background (a new frame every ~0.25 s), so the still endpoint serves
-changing frames while the bare handler serves constant bytes. The load generator is this process.
+Each server runs in its own process with the same sandbox session playing in the background (a
+new frame every ~0.25 s), so the still endpoint serves changing frames while the bare handler
+serves constant bytes. The load generator is this process. Wall-clock req/s on a shared 2-core
+machine swings with whatever else runs, so the target is judged on requests per CPU-second of
+the server process (its own CPU time, measured around each run); wall req/s is printed beside.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import Report  # noqa: E402
 
 CONCURRENCY = 64
-SECONDS = 2.0
+SECONDS = 1.2
 WARMUP_S = 0.7
 PACE_S = 0.25
-ROUNDS = 3
+ROUNDS = 5
 PATH = "/v1/embodiment/sessions/live/still"
 
 
@@ -78,7 +81,9 @@ async def serve(kind: str) -> None:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         print(json.dumps({"port": runner.addresses[0][1]}), flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        loop = asyncio.get_running_loop()
+        while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "cpu":
+            print(json.dumps({"cpu": time.process_time()}), flush=True)
         print(json.dumps({"encodes": cache.encodes, "distinct": len(cache.served)}), flush=True)
         await stream.aclose()
         await host.stop()
@@ -86,11 +91,13 @@ async def serve(kind: str) -> None:
 
 
 # -- load side ------------------------------------------------------------------------------
-async def load(url: str, accept: str, seconds: float) -> tuple[float, int]:
+async def load(url: str, accept: str, seconds: float) -> tuple[float, int, int]:
+    """(wall req/s in the measured window, non-200 answers, requests served incl. warm-up)."""
     import aiohttp
 
     counts = [0]
     errors = [0]
+    served = [0]
     connector = aiohttp.TCPConnector(limit=CONCURRENCY, force_close=False)
     async with aiohttp.ClientSession(connector=connector) as session:
 
@@ -98,6 +105,7 @@ async def load(url: str, accept: str, seconds: float) -> tuple[float, int]:
             while time.perf_counter() < deadline:
                 async with session.get(url, headers={"Accept": accept}) as response:
                     await response.read()
+                    served[0] += 1
                     if response.status != 200:
                         errors[0] += 1
                     elif counting:
@@ -108,7 +116,7 @@ async def load(url: str, accept: str, seconds: float) -> tuple[float, int]:
         start = time.perf_counter()
         await asyncio.gather(*(worker(start + seconds, True) for _ in range(CONCURRENCY)))
         elapsed = time.perf_counter() - start
-    return counts[0] / elapsed, errors[0]
+    return counts[0] / elapsed, errors[0], served[0]
 
 
 def start_server(kind: str) -> tuple[subprocess.Popen[str], str]:
@@ -126,6 +134,13 @@ def start_server(kind: str) -> tuple[subprocess.Popen[str], str]:
     return proc, f"http://127.0.0.1:{json.loads(line)['port']}{PATH}"
 
 
+def server_cpu(proc: subprocess.Popen[str]) -> float:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("cpu\n")
+    proc.stdin.flush()
+    return float(json.loads(proc.stdout.readline())["cpu"])
+
+
 def stop_server(proc: subprocess.Popen[str]) -> dict[str, int]:
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("stats\n")
@@ -138,28 +153,51 @@ def stop_server(proc: subprocess.Popen[str]) -> dict[str, int]:
 async def main() -> int:
     report = Report("still endpoint under load")
     report.info(
-        "setup", f"{CONCURRENCY} concurrent clients, {SECONDS:g} s per run, best of {ROUNDS}, loopback"
+        "setup", f"{CONCURRENCY} concurrent clients, {SECONDS:g} s per run, {ROUNDS} paired rounds, loopback"
     )
     still_proc, still_url = start_server("still")
     bare_proc, bare_url = start_server("bare")
     try:
         results: dict[tuple[str, str], float] = {}
+        per_cpu: dict[tuple[str, str], float] = {}
         errors = 0
-        for _ in range(ROUNDS):
+        procs = {"bare": bare_proc, "still": still_proc}
+        ratios: dict[str, list[float]] = {"json": [], "image": []}
+        for round_no in range(ROUNDS):
             for accept_name, accept in (("json", "application/json"), ("image", "image/*")):
-                for kind, url in (("bare", bare_url), ("still", still_url)):
-                    rate, errs = await load(url, accept, SECONDS)
+                order = [("bare", bare_url), ("still", still_url)]
+                rates: dict[str, float] = {}
+                for kind, url in order if round_no % 2 == 0 else order[::-1]:
+                    cpu0 = server_cpu(procs[kind])
+                    rate, errs, served = await load(url, accept, SECONDS)
+                    cpu = server_cpu(procs[kind]) - cpu0
                     errors += errs
                     key = (kind, accept_name)
                     results[key] = max(results.get(key, 0.0), rate)
+                    rates[kind] = served / cpu if cpu > 0 else 0.0
+                    per_cpu[key] = max(per_cpu.get(key, 0.0), rates[kind])
+                ratios[accept_name].append(rates["still"] / rates["bare"] if rates["bare"] else 0.0)
     finally:
         stats = stop_server(still_proc)
         stop_server(bare_proc)
     for accept_name in ("json", "image"):
         bare, still = results[("bare", accept_name)], results[("still", accept_name)]
-        report.info(f"{accept_name}: bare handler", f"{bare:,.0f} req/s")
-        report.info(f"{accept_name}: /still", f"{still:,.0f} req/s")
-        report.check(f"{accept_name}: /still ÷ bare", still / bare, "≥ 0.80", still / bare >= 0.80, "{:.2f}")
+        bare_cpu, still_cpu = per_cpu[("bare", accept_name)], per_cpu[("still", accept_name)]
+        report.info(
+            f"{accept_name}: bare handler", f"{bare:,.0f} req/s wall, {bare_cpu:,.0f} req per server CPU-s"
+        )
+        report.info(
+            f"{accept_name}: /still", f"{still:,.0f} req/s wall, {still_cpu:,.0f} req per server CPU-s"
+        )
+        report.info(f"{accept_name}: wall ratio (noisy)", f"{still / bare:.2f}")
+        ratio = statistics.median(ratios[accept_name])
+        report.check(
+            f"{accept_name}: /still ÷ bare (per CPU-s, median of {ROUNDS} paired runs)",
+            ratio,
+            "≥ 0.80",
+            ratio >= 0.80,
+            "{:.2f}",
+        )
     report.check("non-200 answers", errors, "0", errors == 0, "{:.0f}")
     report.info("frames served", str(stats["distinct"]))
     report.check(
