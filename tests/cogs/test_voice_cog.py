@@ -8,6 +8,7 @@ discord.py's own player thread and Opus encoder, idle leave and rejoin run for r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -159,7 +160,11 @@ class LoopbackVoiceClient(discord.VoiceClient):
         state = self._connection
         if state.state is not ConnectionFlowState.disconnected:
             state.state = ConnectionFlowState.disconnected
-            state._socket_reader.stop()
+            reader = state._socket_reader
+            reader.stop()
+            with contextlib.suppress(OSError):  # wake its select() so the thread ends now
+                self.server.sendto(b"\0", self.address)
+            reader.join(timeout=WAIT)
             state.socket.close()
 
 
