@@ -3,7 +3,6 @@ bundled game pages; and :class:`WebSurface`, which starts it under the bind/toke
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,10 +116,7 @@ class WebSurface:
             from bot.web.auth import WebConfigError
 
             raise WebConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-        bound_port = port
-        server = getattr(site, "_server", None)
-        with contextlib.suppress(AttributeError, IndexError, TypeError):
-            bound_port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        bound_port = int(runner.addresses[0][1]) if runner.addresses else port
         shown = f"[{host}]" if ":" in host else host
         url = (self.settings.web.public_url or f"http://{shown}:{bound_port}").rstrip("/") + "/"
         self.share_store.base_url = url.rstrip("/")

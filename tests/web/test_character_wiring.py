@@ -47,3 +47,17 @@ async def test_web_disabled_starts_nothing(tmp_path: Path) -> None:
     character = build_character(settings_for(tmp_path, web=WebSettings(enabled=False)))
     assert await character.start() is None
     await character.close()
+
+
+async def test_start_web_for_demo_serves_the_activity_page(tmp_path: Path) -> None:
+    from bot.play.host import PlayHost
+    from bot.web.embed import start_web_for_demo
+
+    settings = settings_for(tmp_path)
+    handle = await start_web_for_demo(PlayHost(settings), settings, host=None, port=0)
+    try:
+        assert handle.url.startswith("http://127.0.0.1:") and handle.port > 0
+        async with aiohttp.ClientSession() as session, session.get(handle.url) as page:
+            assert page.status == 200 and "Clankie" in await page.text()
+    finally:
+        await handle.close()
