@@ -8,7 +8,8 @@
    line. Target: reader MB/s ≥ 30% of orjson's. For information, the same with every line
    kept in memory (``read_journal`` beside a list of orjson dicts).
 2. Story card cost: ``JourneyIndex.story_card`` on a warm index for a 100-turn journey and a
-   100 000-turn journey (two sittings). Target: the big one costs ≤ 2× the small one. The
+   100 000-turn journey (two sittings each; compact observation states keep the big one
+   near 150 MB — the card's cost must not depend on either size). Target: the big one costs ≤ 2× the small one. The
    live ``StoryProjector.card()`` after 100 vs 100 000 fed turns is measured the same way.
 """
 
@@ -37,12 +38,14 @@ SMALL, BIG = 100, 100_000
 ROUNDS = 5
 
 
-def write_journal(path: Path, turns: int, *, run_id: str, journey_id: str, first: int = 1) -> int:
+def write_journal(
+    path: Path, turns: int, *, run_id: str, journey_id: str, first: int = 1, compact: bool = False
+) -> int:
     """Write a valid journal as raw lines (the writer's per-turn fsync is not under test)."""
     header = samples.header(run_id=run_id, journey_id=journey_id, started_at=samples.stamp(first * 2))
     size = 0
     with open(path, "wb") as fh:
-        for line in [header, *(samples.turn_v2(n) for n in range(first, first + turns))]:
+        for line in [header, *(samples.turn_v2(n, compact=compact) for n in range(first, first + turns))]:
             data = orjson.dumps(line) + b"\n"
             fh.write(data)
             size += len(data)
@@ -94,12 +97,17 @@ def bench_story(report: Report, root: Path) -> None:
     small_dir, big_dir = root / "small", root / "big"
     small_dir.mkdir()
     big_dir.mkdir()
-    write_journal(small_dir / "20261130T020000Z-s1.jsonl", SMALL, run_id="s1", journey_id="J")
-    half = BIG // 2
-    write_journal(big_dir / "20261130T020000Z-b1.jsonl", half, run_id="b1", journey_id="J")
-    write_journal(
-        big_dir / "20261201T020000Z-b2.jsonl", BIG - half, run_id="b2", journey_id="J", first=half + 1
-    )
+    for directory, turns in ((small_dir, SMALL), (big_dir, BIG)):
+        half = turns // 2  # two sittings each, so both indexes watch the same number of files
+        write_journal(directory / "20261130T020000Z-a.jsonl", half, run_id="a", journey_id="J", compact=True)
+        write_journal(
+            directory / "20261201T020000Z-b.jsonl",
+            turns - half,
+            run_id="b",
+            journey_id="J",
+            first=half + 1,
+            compact=True,
+        )
     small, big = JourneyIndex(small_dir), JourneyIndex(big_dir)
     for index, turns in ((small, SMALL), (big, BIG)):
         card = index.story_card("J")
@@ -112,7 +120,7 @@ def bench_story(report: Report, root: Path) -> None:
     report.check("story card 100 000 / 100 turns", big_s / small_s, "≤ 2×", big_s / small_s <= 2.0, "{:.2f}×")
 
     lines = [TurnV2.model_validate(samples.turn_v2(n)) for n in range(1, 1001)]
-    header = read_journal(small_dir / "20261130T020000Z-s1.jsonl").header
+    header = read_journal(small_dir / "20261130T020000Z-a.jsonl").header
     live: dict[int, StoryProjector] = {}
     for turns in (SMALL, BIG):
         projector = StoryProjector()

@@ -105,8 +105,10 @@ def _row(n: int, r: int) -> str:
     return tiles[start : start + 8] + tiles[:7]
 
 
-def _observation(n: int, offset: float) -> dict[str, Any]:
+def _observation(n: int, offset: float, compact: bool = False) -> dict[str, Any]:
     state = _state(n)
+    if compact:
+        state = {"scene": state["scene"], "location": state["location"]}
     return {
         "sha256": sha(f"obs-{n}-{offset}"),
         "scene": state["scene"],
@@ -150,14 +152,14 @@ def turn_body(
     }
 
 
-def evidence(n: int) -> dict[str, Any]:
+def evidence(n: int, compact: bool = False) -> dict[str, Any]:
     return {
         "decision": {
-            "observations": [_observation(n, 0.0)],
+            "observations": [_observation(n, 0.0, compact)],
             "provenance": {"world": "sandbox", "adapter": "sandbox-1", "frame": n},
         },
-        "immediatePreAction": {"observations": [_observation(n, 0.5)], "provenance": None},
-        "postAction": {"observations": [_observation(n + 1, 1.0)], "provenance": None},
+        "immediatePreAction": {"observations": [_observation(n, 0.5, compact)], "provenance": None},
+        "postAction": {"observations": [_observation(n + 1, 1.0, compact)], "provenance": None},
         "actionResult": {"source": "environment", "ok": True, "refusal": None, "detail": "moved"},
         "progressBefore": _progress(n),
         "progressAfter": _progress(n + 1),
@@ -177,13 +179,14 @@ def evidence(n: int) -> dict[str, Any]:
     }
 
 
-def turn_v2(n: int, **body: Any) -> dict[str, Any]:
+def turn_v2(n: int, *, compact: bool = False, **body: Any) -> dict[str, Any]:
+    """A V2 turn line; ``compact`` keeps only scene and location in observation states."""
     return {
         "kind": "turn",
         "schemaVersion": 2,
         "at": stamp(n * 2 + 1),
         "turn": turn_body(n, **body),
-        "evidence": evidence(n),
+        "evidence": evidence(n, compact),
     }
 
 
