@@ -19,7 +19,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check bot cogs journal tests bench
 	$(BIN)/ruff format --check bot cogs journal tests bench
-	$(BIN)/mypy journal bot/tools
+	$(BIN)/mypy journal bot cogs
 
 test: lint
 	$(BIN)/python -m pytest -q

@@ -29,7 +29,7 @@ class EventLog:
             if outcome in ("failed", "lease_lapsed")
             else "embodiment.session.stopped"
         )
-        append_line(self.path, EventLine(type=kind, data={**data, "outcome": outcome}))  # type: ignore[arg-type]
+        append_line(self.path, EventLine(type=kind, data={**data, "outcome": outcome}))
 
     def reconcile(self) -> list[str]:
         """Close every run left ``running`` by a dead process as failed/lease_lapsed.

@@ -201,7 +201,7 @@ class PlaySession:
 
     def _done(self) -> bool:
         """Every milestone the world declares (``milestone_ids``) has been reached."""
-        wanted = getattr(self.world, "milestone_ids", None)
+        wanted: tuple[str, ...] = tuple(getattr(self.world, "milestone_ids", ()) or ())
         return bool(wanted) and set(wanted) <= set(self._progress.milestones)
 
     async def _loop(self, writer: JournalWriter) -> str:

@@ -53,7 +53,8 @@ class AutopilotMind:
             intent = self._describe(state)
         except Exception as exc:
             raise MindFailed(f"autopilot guide failed: {type(exc).__name__}: {exc}") from exc
-        reached = state.get("milestones") if isinstance(state.get("milestones"), list) else []
+        listed = state.get("milestones")
+        reached: list[str] = [str(m) for m in listed] if isinstance(listed, list) else []
         new_milestone = self._milestones_seen is not None and len(reached) > self._milestones_seen
         self._milestones_seen = len(reached)
         decision: dict[str, Any] = {
