@@ -59,6 +59,7 @@ class VoiceLink:
         self.vc: discord.VoiceClient | None = None
         self.receiver: VoiceReceiver | None = None
         self.leaving = False
+        self.opened = False  # joined once; only then is a lost connection a drop to rejoin
         self.rejoins = 0
         self.closed = asyncio.Event()
         self.rejoined = asyncio.Event()  # set at each successful rejoin
@@ -74,6 +75,7 @@ class VoiceLink:
         self.attach(await self.cog.connector(self.channel))
         await self.session.start()
         self.cog.narrator.attach(self.session)
+        self.opened = True
         self._watchdog = asyncio.create_task(self._watch(), name=f"voice-watchdog-{self.guild_id}")
         self.people_changed()
 
@@ -131,7 +133,8 @@ class VoiceLink:
 
     # -- a dropped voice connection -------------------------------------------------------------
     def dropped(self, why: str) -> None:
-        if self.leaving or (self._rejoin_task is not None and not self._rejoin_task.done()):
+        rejoining = self._rejoin_task is not None and not self._rejoin_task.done()
+        if self.leaving or not self.opened or rejoining:
             return
         log.warning("voice_dropped", guild_id=self.guild_id, why=why)
         self._rejoin_task = asyncio.create_task(self._rejoin(), name=f"voice-rejoin-{self.guild_id}")
