@@ -99,14 +99,16 @@ class JournalWriter:
         self._write(_encode(self.path, "turn", model))
         self._last_turn = model.turn.turn
         return model
+        return model
 
-    def write_summary(self, summary: Summary | dict[str, Any]) -> None:
-        """Append the closing summary line; at most one per journal."""
+    def write_summary(self, summary: Summary | dict[str, Any]) -> Summary:
+        """Append the closing summary line; at most one per journal. Returns it validated."""
         model = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is already written")
         self._write(_encode(self.path, "summary", model))
         self._summary_written = True
+        return model
 
     def close(self) -> None:
         with self._lock:

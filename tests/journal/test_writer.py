@@ -46,8 +46,9 @@ def test_round_trip_v3_header_v2_turns_and_summary(tmp_path: Path) -> None:
     with JournalWriter.create(tmp_path, samples.header()) as writer:
         for n in range(1, 4):
             writer.append_turn(samples.turn_v2(n))
-        writer.append_turn(TurnV2Write.model_validate(samples.turn_v2(4)))
-        writer.write_summary(samples.summary(4))
+        written = writer.append_turn(TurnV2Write.model_validate(samples.turn_v2(4)))
+        assert isinstance(written, TurnV2Write) and written.turn.turn == 4
+        assert writer.write_summary(samples.summary(4)).turnsTaken == 4
     journal = read_journal(writer.path)
     assert [t.turn.turn for t in journal.turns] == [1, 2, 3, 4]
     assert journal.turns[2].model_dump(mode="json") == TurnV2Write.model_validate(
