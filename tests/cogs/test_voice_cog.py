@@ -150,6 +150,10 @@ class LoopbackVoiceClient(discord.VoiceClient):
         state.ws = ws
         state.state = ConnectionFlowState.connected
         self.disconnects = 0
+        self.lost = False  # set by a test: the connection is gone and discord.py gave up
+
+    def is_connected(self) -> bool:
+        return not self.lost and super().is_connected()
 
     async def disconnect(self, *, force: bool = False) -> None:
         self.disconnects += 1
@@ -178,6 +182,7 @@ async def joined(
         cog = voice_cog(live)
         cog.connector = server.connect
         cog.backoff = Backoff(initial=0.01, maximum=0.05, attempts=3)
+        cog.watchdog_s = 0.05
         await live.fake.set_voice_state(live.fake.member, live.fake.voice_channel)
         await live.fake.flush()
         handle = await live.fake.send_interaction("voice join", by=live.fake.member)
@@ -285,3 +290,38 @@ async def test_a_dropped_voice_connection_is_rejoined_keeping_the_realtime_sessi
     assert isinstance(second.source, PlaybackSource) and second.source.buffer is session.playback
     assert link.session is session and session.connects == 1 and len(openai_fake.realtime.connections) == 1
     assert not link.leaving
+
+
+async def test_a_voice_client_that_stays_disconnected_is_replaced(joined: tuple[Live, VoiceServer]) -> None:
+    live, server = joined
+    link = voice_cog(live).links[live.fake.guild.id]
+    server.clients[0].lost = True  # no voice state change: only the watchdog can notice
+    await asyncio.wait_for(link.rejoined.wait(), WAIT)
+    first, second = server.clients
+    assert first.disconnects == 1 and link.vc is second and second.is_connected()
+
+
+async def test_join_again_in_the_same_channel_says_so(joined: tuple[Live, VoiceServer]) -> None:
+    live, server = joined
+    reply = await (await live.fake.send_interaction("voice join", by=live.fake.member)).response()
+    assert reply.ephemeral and reply.content == f"I'm already here in **{live.fake.voice_channel.name}**."
+    assert len(server.clients) == 1
+
+
+async def test_join_from_another_channel_moves_the_bot_there(
+    joined: tuple[Live, VoiceServer],
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    live, server = joined
+    cog = voice_cog(live)
+    old = cog.links[live.fake.guild.id]
+    games = await live.fake.add_channel("Games", voice=True)
+    await live.fake.set_voice_state(live.fake.moderator, games)
+    await live.fake.flush()
+    handle = await live.fake.send_interaction("voice join", by=live.fake.moderator)
+    assert await handle.reply_text() == "Joined **Games**. I'm listening!"
+    new = cog.links[live.fake.guild.id]
+    assert old.closed.is_set() and new is not old and new.channel.id == games.id
+    assert server.clients[0].disconnects == 1 and new.vc is server.clients[1]
+    await openai_fake.realtime.wait_connected(2)  # a new realtime session for the new channel
+    await asyncio.wait_for(openai_fake.realtime.connections[0].closed.wait(), WAIT)
