@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,11 +16,14 @@ from tests.journal.build import dumps
 GOOD = b"".join(
     dumps(line) for line in [samples.header(), samples.turn_v2(1), samples.turn_v2(2), samples.summary(2)]
 )
-_DIR = Path(tempfile.mkdtemp(prefix="clankie-journal-prop-"))
 
 
-def _read(data: bytes) -> Journal | JournalError:
-    path = _DIR / "fuzz.jsonl"
+@pytest.fixture(scope="module")
+def path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz") / "fuzz.jsonl"
+
+
+def _read(path: Path, data: bytes) -> Journal | JournalError:
     path.write_bytes(data)
     try:
         return read_journal(path)
@@ -33,8 +36,8 @@ def _read(data: bytes) -> Journal | JournalError:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=2048))
-def test_arbitrary_bytes_read_or_raise_journal_error(data: bytes) -> None:
-    result = _read(data)
+def test_arbitrary_bytes_read_or_raise_journal_error(path: Path, data: bytes) -> None:
+    result = _read(path, data)
     assert isinstance(result, (Journal, JournalError))
 
 
@@ -49,9 +52,9 @@ json_ish = st.recursive(
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(json_ish, max_size=5), st.booleans())
-def test_arbitrary_json_lines_read_or_raise(values: list[object], newline: bool) -> None:
+def test_arbitrary_json_lines_read_or_raise(path: Path, values: list[object], newline: bool) -> None:
     data = b"\n".join(json.dumps(v).encode() for v in values) + (b"\n" if newline else b"")
-    assert isinstance(_read(data), (Journal, JournalError))
+    assert isinstance(_read(path, data), (Journal, JournalError))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,10 +63,10 @@ def test_arbitrary_json_lines_read_or_raise(values: list[object], newline: bool)
     st.integers(min_value=0, max_value=255),
     st.integers(min_value=0, max_value=len(GOOD)),
 )
-def test_damaged_valid_journal_reads_or_raises(at: int, byte: int, cut: int) -> None:
+def test_damaged_valid_journal_reads_or_raises(path: Path, at: int, byte: int, cut: int) -> None:
     flipped = GOOD[:at] + bytes([byte]) + GOOD[at + 1 :]
     for data in (flipped, GOOD[:cut]):
-        result = _read(data)
+        result = _read(path, data)
         assert isinstance(result, (Journal, JournalError))
         if data == GOOD:
             assert isinstance(result, Journal)
@@ -77,9 +80,9 @@ turn_like = st.fixed_dictionaries(
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(turn_like, max_size=4))
-def test_header_then_arbitrary_lines_read_or_raise(values: list[object]) -> None:
+def test_header_then_arbitrary_lines_read_or_raise(path: Path, values: list[object]) -> None:
     data = dumps(samples.header()) + b"".join(json.dumps(v).encode() + b"\n" for v in values)
-    result = _read(data)
+    result = _read(path, data)
     assert isinstance(result, (Journal, JournalError))
     if values:
         assert isinstance(result, JournalError) and result.line >= 2
