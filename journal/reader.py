@@ -142,7 +142,8 @@ def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> H
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise JournalError(path, number, f"malformed JSON: {exc}") from None
+        # orjson's own "line 1 column N" would mislead beside the file's line number.
+        raise JournalError(path, number, f"malformed JSON: {exc.msg} at byte {exc.pos}") from None
     if type(data) is dict and type(data.get("schemaVersion")) is bool:
         # Python-mode Literal[1] would take True for 1; JSON keeps booleans apart.
         raise JournalError(path, number, "schemaVersion: Input should be an integer, not a boolean")
