@@ -147,22 +147,20 @@ class PlayHost:
             "mind": session.spec.mind,
         }
         self.events.running(data)
-        forward = asyncio.create_task(self._forward(session))
+        session.add_listener(self._fan_out)
         outcome = "failed"
         try:
             outcome = await session.run()
         finally:
             self.events.ended(data, outcome)
-            await asyncio.gather(forward, return_exceptions=True)
             log.info("play_session_ended", run_id=session.run_id, outcome=outcome, turns=session.turn)
         return outcome
 
-    async def _forward(self, session: PlaySession) -> None:
-        async for settled in session.subscribe():
-            for queue in list(self._listeners):
-                if queue.full():
-                    queue.get_nowait()
-                queue.put_nowait(settled)
+    def _fan_out(self, settled: SettledTurn) -> None:
+        for queue in list(self._listeners):
+            if queue.full():
+                queue.get_nowait()  # a slow listener loses its oldest turn, never blocks play
+            queue.put_nowait(settled)
 
     async def stop(self) -> PlaySession | None:
         """Ask the running session to stop and wait until it has ended; None if none ran."""

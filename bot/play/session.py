@@ -8,7 +8,7 @@ import asyncio
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,9 @@ class PlaySession:
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
     _still_at: float = float("-inf")
+    _decision: asyncio.Future[dict[str, Any]] | None = None
+    _callbacks: list[Callable[[SettledTurn], None]] = field(default_factory=list)
+    _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
 
     @property
     def journey_id(self) -> str:
@@ -127,7 +130,17 @@ class PlaySession:
 
         return stream()
 
+    def add_listener(self, callback: Callable[[SettledTurn], None]) -> None:
+        """Call ``callback`` synchronously with every settled turn (cheaper than a stream)."""
+        self._callbacks.append(callback)
+
     def _publish(self, item: SettledTurn | None) -> None:
+        if item is not None:
+            for callback in list(self._callbacks):
+                try:
+                    callback(item)
+                except Exception:
+                    log.exception("settled_turn_listener_failed")
         for queue in list(self._listeners):
             if queue.full():
                 queue.get_nowait()  # a slow listener loses its oldest turn, never blocks play
@@ -141,11 +154,28 @@ class PlaySession:
         return self._progress.snapshot()
 
     def story_card(self) -> dict[str, Any] | None:
-        card = self.story.card()
-        return card.model_dump(mode="json") if card is not None else None
+        """The live card as JSON, built once per settled turn however often it is read."""
+        if self._card_cache[0] != self.story.turns_taken or self._card_cache[1] is None:
+            card = self.story.card()
+            self._card_cache = (
+                self.story.turns_taken,
+                card.model_dump(mode="json") if card is not None else None,
+            )
+        return self._card_cache[1]
 
     def request_stop(self) -> None:
+        """Stop after the turn in flight; a decision still being made is abandoned (an action
+        already under way finishes and is journaled)."""
         self._stop.set()
+        if self._decision is not None:
+            self._decision.cancel()
+
+    async def _decide(self, view: DecisionView) -> dict[str, Any]:
+        self._decision = asyncio.ensure_future(self.mind.decide(view))
+        try:
+            return await self._decision
+        finally:
+            self._decision = None
 
     # -- the run -------------------------------------------------------------------------
     async def run(self) -> str:
@@ -258,25 +288,26 @@ class PlaySession:
                 warnings=warnings,
             )
             progress_before = self._progress.snapshot()
-            turn_task = asyncio.ensure_future(run_turn(self.world, self.mind, view))
-            stop_task = asyncio.ensure_future(self._stop.wait())
-            done, _ = await asyncio.wait({turn_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-            stop_task.cancel()
-            if turn_task not in done:
-                turn_task.cancel()
-                self.turn -= 1  # the abandoned turn never settled and is not journaled
+            try:
+                rec = await run_turn(self.world, self.mind, view, self._decide)
+            except asyncio.CancelledError:
+                if not self._stop.is_set():
+                    raise  # the session itself is being cancelled
+                self.turn -= 1  # a stop abandoned this decision: no action, nothing to journal
                 return "stopped"
-            rec = turn_task.result()
             self._settle(writer, rec, signals, progress_before, retired)
+            if rec.post is not None:  # keep the watched picture current with the settled turn
+                self.last_still = await self._capture_still(for_decision=False) or self.last_still
             if self.spec.pace_seconds and await self._wait_stop(self.spec.pace_seconds):
                 return "stopped"
 
-    async def _capture_still(self) -> Still | None:
-        """A still for this decision when the mind looks at pictures, else at most one per
+    async def _capture_still(self, *, for_decision: bool = True) -> Still | None:
+        """A still for every decision when the mind looks at pictures; otherwise at most one per
         STILL_INTERVAL_S (enough for the activity page) — rendering and encoding a frame every
         turn would cost more than the turn itself."""
         now = time.monotonic()
-        if not getattr(self.mind, "wants_still", False) and now - self._still_at < STILL_INTERVAL_S:
+        wanted = for_decision and getattr(self.mind, "wants_still", False)
+        if not wanted and now - self._still_at < STILL_INTERVAL_S:
             return None
         self._still_at = now
         return await self.world.still()

@@ -5,6 +5,7 @@ never happened stay ``None`` (null in the journal)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,14 +56,18 @@ class TurnRecord:
         return self
 
 
-async def run_turn(world: World, mind: Mind, view: DecisionView) -> TurnRecord:
+Decide = Callable[[DecisionView], Awaitable[dict[str, Any]]]
+
+
+async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide | None = None) -> TurnRecord:
     """Run one turn from an already-taken decision view. Mind and world faults become
-    outcomes, never exceptions (cancellation still propagates)."""
+    outcomes, never exceptions (cancellation still propagates). ``decide`` wraps the mind's
+    call (the session makes it cancellable by a stop); the action itself is never cut short."""
     rec = TurnRecord(
         turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
     )
     try:
-        raw = await mind.decide(view)
+        raw = await (decide or mind.decide)(view)
     except asyncio.CancelledError:
         raise
     except InvalidDecision as exc:

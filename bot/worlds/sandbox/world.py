@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from bot.worlds.base import ActionResult, Observation, Still
+from bot.worlds.base import ActionResult, Observation, Still, utc_now
 from bot.worlds.sandbox.game import Game, Refusal
 from bot.worlds.sandbox.milestones import MILESTONE_IDS
 from bot.worlds.sandbox.observe import state_of
@@ -57,6 +57,7 @@ class SandboxWorld:
         self._closed = False
         self._render_key: str | None = None
         self._png: bytes | None = None
+        self._observed: Observation | None = None
         self.renders = 0  # how many frames were actually drawn (the rest came from the cache)
 
     @property
@@ -104,9 +105,14 @@ class SandboxWorld:
 
     async def observe(self) -> Observation:
         self._check_open()
-        self._sync()
+        frames = self._sync()
+        if frames == 0 and self._observed is not None:
+            # Nothing happened since the last look (no action, no time): same state, new moment.
+            seen = self._observed
+            return Observation(seen.state, seen.scene, seen.sha256, utc_now())
         state = state_of(self.game)
-        return Observation.of(state, state["scene"])
+        self._observed = Observation.of(state, state["scene"])
+        return self._observed
 
     async def still(self) -> Still | None:
         self._check_open()
@@ -131,6 +137,7 @@ class SandboxWorld:
     async def act(self, action: BaseModel) -> ActionResult:
         if self._closed:
             return ActionResult(ok=False, source="body", refusal="world_closed", detail="the world is closed")
+        self._observed = None  # whatever the action does, the next look is a fresh one
         try:
             self._sync()
             data = self._apply(action)
