@@ -72,7 +72,7 @@ def _walk_state(v: Any, depth: int, strings: bool) -> None:
 
 
 _STATE_OK: dict[bytes, None] = {}  # serialised states that passed, most recent ones
-_STATE_OK_MAX = 512
+_STATE_OK_MAX = 256  # ≤ 8 MiB even if every state were at the 32 KiB bound
 _TOO_DEEP = b"\n" + b" " * 26  # a node 13 levels down, in OPT_INDENT_2 output
 _LONG_LINE = re.compile(rb"\n[^\n]{%d}" % (MAX_STATE_STRING + 1))
 
