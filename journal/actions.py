@@ -178,7 +178,7 @@ LIVE_ACTION_KINDS: frozenset[str] = frozenset(
     for m in LIVE_ACTION_MODELS
 )
 
-_live_adapter: TypeAdapter[Any] = TypeAdapter(LiveAction)  # type: ignore[arg-type]
+_live_adapter: TypeAdapter[Any] = TypeAdapter(LiveAction)
 
 
 class HistoricalAction(BaseModel):
