@@ -103,6 +103,7 @@ class PlaySession:
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
     _still_at: float = float("-inf")
+    _post_still_at: float = float("-inf")
     _decision: asyncio.Future[dict[str, Any]] | None = None
     _callbacks: list[Callable[[SettledTurn], None]] = field(default_factory=list)
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
@@ -307,9 +308,15 @@ class PlaySession:
         turn would cost more than the turn itself."""
         now = time.monotonic()
         wanted = for_decision and getattr(self.mind, "wants_still", False)
-        if not wanted and now - self._still_at < STILL_INTERVAL_S:
+        # the post-action picture has its own pace: a pre-decision capture a moment ago must not
+        # leave the watched still one turn behind the settled turn
+        last = self._still_at if for_decision else self._post_still_at
+        if not wanted and now - last < STILL_INTERVAL_S:
             return None
-        self._still_at = now
+        if for_decision:
+            self._still_at = now
+        else:
+            self._post_still_at = now
         return await self.world.still()
 
     async def _wait_stop(self, seconds: float) -> bool:
