@@ -10,7 +10,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
+import re
 from pathlib import Path
 
 from aiohttp import web
@@ -28,6 +30,21 @@ _PAGE_HEADERS = {
 }
 
 
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+
+
+@functools.cache
+def _template(page: str) -> str:
+    """A page of ``static/``, read once per process."""
+    return (STATIC / page).read_text(encoding="utf-8")
+
+
+def render_page(page: str, /, **values: str) -> str:
+    """The page with each ``{{slot}}`` replaced by its HTML-escaped value, in one pass (a value
+    that itself looks like a slot stays as written)."""
+    return _SLOT.sub(lambda m: html.escape(values[m.group(1)]), _template(page))
+
+
 def _refusal(exc: FrameRefused) -> web.Response:
     return web.json_response({"error": exc.reason, "message": exc.message}, status=exc.status)
 
@@ -38,11 +55,9 @@ async def capture_page(request: web.Request) -> web.Response:
     try:
         name, expires_at = store.page_info(token)
     except FrameRefused as exc:
-        page = (STATIC / "share_gone.html").read_text(encoding="utf-8")
-        body = page.replace("{{message}}", html.escape(exc.message))
+        body = render_page("share_gone.html", message=exc.message)
         return web.Response(text=body, status=exc.status, content_type="text/html", headers=_PAGE_HEADERS)
-    page = (STATIC / "share.html").read_text(encoding="utf-8")
-    body = page.replace("{{name}}", html.escape(name)).replace("{{expires}}", html.escape(expires_at))
+    body = render_page("share.html", name=name, expires=expires_at)
     return web.Response(text=body, content_type="text/html", headers=_PAGE_HEADERS)
 
 

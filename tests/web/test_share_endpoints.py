@@ -65,3 +65,32 @@ async def test_capture_page_frames_refusals_and_stop(host: PlayHost, client_for)
     status, body = await post(client, later.token, jpeg_bytes((1, 1, 1)))
     assert (status, body["error"]) == (410, "expired")
     assert (await client.get(f"/share/{later.token}")).status == 410
+
+
+async def test_capture_pages_are_read_once_and_filled_in_one_pass(
+    host: PlayHost, client_for, monkeypatch
+) -> None:
+    from pathlib import Path
+
+    from bot.web import share_routes
+
+    share_routes._template.cache_clear()
+    reads: list[str] = []
+    real_read_text = Path.read_text
+
+    def counting_read_text(self: Path, *args, **kwargs) -> str:
+        reads.append(self.name)
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counting_read_text)
+    store = ShareStore(5)
+    client = await client_for(make_app(host, store))
+    link = store.create_link("7", "{{expires}} & co")
+    for _ in range(3):
+        page = await client.get(f"/share/{link.token}")
+        html = await page.text()
+        assert page.status == 200 and "Hi {{expires}} &amp; co!" in html
+        assert "{{" not in html.replace("{{expires}} &amp; co", "")
+        gone = await client.get("/share/no-such-link")
+        assert gone.status == 404 and "This share link is not valid." in await gone.text()
+    assert sorted(reads) == ["share.html", "share_gone.html"]
