@@ -92,7 +92,15 @@ async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide 
             reason = f"action {first_error(exc)}"
         return rec.fail("invalid_decision", reason)
     rec.action = action_payload(action_model)
-    rec.pre = pre = await world.observe()
+    try:
+        rec.pre = pre = await world.observe()
+    except Exception as exc:  # the world went away while the mind decided: refuse, never act blind
+        log.warning("pre_observe_failed", world=world.name, error=f"{type(exc).__name__}: {exc}")
+        why = f"the world could not be observed before acting, so the action was not applied: {exc}"
+        rec.result = ActionResult(ok=False, source="body", refusal="world_unavailable", detail=why[:300])
+        rec.outcome = "rejected_by_adapter"
+        rec.detail = f"world_unavailable: {why}"[:400]
+        return rec
     rec.action_started = utc_now()
     try:
         result = await world.act(action_model)

@@ -1,7 +1,13 @@
-"""Building a world by name: returns the world, its environment id and scenario id."""
+"""Building a world by name: returns the world, its environment id and scenario id.
+
+The two ids go into the journal header, whose identifiers allow only ``A-Z a-z 0-9 _ . : -``
+(≤ 128 characters); a URL (``http://127.0.0.1:8000``) is turned into one by :func:`ident_of`.
+The full URL stays in the world's provenance.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from bot.config import Settings
@@ -9,6 +15,13 @@ from bot.worlds.base import World
 
 if TYPE_CHECKING:
     from bot.play.host import StartRequest
+
+_NOT_IDENT = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+
+def ident_of(text: str) -> str:
+    """``text`` as a journal identifier: each run of other characters becomes one ``_``."""
+    return _NOT_IDENT.sub("_", text).strip("_")[:128] or "unnamed"
 
 
 def make_world(name: str, request: StartRequest, settings: Settings) -> tuple[World, str, str]:
@@ -21,10 +34,11 @@ def make_world(name: str, request: StartRequest, settings: Settings) -> tuple[Wo
         from bot.worlds.browser import BrowserWorld
 
         url = request.url or settings.browser.url
-        return BrowserWorld(url, chromium_path=settings.browser.chromium_path), f"browser-{url}", url
+        world = BrowserWorld(url, chromium_path=settings.browser.chromium_path)
+        return world, ident_of(f"browser-{url}"), ident_of(url)
     if name == "pokeagent":
         from bot.worlds.pokeagent import PokeAgentWorld
 
         url = request.url or settings.pokeagent.url
-        return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), "pokeagent", url
+        return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), "pokeagent", ident_of(url)
     raise ValueError(f"unknown world {name!r}")

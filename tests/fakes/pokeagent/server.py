@@ -14,10 +14,13 @@ It answers the public endpoints with the same shapes — ``GET /status``, ``GET 
   presses win (FIRST_BATTLE_WON).
 
 Queued buttons are applied one per ``step_s`` seconds by a background task (0 = at once), so a
-client must wait for ``/queue_status`` to drain. ``hang = True`` accepts requests and answers nothing. ``legacy=True`` leaves out ``/queue_status`` and
-``/milestones`` (404), as older servers do; ``dialog_sticks`` makes A stop turning pages. ``die()`` stops the server (connection refused
+client must wait for ``/queue_status`` to drain. ``hang = True`` accepts requests and answers
+nothing. ``legacy=True`` leaves out ``/queue_status`` and ``/milestones`` (404), as older servers
+do; ``dialog_sticks`` makes A stop turning pages. ``die()`` stops the server (connection refused
 afterwards); ``garbage = "html"`` / ``"shape"`` makes every endpoint answer HTML or wrongly-shaped
 JSON. Every POSTed action body is kept in ``posted``.
+
+Run by hand: ``python -m tests.fakes.pokeagent.server [--port N]`` prints its URL.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ class FakePokeAgent:
 
     # --- lifecycle -----------------------------------------------------------------------
 
-    async def start(self) -> str:
+    async def start(self, port: int = 0) -> str:
+        """Listen on 127.0.0.1 (an ephemeral port unless ``port`` is given); returns the base URL."""
         app = web.Application(middlewares=[self._garbage_middleware])
         app.router.add_get("/status", self._status)
         app.router.add_get("/state", self._state)
@@ -76,7 +80,7 @@ class FakePokeAgent:
             app.router.add_get("/milestones", self._milestones)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.base_url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
         self._worker = asyncio.create_task(self._drain())
@@ -317,3 +321,30 @@ class FakePokeAgent:
                 "tracking_system": "file_based",
             }
         )
+
+
+async def _serve_by_hand(port: int, step_s: float) -> None:
+    fake = FakePokeAgent(step_s=step_s)
+    url = await fake.start(port)
+    print(f"fake PokeAgent server at {url} (Ctrl-C stops it)", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await fake.die()
+
+
+if __name__ == "__main__":
+    import argparse
+    import contextlib
+
+    parser = argparse.ArgumentParser(
+        description="Run the fake PokeAgent server by hand, e.g. for "
+        "`clankie play --world pokeagent --url http://127.0.0.1:PORT`."
+    )
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    parser.add_argument(
+        "--step", type=float, default=0.0125, help="seconds per queued button (one frame at 80 fps)"
+    )
+    options = parser.parse_args()
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_by_hand(options.port, options.step))
