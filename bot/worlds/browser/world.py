@@ -111,7 +111,7 @@ class BrowserWorld:
                 executable_path=self._chromium_path, headless=True, args=list(CHROMIUM_ARGS)
             )
             self._browser_version = self._browser.version
-            self._browser.on("disconnected", lambda _b: self._mark_broken("the browser process went away"))
+            self._browser.on("disconnected", self._browser_lost)
             self._context = None
         if self._context is None:
             self._context = await self._browser.new_context(
@@ -135,6 +135,11 @@ class BrowserWorld:
     def _page_lost(self, page: Page, why: str) -> None:
         if page is self._page:  # events of a page we already replaced are old news
             self._mark_broken(why)
+
+    def _browser_lost(self, browser: Browser) -> None:
+        # Its pages report "closed" first; the browser's end is the better explanation.
+        if browser is self._browser and not self._closed:
+            self._broken = "the browser process went away"
 
     def _mark_broken(self, why: str) -> None:
         if not self._closed and self._broken is None:

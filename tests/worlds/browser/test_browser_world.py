@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -194,14 +195,43 @@ async def test_page_crash_is_refused_and_the_page_reopens(open_world: OpenWorld,
     world = await open_world(f"{test_site}/input.html")
     page = world._page  # the test plays the crashing renderer; the world learns of it by events
     assert page is not None
+    crashed = asyncio.Event()
+    page.on("crash", lambda _page: crashed.set())  # after the world's own listener
     with pytest.raises(Exception):  # noqa: B017 - Playwright reports the crash in its own way
         await page.goto("chrome://crash", timeout=10_000)
+    async with asyncio.timeout(10):
+        await crashed.wait()
 
     refused = await world.act(act("press", key="w"))
     assert (refused.ok, refused.refusal) == (False, "browser_crashed")
     assert refused.data["reopened"] is True
     assert (await world.act(act("press", key="e"))).ok
     await page_log(world, r"^keydown e$")
+
+
+async def test_browser_process_crash_is_refused_and_a_new_browser_opens_the_page(
+    open_world: OpenWorld, test_site: str
+) -> None:
+    world = await open_world(f"{test_site}/input.html")
+    browser = world._browser  # the test crashes the whole browser process through CDP
+    assert browser is not None
+    gone = asyncio.Event()
+    browser.on("disconnected", lambda _browser: gone.set())  # after the world's own listener
+    cdp = await browser.new_browser_cdp_session()
+    with contextlib.suppress(Exception):  # the crash cuts the answer off
+        await cdp.send("Browser.crash")
+    async with asyncio.timeout(15):
+        await gone.wait()
+
+    refused = await world.act(act("press", key="w"))
+    assert (refused.ok, refused.source, refused.refusal) == (False, "body", "browser_crashed")
+    assert refused.data["reopened"] is True and "browser process went away" in refused.detail
+    assert world._browser is not None and world._browser is not browser
+    obs = await world.observe()
+    assert obs.state["url"] == f"{test_site}/input.html"
+    assert (await world.act(act("press", key="e"))).ok
+    await page_log(world, r"^keydown e$")
+    assert (await world.still()) is not None
 
 
 async def test_after_close_actions_are_refused(open_world: OpenWorld, test_site: str) -> None:
