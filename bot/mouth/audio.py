@@ -1,13 +1,20 @@
 """The audio bridge between Discord voice and the Realtime API (no Discord import here).
 
 Discord gives and takes 48 kHz stereo s16le in 20 ms frames (3840 bytes); the Realtime API
-takes and gives 24 kHz mono pcm16. Conversion is streaming (`soxr.ResampleStream`), one stream
-per direction and per speaker, so a continuous signal stays continuous across frame edges.
+takes and gives 24 kHz mono pcm16. Conversion is streaming, one stream per direction and per
+speaker, so a continuous signal stays continuous across frame edges:
 
-The streams run soxr's variable-rate engine (`vr=True`): it holds back a constant 5 ms
-(120 samples at 24 kHz) where the fixed-rate engine releases output in ~40 ms bursts, so the
-bridge adds less than one frame of latency. The first output of a stream is led by zeros so
-that every later 20 ms in gives exactly 20 ms out.
+- Room → model (`Downsampler`, one per speaker, up to ten at once): the rate ratio is exactly
+  2:1, so this is a streaming half-band FIR decimator (127 taps, Kaiser window β=8: flat to
+  within 0.001 dB up to 10 kHz, ≥ 89 dB down from 14 kHz) in polyphase form — only the 64
+  even taps and the centre tap do any work, on the stereo sum. It carries 126 samples of
+  history from frame to frame, gives exactly 480 samples for every frame in from the first
+  one on, and delays by its group delay of 63 samples at 48 kHz (1.3 ms). It costs about a
+  third of `soxr.ResampleStream(..., vr=True)` per frame, which matters ten times over.
+- Model → room (`Upsampler`, one stream): `soxr.ResampleStream` with the variable-rate engine
+  (`vr=True`). It holds back a constant 5 ms (120 samples at 24 kHz) where soxr's fixed-rate
+  engine releases output in ~40 ms bursts, so it adds less than one frame of latency. The
+  first output of a segment is led by zeros so that every later 20 ms in gives 20 ms out.
 
 `RoomMixer` sums the speakers' 24 kHz streams for the model one 20 ms frame at a time (clipped
 to int16), and hands each frame's per-speaker energy to `SpeakerTracker`, which answers "who
@@ -58,23 +65,44 @@ def _stream(in_rate: int, out_rate: int, dtype: str) -> soxr.ResampleStream:
     return soxr.ResampleStream(in_rate, out_rate, 1, dtype=dtype, quality=QUALITY, vr=True)
 
 
+def _half_band(taps: int, beta: float) -> npt.NDArray[np.float64]:
+    """A linear-phase half-band low-pass (cut-off at a quarter of the input rate), unit DC gain.
+
+    Every tap an even distance from the centre, except the centre, is zero."""
+    if taps % 4 != 3:
+        raise ValueError(f"a half-band filter here needs 4k+3 taps (odd centre index), got {taps}")
+    offsets = np.arange(taps) - (taps - 1) // 2
+    h: npt.NDArray[np.float64] = 0.5 * np.sinc(offsets / 2) * np.kaiser(taps, beta)
+    return h / h.sum()
+
+
+DECIMATOR_TAPS = 127
+_CENTRE = (DECIMATOR_TAPS - 1) // 2  # 63: odd, so the non-zero taps sit at even indices
+_HISTORY = DECIMATOR_TAPS - 1
+_HB = _half_band(DECIMATOR_TAPS, 8.0) * 0.5  # × 0.5: the filter input is L + R, not their mean
+_EVEN_TAPS: Samples = _HB[0::2].astype(np.float32)  # symmetric, so correlate == convolve
+_CENTRE_TAP = np.float32(_HB[_CENTRE])
+DECIMATOR_DELAY_SAMPLES = _CENTRE  # at 48 kHz (1.3125 ms)
+
+
 class Downsampler:
     """One speaker's 48 kHz stereo frames → 24 kHz mono float32 (int16 scale), exactly 480
-    samples per frame in."""
+    samples per frame in (a streaming half-band decimator; see the module docstring)."""
 
     def __init__(self) -> None:
-        self._stream = _stream(DISCORD_RATE, MODEL_RATE, "float32")
-        self._frames_in = 0
-        self._samples_out = 0
+        # [126 samples of history | this frame's 960 samples], as the sum L + R
+        self._x: Samples = np.zeros(_HISTORY + DISCORD_FRAME_SAMPLES, dtype=np.float32)
 
     def convert(self, frame: bytes) -> Samples:
-        out: Samples = self._stream.resample_chunk(stereo_to_mono(frame))
-        self._frames_in += 1
-        if self._samples_out == 0:  # lead the stream's first output with zeros
-            short = self._frames_in * MODEL_FRAME_SAMPLES - len(out)
-            if short > 0:
-                out = np.concatenate((np.zeros(short, dtype=np.float32), out))
-        self._samples_out += len(out)
+        if len(frame) != DISCORD_FRAME_BYTES:
+            stereo_to_mono(frame)  # raises the error that says what was wrong
+        both = np.frombuffer(frame, dtype="<i2")
+        x = self._x
+        np.add(both[0::2], both[1::2], out=x[_HISTORY:], dtype=np.float32)
+        # output n sits at input 126 + 2n: the even taps meet even samples, the centre an odd one
+        out: Samples = np.correlate(x[0::2], _EVEN_TAPS, "valid")
+        out += x[_CENTRE : _CENTRE + DISCORD_FRAME_SAMPLES : 2] * _CENTRE_TAP
+        x[:_HISTORY] = x[DISCORD_FRAME_SAMPLES:]
         return out
 
 

@@ -7,6 +7,7 @@ import pytest
 import soxr
 
 from bot.mouth.audio import (
+    DECIMATOR_TAPS,
     FRAME_MS,
     MODEL_FRAME_BYTES,
     MODEL_FRAME_SAMPLES,
@@ -43,8 +44,34 @@ def test_440_hz_keeps_its_frequency_at_24k() -> None:
 
 
 def test_a_tone_above_12k_is_filtered_not_folded() -> None:
-    out = downsample(discord_frames(15_000.0, 50))
-    assert np.sqrt(np.mean(out[2400:].astype(np.float64) ** 2)) < AMP * 0.01  # > 40 dB down
+    for freq in (14_000.0, 15_000.0, 20_000.0):
+        out = downsample(discord_frames(freq, 50))
+        assert np.sqrt(np.mean(out[2400:].astype(np.float64) ** 2)) < AMP * 0.001, freq  # > 60 dB down
+    for freq in (3_000.0, 8_000.0):  # speech band: passed at full level
+        out = downsample(discord_frames(freq, 50))[2400:].astype(np.float64)
+        assert np.sqrt(np.mean(out**2)) == pytest.approx(AMP / np.sqrt(2), rel=0.01), freq
+        assert dominant_frequency(out, 24_000) == pytest.approx(freq, abs=1.0)
+
+
+def test_streaming_equals_filtering_the_whole_signal_at_once() -> None:
+    """Frame by frame gives the very samples one pass over the whole signal gives: the state
+    carried across frame edges is exactly right (a different tone on each channel)."""
+    n = np.arange(40 * 960)
+    left = np.round(sine(440.0, 48_000, len(n), AMP)).astype("<i2")
+    right = np.round(sine(1_234.0, 48_000, len(n), AMP / 2)).astype("<i2")
+    stereo = np.stack([left, right], axis=1).reshape(-1)
+    frames = [stereo[i * 1920 : (i + 1) * 1920].tobytes() for i in range(40)]
+    streamed = downsample(frames).astype(np.float64)
+    mono = (left.astype(np.float64) + right.astype(np.float64)) / 2
+    whole = np.convolve(np.concatenate([np.zeros(DECIMATOR_TAPS - 1), mono]), _half_band_reference(), "valid")
+    assert np.max(np.abs(streamed - whole[::2])) < 0.05  # float32 rounding, nothing more
+
+
+def _half_band_reference() -> np.ndarray:
+    taps = DECIMATOR_TAPS
+    offsets = np.arange(taps) - (taps - 1) // 2
+    h = 0.5 * np.sinc(offsets / 2) * np.kaiser(taps, 8.0)
+    return h / h.sum()
 
 
 def test_frame_sizes_are_exact() -> None:
@@ -57,7 +84,7 @@ def test_frame_sizes_are_exact() -> None:
 
 
 def test_no_discontinuity_at_frame_edges() -> None:
-    out = downsample(discord_frames(440.0, 50))[MODEL_FRAME_SAMPLES:]  # past the stream's lead
+    out = downsample(discord_frames(440.0, 50))[MODEL_FRAME_SAMPLES:]  # past the filter's onset
     bound = sine_step_bound(440.0, 24_000, AMP)
     assert max_step(out) <= bound * 1.05
     # the same measure catches the clicks of one-shot resampling per frame
@@ -74,7 +101,7 @@ def test_latency_added_is_at_most_one_frame() -> None:
     in_onset_s = onset(np.concatenate([stereo_to_mono(f) for f in frames]), AMP * 0.5) / 48_000
     out_onset_s = onset(out, AMP * 0.5) / 24_000
     assert 0.0 <= out_onset_s - in_onset_s <= FRAME_MS / 1000
-    # and every frame in gives its 20 ms out at once: nothing is held back beyond the lead
+    # and every frame in gives its 20 ms out at once: nothing is held back
     down = Downsampler()
     total = 0
     for i, frame in enumerate(frames, start=1):
