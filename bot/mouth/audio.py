@@ -73,7 +73,8 @@ def _half_band(taps: int, beta: float) -> npt.NDArray[np.float64]:
         raise ValueError(f"a half-band filter here needs 4k+3 taps (odd centre index), got {taps}")
     offsets = np.arange(taps) - (taps - 1) // 2
     h: npt.NDArray[np.float64] = 0.5 * np.sinc(offsets / 2) * np.kaiser(taps, beta)
-    return h / h.sum()
+    h /= h.sum()
+    return h
 
 
 DECIMATOR_TAPS = 127
