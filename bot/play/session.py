@@ -15,13 +15,17 @@ from typing import Any
 
 import structlog
 
+from bot.play.lines import Speech, summary_line, turn_line
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.progress import ProgressTracker, location_of
+from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker
 from bot.play.turn import TurnRecord, run_turn
 from bot.worlds.base import Observation, Still, World, utc_now
 from journal.journeys import StoryProjector
 from journal.writer import JournalLineTooLarge, JournalWriter
+
+__all__ = ["PlaySession", "SessionSpec", "SettledTurn", "narration_line"]
 
 log = structlog.get_logger("clankie.play")
 
@@ -43,36 +47,6 @@ class SessionSpec:
     environment_id: str = "sandbox"
     journey_id: str | None = None
     venue: str = "local"
-
-
-@dataclass(frozen=True)
-class SettledTurn:
-    """A turn as published to listeners once it is journaled (or failed to be)."""
-
-    session_id: str
-    run_id: str
-    turn: int
-    outcome: str
-    intent: str
-    monologue: str
-    objective: str | None
-    action: dict[str, Any] | None
-    effect: str | None
-    detail: str | None
-    speak: str | None
-    speak_wanted: bool
-    speak_suppressed: str | None
-    delivery_id: str | None
-    narration: str | None
-    progress: dict[str, Any]
-    frame_sha256: str | None
-    at: str
-
-
-def narration_line(turn: int, thought: str, observed: str | None, goal: str | None, nxt: str) -> str:
-    """The text update the mouth gets after each settled turn (DESIGN §12), ≤ 512 chars."""
-    text = f"turn={turn} thought={thought[:160]} observed={(observed or 'nothing yet')[:120]} goal={(goal or 'none')[:100]} next={nxt[:100]}"
-    return text[:512]
 
 
 @dataclass
@@ -98,13 +72,15 @@ class PlaySession:
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _listeners: list[asyncio.Queue[SettledTurn | None]] = field(default_factory=list)
     _recent: deque[SettledTurn] = field(default_factory=lambda: deque(maxlen=20))
+    _recent_for_mind: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
     _progress: ProgressTracker = field(default_factory=ProgressTracker)
     _signals: SignalTracker = field(default_factory=SignalTracker)
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
     _still_at: float = float("-inf")
     _post_still_at: float = float("-inf")
-    _decision: asyncio.Future[dict[str, Any]] | None = None
+    _task: asyncio.Task[Any] | None = None
+    _deciding: bool = False
     _callbacks: list[Callable[[SettledTurn], None]] = field(default_factory=list)
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
 
@@ -168,20 +144,22 @@ class PlaySession:
         """Stop after the turn in flight; a decision still being made is abandoned (an action
         already under way finishes and is journaled)."""
         self._stop.set()
-        if self._decision is not None:
-            self._decision.cancel()
+        if self._deciding and self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()  # lands in the mind's await; the loop turns it into "stopped"
 
     async def _decide(self, view: DecisionView) -> dict[str, Any]:
-        self._decision = asyncio.ensure_future(self.mind.decide(view))
+        """The mind's call, made cancellable by a stop without a task of its own per turn."""
+        self._deciding = True
         try:
-            return await self._decision
+            return await self.mind.decide(view)
         finally:
-            self._decision = None
+            self._deciding = False
 
     # -- the run -------------------------------------------------------------------------
     async def run(self) -> str:
         """Run to the end; returns the session outcome (stopped | budget_exhausted | failed)."""
         self._started_mono = time.monotonic()
+        self._task = asyncio.current_task()
         writer: JournalWriter | None = None
         try:
             await self.world.start()
@@ -274,6 +252,7 @@ class PlaySession:
                 )
                 self.objective, retired = None, True
             self.turn += 1
+            progress_before = self._progress.snapshot()
             view = DecisionView(
                 turn=self.turn,
                 world=self.world.name,
@@ -284,23 +263,27 @@ class PlaySession:
                 objective=self.objective,
                 notes=self.notes,
                 progress=self._progress.snapshot(),
-                recent=[self._recent_entry(t) for t in list(self._recent)[-RECENT_FOR_MIND:]],
-                story=self.story_card(),
+                recent=list(self._recent_for_mind),
                 warnings=warnings,
+                story_source=self.story_card,
             )
-            progress_before = self._progress.snapshot()
             try:
                 rec = await run_turn(self.world, self.mind, view, self._decide)
             except asyncio.CancelledError:
-                if not self._stop.is_set():
+                task = self._task
+                if not self._stop.is_set() or task is None or task.cancelling() > 1:
                     raise  # the session itself is being cancelled
+                task.uncancel()  # the stop's own cancel, consumed here
                 self.turn -= 1  # a stop abandoned this decision: no action, nothing to journal
                 return "stopped"
             self._settle(writer, rec, signals, progress_before, retired)
             if rec.post is not None:  # keep the watched picture current with the settled turn
                 self.last_still = await self._capture_still(for_decision=False) or self.last_still
-            if self.spec.pace_seconds and await self._wait_stop(self.spec.pace_seconds):
-                return "stopped"
+            if self.spec.pace_seconds:
+                if await self._wait_stop(self.spec.pace_seconds):
+                    return "stopped"
+            else:
+                await asyncio.sleep(0)  # an instant mind and world must still let the loop breathe
 
     async def _capture_still(self, *, for_decision: bool = True) -> Still | None:
         """A still for every decision when the mind looks at pictures; otherwise at most one per
@@ -325,17 +308,6 @@ class PlaySession:
             return True
         except TimeoutError:
             return False
-
-    @staticmethod
-    def _recent_entry(t: SettledTurn) -> dict[str, Any]:
-        return {
-            "turn": t.turn,
-            "intent": t.intent[:200],
-            "action": t.action,
-            "outcome": t.outcome,
-            "effect": t.effect,
-            "detail": t.detail,
-        }
 
     # -- settling ----------------------------------------------------------------------------
     def _settle(
@@ -368,23 +340,18 @@ class PlaySession:
             objective_changed=objective_changed or retired,
             has_objective=self.objective is not None,
         )
-        speak = d.speak if d is not None else None
-        speak_wanted = bool(d.speakWanted) if d is not None else False
-        suppressed: str | None = None
-        delivery_id: str | None = None
-        narration: str | None = None
-        if speak_wanted:
-            if self.turn - self._last_spoke_turn < SPEECH_COOLDOWN_TURNS:
-                suppressed = "cooldown"
-            else:
-                self._last_spoke_turn = self.turn
-                delivery_id = f"dlv_{self.run_id[4:]}_{self.turn}"
-        intent = d.intent if d is not None else ""
-        monologue = d.monologue if d is not None else ""
-        if delivery_id is not None:
-            narration = narration_line(self.turn, monologue, rec.effect, self.objective, intent)
-        line = self._line(
-            rec, signals, progress_before, retired, speak, speak_wanted, suppressed, delivery_id, narration
+        speech = self._speech(rec, self.objective)
+        progress_after = self._progress.snapshot()
+        line = turn_line(
+            rec,
+            provenance=dict(self.world.provenance),
+            objective=self.objective,
+            notes=self.notes,
+            retired=retired,
+            speech=speech,
+            signals=signals,
+            progress_before=progress_before,
+            progress_after=progress_after,
         )
         try:
             written = writer.append_turn(line)
@@ -399,107 +366,55 @@ class PlaySession:
             run_id=self.run_id,
             turn=rec.turn,
             outcome=rec.outcome,
-            intent=intent,
-            monologue=monologue,
+            intent=d.intent if d is not None else "",
+            monologue=d.monologue if d is not None else "",
             objective=self.objective,
             action=rec.action or (d.action if d else None),
             effect=rec.effect,
             detail=rec.detail,
-            speak=speak,
-            speak_wanted=speak_wanted,
-            speak_suppressed=suppressed,
-            delivery_id=delivery_id,
-            narration=narration,
-            progress=self._progress.snapshot(),
+            speak=speech.speak,
+            speak_wanted=speech.wanted,
+            speak_suppressed=speech.suppressed,
+            delivery_id=speech.delivery_id,
+            narration=speech.narration,
+            progress=dict(progress_after),
             frame_sha256=rec.decision_still.sha256 if rec.decision_still else None,
             at=line["at"],
         )
         self.last = settled
         self._recent.append(settled)
+        self._recent_for_mind.append(recent_entry(settled))
         self._publish(settled)
 
-    def _line(
-        self,
-        rec: TurnRecord,
-        signals: dict[str, Any],
-        progress_before: dict[str, Any],
-        retired: bool,
-        speak: str | None,
-        speak_wanted: bool,
-        suppressed: str | None,
-        delivery_id: str | None,
-        narration: str | None,
-    ) -> dict[str, Any]:
+    def _speech(self, rec: TurnRecord, objective: str | None) -> Speech:
+        """Speech has a cooldown of SPEECH_COOLDOWN_TURNS turns; a turn allowed to speak gets a
+        delivery id and the narration line the mouth will be given."""
         d = rec.decision
-        provenance = dict(self.world.provenance)
-
-        def stage(*observations: Observation | None) -> dict[str, Any] | None:
-            seen = [o for o in observations if o is not None]
-            if not seen:
-                return None
-            distinct: list[Observation] = []
-            for o in seen:
-                if not distinct or distinct[-1].sha256 != o.sha256:
-                    distinct.append(o)
-            return {"observations": [o.record() for o in distinct[:6]], "provenance": provenance}
-
-        line: dict[str, Any] = {
-            "kind": "turn",
-            "schemaVersion": 2,
-            "at": utc_now(),
-            "turn": {
-                "turn": rec.turn,
-                "observationSha256": rec.decision_obs.sha256,
-                "framebufferSha256": rec.decision_still.sha256 if rec.decision_still else None,
-                "monologue": d.monologue if d else "",
-                "intent": d.intent if d else "",
-                "notes": self.notes,
-                "objective": self.objective,
-                "objectiveRetired": retired,
-                "speak": speak,
-                "speakWanted": speak_wanted,
-                "speakSuppressed": suppressed,
-                "action": rec.action,
-                "outcome": rec.outcome,
-                "detail": rec.detail,
-                "effect": rec.effect,
-                "effectAdvice": rec.effect_advice,
-            },
-            "evidence": {
-                "decision": stage(rec.decision_obs),
-                "immediatePreAction": stage(rec.pre),
-                "postAction": stage(rec.post),
-                "actionResult": rec.result.record() if rec.result is not None else None,
-                "progressBefore": progress_before,
-                "progressAfter": self._progress.snapshot() if rec.post is not None else None,
-                "signals": signals,
-                "timing": {
-                    "decisionStartedAt": rec.decision_started,
-                    "decisionSettledAt": rec.decision_settled,
-                    "actionStartedAt": rec.action_started,
-                    "actionSettledAt": rec.action_settled,
-                },
-            },
-        }
-        if delivery_id is not None:
-            line["speechDeliveryId"] = delivery_id
-            line["narrationEvent"] = narration
-        return line
+        if d is None:
+            return Speech()
+        if not d.speakWanted:
+            return Speech(speak=d.speak)
+        if self.turn - self._last_spoke_turn < SPEECH_COOLDOWN_TURNS:
+            return Speech(speak=d.speak, wanted=True, suppressed="cooldown")
+        self._last_spoke_turn = self.turn
+        return Speech(
+            speak=d.speak,
+            wanted=True,
+            delivery_id=f"dlv_{self.run_id[4:]}_{self.turn}",
+            narration=narration_line(self.turn, d.monologue, rec.effect, objective, d.intent),
+        )
 
     def _write_summary(self, writer: JournalWriter) -> None:
-        summary = {
-            "kind": "summary",
-            "schemaVersion": 1,
-            "at": utc_now(),
-            "outcome": self.outcome if self.outcome in ("stopped", "budget_exhausted") else "failed",
-            "turnsTaken": self.turn,
-            "accepted": self.accepted,
-            "durationMs": int((time.monotonic() - self._started_mono) * 1000),
-            "progress": self._progress.snapshot(),
-            "longestUnchangedRun": self._signals.longest_unchanged,
-            "longestRecurringRun": self._signals.longest_recurring,
-            "objectivesRetired": self._signals.objectives_retired,
-        }
+        summary = summary_line(
+            outcome=self.outcome,
+            turns=self.turn,
+            accepted=self.accepted,
+            duration_ms=int((time.monotonic() - self._started_mono) * 1000),
+            progress=self._progress.snapshot(),
+            longest_unchanged=self._signals.longest_unchanged,
+            longest_recurring=self._signals.longest_recurring,
+            objectives_retired=self._signals.objectives_retired,
+        )
         try:
             writer.write_summary(summary)
         except Exception as exc:

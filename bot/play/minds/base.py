@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,8 +22,13 @@ class DecisionView:
     notes: str | None
     progress: dict[str, Any]
     recent: list[dict[str, Any]] = field(default_factory=list)
-    story: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    story_source: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
+
+    @property
+    def story(self) -> dict[str, Any] | None:
+        """The story card as JSON, built only when a mind reads it (most turns nobody does)."""
+        return self.story_source() if self.story_source is not None else None
 
 
 class Mind(Protocol):

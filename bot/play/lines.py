@@ -1,0 +1,118 @@
+"""Journal lines of a play session: a turn line with its V2 evidence packet (DESIGN §6) built
+from what really happened, and the closing summary line. A stage that did not happen is null."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.play.turn import TurnRecord
+from bot.worlds.base import Observation, utc_now
+
+MAX_STAGE_OBSERVATIONS = 6
+
+
+@dataclass(frozen=True)
+class Speech:
+    """What became of a turn's wish to speak."""
+
+    speak: str | None = None
+    wanted: bool = False
+    suppressed: str | None = None
+    delivery_id: str | None = None
+    narration: str | None = None
+
+
+def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict[str, Any] | None:
+    """A stage record: the distinct observations in order (≤ 6), or None when none was taken."""
+    distinct: list[Observation] = []
+    for o in observations:
+        if o is not None and (not distinct or distinct[-1].sha256 != o.sha256):
+            distinct.append(o)
+    if not distinct:
+        return None
+    return {"observations": [o.record() for o in distinct[:MAX_STAGE_OBSERVATIONS]], "provenance": provenance}
+
+
+def turn_line(
+    rec: TurnRecord,
+    *,
+    provenance: dict[str, Any],
+    objective: str | None,
+    notes: str | None,
+    retired: bool,
+    speech: Speech,
+    signals: dict[str, Any],
+    progress_before: dict[str, Any],
+    progress_after: dict[str, Any],
+) -> dict[str, Any]:
+    """The V2 turn line; ``progress_after`` is recorded only when a post-action look was taken."""
+    d = rec.decision
+    line: dict[str, Any] = {
+        "kind": "turn",
+        "schemaVersion": 2,
+        "at": utc_now(),
+        "turn": {
+            "turn": rec.turn,
+            "observationSha256": rec.decision_obs.sha256,
+            "framebufferSha256": rec.decision_still.sha256 if rec.decision_still else None,
+            "monologue": d.monologue if d else "",
+            "intent": d.intent if d else "",
+            "notes": notes,
+            "objective": objective,
+            "objectiveRetired": retired,
+            "speak": speech.speak,
+            "speakWanted": speech.wanted,
+            "speakSuppressed": speech.suppressed,
+            "action": rec.action,
+            "outcome": rec.outcome,
+            "detail": rec.detail,
+            "effect": rec.effect,
+            "effectAdvice": rec.effect_advice,
+        },
+        "evidence": {
+            "decision": stage(provenance, rec.decision_obs),
+            "immediatePreAction": stage(provenance, rec.pre),
+            "postAction": stage(provenance, rec.post),
+            "actionResult": rec.result.record() if rec.result is not None else None,
+            "progressBefore": progress_before,
+            "progressAfter": progress_after if rec.post is not None else None,
+            "signals": signals,
+            "timing": {
+                "decisionStartedAt": rec.decision_started,
+                "decisionSettledAt": rec.decision_settled,
+                "actionStartedAt": rec.action_started,
+                "actionSettledAt": rec.action_settled,
+            },
+        },
+    }
+    if speech.delivery_id is not None:
+        line["speechDeliveryId"] = speech.delivery_id
+        line["narrationEvent"] = speech.narration
+    return line
+
+
+def summary_line(
+    *,
+    outcome: str | None,
+    turns: int,
+    accepted: int,
+    duration_ms: int,
+    progress: dict[str, Any],
+    longest_unchanged: int,
+    longest_recurring: int,
+    objectives_retired: int,
+) -> dict[str, Any]:
+    return {
+        "kind": "summary",
+        "schemaVersion": 1,
+        "at": utc_now(),
+        "outcome": outcome if outcome in ("stopped", "budget_exhausted") else "failed",
+        "turnsTaken": turns,
+        "accepted": accepted,
+        "durationMs": duration_ms,
+        "progress": progress,
+        "longestUnchangedRun": longest_unchanged,
+        "longestRecurringRun": longest_recurring,
+        "objectivesRetired": objectives_retired,
+    }
