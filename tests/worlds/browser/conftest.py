@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -10,18 +9,15 @@ import pytest
 from aiohttp import web
 
 from bot.worlds.browser import BrowserWorld
+from tests.web.browser import need_chromium
 
-CHROMIUM = "/usr/bin/chromium"
 PAGES = Path(__file__).parent / "pages"
 
 
 @pytest.fixture
 def chromium() -> str:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing and CI=true: browser tests must run")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    return CHROMIUM
+    """Debian's Chromium; skips without it, fails without it when CI=true."""
+    return need_chromium()
 
 
 async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:

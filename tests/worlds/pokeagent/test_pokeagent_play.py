@@ -25,14 +25,6 @@ def settings(tmp_path: Path) -> Settings:
     return load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakePokeAgent]:
-    server = FakePokeAgent()
-    await server.start()
-    yield server
-    await server.die()
-
-
 async def test_a_session_by_url_journals_the_servers_milestones_and_evaluates(
     settings: Settings, fake: FakePokeAgent
 ) -> None:

@@ -20,14 +20,6 @@ def gba(kind: str, **args: object) -> BaseModel:
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakePokeAgent]:
-    server = FakePokeAgent()
-    await server.start()
-    yield server
-    await server.die()
-
-
-@pytest.fixture
 async def world(fake: FakePokeAgent) -> AsyncIterator[PokeAgentWorld]:
     w = PokeAgentWorld(fake.base_url, timeout_s=3.0)
     await w.start()
