@@ -92,9 +92,11 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             print(format_turn(settled, total), file=out, flush=True)
 
     printing = asyncio.create_task(printer())
+    interrupted = False
     try:
         outcome = await host.wait()
-    except asyncio.CancelledError:
+    except asyncio.CancelledError:  # Ctrl-C / SIGTERM: stop play, report, and quit (page included)
+        interrupted = True
         await host.stop()
         outcome = session.outcome
     finally:
@@ -114,7 +116,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         )
         for name, counts in sorted(agg["verdicts"].items()):
             print(f"  {name:<28} {counts}", file=out)
-    if web is not None and demo and not args.exit_when_done:
+    if web is not None and demo and not args.exit_when_done and not interrupted:
         print(f"the activity page stays up at {web.url} — Ctrl-C to quit", file=out, flush=True)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.Event().wait()
