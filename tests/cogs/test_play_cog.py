@@ -11,6 +11,8 @@ from bot.config import Settings
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
+from tests.fakes.pokeagent.server import FakePokeAgent
+from tests.web.browser import need_chromium
 
 
 def journals(live: Live) -> list[Path]:
@@ -215,3 +217,58 @@ async def test_a_world_that_cannot_start_is_reported_in_the_start_reply(tmp_path
         assert "Last session: browser with autopilot, 0 turn(s), ended failed." in status.content
         events = read_events(live.settings.event_log).lines
         assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.failed"]
+
+
+async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Path) -> None:
+    chromium = need_chromium()
+
+    def configure(settings: Settings) -> None:
+        settings.browser.chromium_path = chromium
+        settings.browser.url = "builtin:2048?seed=2"
+
+    async with live_bot(tmp_path, configure) as live:
+        host = live.character.play_host
+        stream = host.subscribe()
+        handle = await live.fake.send_interaction("play start", {"world": "browser", "turns": 50})
+        assert (await handle.response(within=3)).deferred
+        text = await handle.reply_text(within=30)
+        assert text.startswith("▶️ Playing **browser** with the **autopilot** mind"), text
+        assert f"Watch: {live.web_url}" in text
+        await wait_turns(stream, 2, within=30)
+        status = await (await live.fake.send_interaction("play status", by=live.fake.member)).response()
+        assert "**Playing browser** (autopilot)" in status.content, status.content
+        session = await host.stop()
+        assert session is not None and session.outcome == "stopped"
+        journal = read_journal(session.journal_path)  # type: ignore[arg-type]
+        assert journal.header.world == "browser" and journal.header.scenarioId == "builtin:2048_seed_2"
+        assert all(t.turn.action is not None and t.turn.action.kind == "press" for t in journal.turns)
+
+
+async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is_down(
+    tmp_path: Path,
+) -> None:
+    server = FakePokeAgent()
+    await server.start()
+
+    def configure(settings: Settings) -> None:
+        settings.pokeagent.url = server.base_url
+
+    try:
+        async with live_bot(tmp_path, configure) as live:
+            host = live.character.play_host
+            stream = host.subscribe()
+            handle = await live.fake.send_interaction("play start", {"world": "pokeagent", "turns": 50})
+            text = await handle.reply_text(within=20)
+            assert text.startswith("▶️ Playing **pokeagent**"), text
+            await wait_turns(stream, 2)
+            status = await (await live.fake.send_interaction("play status")).response()
+            assert "LITTLEROOT_TOWN" in status.content, status.content
+            assert await host.stop() is not None
+
+            await server.die()
+            handle = await live.fake.send_interaction("play start", {"world": "pokeagent", "turns": 5})
+            text = await handle.reply_text(within=20)
+            assert text.startswith("Play failed to start (pokeagent, autopilot): WorldUnavailable"), text
+            assert f"no PokeAgent server answers at {server.base_url}" in text
+    finally:
+        await server.die()
