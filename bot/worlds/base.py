@@ -20,13 +20,20 @@ from pydantic import BaseModel
 
 from journal.actions import Catalog
 
+_second: tuple[int, str] = (-1, "")  # the last whole second formatted, and its text
+
 
 def utc_now() -> str:
     """An ISO-8601 UTC timestamp with milliseconds (``2026-11-30T02:27:48.123Z``), as every
-    journal line uses. Called many times a turn, so it formats by hand."""
+    journal line uses. Called many times a turn, so each whole second is formatted once (the
+    pair is replaced whole, so threads never see one second's text under another's number)."""
+    global _second
     now = time.time()
     seconds = int(now)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int((now - seconds) * 1000):03d}Z"
+    cached = _second
+    if cached[0] != seconds:
+        cached = _second = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)))
+    return f"{cached[1]}{int((now - seconds) * 1000):03d}Z"
 
 
 def canonical_sha256(state: dict[str, Any]) -> str:
