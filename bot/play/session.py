@@ -21,7 +21,7 @@ from bot.play.progress import ProgressTracker, location_of
 from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker
 from bot.play.turn import TurnRecord, run_turn
-from bot.worlds.base import Observation, Still, World, utc_now
+from bot.worlds.base import Observation, Still, World, WorldUnavailable, utc_now
 from journal.journeys import StoryProjector
 from journal.writer import JournalLineTooLarge, JournalWriter
 
@@ -183,6 +183,10 @@ class PlaySession:
             self.outcome = await self._loop(writer)
         except asyncio.CancelledError:
             self.outcome = "stopped"
+        except WorldUnavailable as exc:  # the world refused to start (or kept refusing): say why
+            log.error("play_world_unavailable", run_id=self.run_id, error=str(exc))
+            self.error = str(exc)
+            self.outcome = "failed"
         except Exception as exc:
             log.exception("play_session_failed", run_id=self.run_id)
             self.error = f"{type(exc).__name__}: {exc}"

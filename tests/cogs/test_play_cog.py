@@ -268,7 +268,7 @@ async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is
             await server.die()
             handle = await live.fake.send_interaction("play start", {"world": "pokeagent", "turns": 5})
             text = await handle.reply_text(within=20)
-            assert text.startswith("Play failed to start (pokeagent, autopilot): WorldUnavailable"), text
+            assert text.startswith("Play failed to start (pokeagent, autopilot): no PokeAgent server"), text
             assert f"no PokeAgent server answers at {server.base_url}" in text
     finally:
         await server.die()

@@ -34,6 +34,7 @@ import base64
 import binascii
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
@@ -73,7 +74,12 @@ class PokeAgentWorld:
     catalog = GBA_CATALOG
 
     def __init__(self, base_url: str, *, timeout_s: float = 5.0) -> None:
-        self.base_url = base_url.rstrip("/")
+        parts = urlsplit(base_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(
+                f"the PokeAgent server URL {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000"
+            )
+        self.base_url = base_url.strip().rstrip("/")
         self.timeout_s = timeout_s
         self._client: PokeAgentClient | None = None
         self._session_id = uuid.uuid4().hex

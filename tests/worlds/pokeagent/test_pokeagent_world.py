@@ -285,3 +285,9 @@ async def test_a_server_that_hangs_is_unreachable_after_the_timeout(fake: FakePo
         assert "no answer within 0.5 s" in result.detail
     finally:
         await world.close()
+
+
+@pytest.mark.parametrize("url", ["notaurl", "127.0.0.1:8000", "ftp://127.0.0.1:8000", "http://"])
+def test_a_url_that_is_not_http_is_refused_when_the_world_is_made(url: str) -> None:
+    with pytest.raises(ValueError, match="is not an http\\(s\\) URL"):
+        PokeAgentWorld(url)
