@@ -26,9 +26,9 @@ Rules for V2 turns ("pre" = the last observation of immediatePreAction, else of 
   previous turn's progressBefore → pass; changed otherwise → fail.
 - sceneActionAppropriateness — does the action kind fit the scene it was taken in (pre's
   scene)? Scene table: overworld → movement, button_press, frame_advance; dialog →
-  advance_dialog, button_press a/b, frame_advance; menu/choice/battle → select_menu_entry,
-  button_press, frame_advance; naming → enter_text, button_press, frame_advance; page →
-  click, press, type, scroll. In the table → pass; a known scene and another kind → fail;
+  advance_dialog, button_press a/b, frame_advance; menu/choice → select_menu_entry,
+  button_press, frame_advance; battle → the same and advance_dialog (battle messages);
+  naming → enter_text, button_press, frame_advance; page → click, press, type, scroll. In the table → pass; a known scene and another kind → fail;
   an unknown scene or no observation → unknown; no action → not_applicable.
 - movementEffectiveness — did a movement (walk_to, or button_press up/down/left/right)
   move the player? Not a movement → not_applicable; pre or post lacking a location →
@@ -80,7 +80,7 @@ _SCENE_KINDS: dict[str, frozenset[str]] = {
     "dialog": frozenset({"advance_dialog", "button_press:a", "button_press:b", "frame_advance"}),
     "menu": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
     "choice": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
-    "battle": frozenset({"select_menu_entry", "button_press", "frame_advance"}),
+    "battle": frozenset({"select_menu_entry", "advance_dialog", "button_press", "frame_advance"}),
     "naming": frozenset({"enter_text", "button_press", "frame_advance"}),
     "page": frozenset({"click", "press", "type", "scroll"}),
 }
