@@ -24,6 +24,7 @@ import importlib.util
 import sys
 from typing import Any
 
+import aiohttp
 import discord
 import structlog
 from discord import app_commands
@@ -48,6 +49,11 @@ BAD_TOKEN = (
     "Portal (your application → Bot → Reset Token)."
 )
 SOMETHING_WRONG = "Something went wrong on my side; it has been logged. Please try again."
+
+
+def unreachable(exc: BaseException) -> str:
+    """The sentence for a Discord that cannot be reached (no network, DNS, a refused port)."""
+    return f"cannot reach Discord ({exc}); check this machine's network connection and try again."
 
 
 def default_intents() -> discord.Intents:
@@ -233,6 +239,12 @@ async def serve(character: Character, token: str, **options: Any) -> int:
     except discord.PrivilegedIntentsRequired:
         _say("Discord refused the gateway intents this bot asked for; enable them in the Developer Portal.")
         return 2
+    except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as exc:
+        _say(unreachable(exc))
+        return 1
+    except discord.HTTPException as exc:
+        _say(f"Discord answered {exc.status} when the bot logged in: {exc.text or exc}")
+        return 1
     finally:
         await _shutdown(bot, character)
     return 0
@@ -274,6 +286,9 @@ async def sync_once(settings: Settings, token: str, *, global_: bool, **options:
         return 2
     except discord.HTTPException as exc:
         _say(f"Discord refused the sync ({exc.status}): {exc.text or exc}")
+        return 1
+    except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+        _say(unreachable(exc))
         return 1
     where = "globally (may take up to an hour to appear)" if guild_id is None else f"to guild {guild_id}"
     print(f"Synced {len(synced)} command(s) {where}:")

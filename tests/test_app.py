@@ -8,6 +8,7 @@ import asyncio
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -203,3 +204,24 @@ def test_clankie_run_without_a_token_exits_2_with_one_sentence(tmp_path: Path) -
     assert done.returncode == 2
     assert done.stderr.startswith("clankie: no Discord bot token") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "sync"])
+async def test_an_unreachable_discord_is_one_sentence_and_exit_1(
+    tmp_path: Path,
+    command: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+    settings = make_settings(tmp_path, DiscordFake())
+    settings.discord.token = SecretStr("some-token")
+    assert await app.run_bot(args(command), settings, guild_ready_timeout=0.05) == 1
+    out = capsys.readouterr()
+    assert out.err.startswith(f"clankie: cannot reach Discord (Cannot connect to host 127.0.0.1:{port}")
+    assert out.err.count("\n") == 1 and "some-token" not in out.err + out.out
+    no_traceback(out.err + out.out, caplog)
