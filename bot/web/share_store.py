@@ -31,7 +31,7 @@ TOMBSTONE_S = 3600.0
 
 REFUSALS: dict[str, tuple[int, str]] = {
     "bad_token": (404, "This share link is not valid."),
-    "expired": (410, "This share link has expired; ask for a new one with /share."),
+    "expired": (410, "This share link has expired; ask for a new one with /share start."),
     "stopped": (410, "This share was stopped."),
     "too_large": (413, f"A frame may be at most {MAX_BYTES // (1024 * 1024)} MB and {MAX_SIDE} px a side."),
     "not_jpeg": (415, "A frame must be a JPEG image."),
