@@ -201,6 +201,7 @@ class Voice(commands.Cog):
             character.play_host,
             self.settings.receipt_path,
             cooldown_s=self.settings.voice.narration_cooldown_s,
+            update_interval_s=self.settings.voice.play_update_interval_s,
         )
 
     async def cog_load(self) -> None:

@@ -2,7 +2,9 @@
 
 One per character. It listens to `play_host.subscribe()` for as long as it runs and, for each
 settled turn:
-- every mouth gets the turn's text update (`turn= thought= observed= goal= next=`), no response;
+- every mouth gets the turn's text update (`turn= thought= observed= goal= next=`), no response,
+  paced by `play_updates.PacedUpdates`: at most one plain update per `update_interval_s`, the
+  newest turn winning, while a `speakWanted` turn always goes out at once;
 - a `speakWanted` turn with a delivery id goes to the primary mouth (the newest one) through
   the gate — suppressed while he speaks, within the cooldown of the last narration, or while the
   mouth is not listening — and on to `MouthSession.narrate`; with no mouth at all it is refused
@@ -24,6 +26,7 @@ from typing import Any, Protocol
 import structlog
 
 from bot.mouth.narration import NarrationGate
+from bot.mouth.play_updates import UPDATE_INTERVAL_S, PacedUpdates
 from bot.mouth.receipts import ReceiptTrail, gate_narration
 from bot.play.session import SettledTurn
 
@@ -62,13 +65,19 @@ class Narrator:
         receipt_path: Path,
         *,
         cooldown_s: float = 12.0,
+        update_interval_s: float = UPDATE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
         watch_interval: float = WATCH_INTERVAL_S,
     ) -> None:
+        if update_interval_s < 0:
+            raise ValueError(f"play update interval must be ≥ 0 seconds, got {update_interval_s}")
         self.play_host = play_host
         self.receipt_path = receipt_path
         self.gate = NarrationGate(clock, cooldown_s)
+        self.update_interval_s = update_interval_s
+        self._clock = clock
         self.mouths: list[Mouth] = []
+        self._paced: dict[int, PacedUpdates] = {}  # id(mouth) -> its paced updates
         self.turns_seen = 0
         self.rebriefs = 0
         self._watch_interval = watch_interval
@@ -86,6 +95,25 @@ class Narrator:
     def detach(self, mouth: Mouth) -> None:
         if mouth in self.mouths:
             self.mouths.remove(mouth)
+        paced = self._paced.pop(id(mouth), None)
+        if paced is not None:
+            paced.cancel()
+
+    def updates_for(self, mouth: Mouth) -> PacedUpdates:
+        """The paced play updates of one attached mouth."""
+        paced = self._paced.get(id(mouth))
+        if paced is None:
+            paced = self._paced[id(mouth)] = PacedUpdates(
+                mouth.play_update, self.update_interval_s, clock=self._clock
+            )
+        return paced
+
+    async def flush_updates(self) -> int:
+        """Send every mouth's waiting update now; returns how many went out."""
+        sent = 0
+        for mouth in list(self.mouths):
+            sent += await self.updates_for(mouth).flush()
+        return sent
 
     @property
     def primary(self) -> Mouth | None:
@@ -106,6 +134,8 @@ class Narrator:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        for paced in self._paced.values():
+            paced.cancel()
 
     async def _consume(self, stream: Any) -> None:
         try:
@@ -160,13 +190,14 @@ class Narrator:
     async def _on_turn(self, settled: SettledTurn) -> None:
         await self.check_play()
         primary = self.primary
+        at_once = settled.speak_wanted  # never held or dropped
         for mouth in list(self.mouths):
             if mouth is not primary:
-                await mouth.play_update(settled)
+                await self._update(mouth, settled, at_once)
         delivery_id = settled.delivery_id
         if not settled.speak_wanted or delivery_id is None:
             if primary is not None:
-                await primary.play_update(settled)
+                await self._update(primary, settled, at_once)
             return
         trail = ReceiptTrail(self.receipt_path, settled.run_id)
         if primary is None:
@@ -181,7 +212,14 @@ class Narrator:
             turn=settled.turn,
         )
         if decision.allowed:
-            await primary.narrate(settled)
+            await self.updates_for(primary).now(lambda: primary.narrate(settled))
         else:
             log.info("narration_suppressed", turn=settled.turn, reason=decision.reason)
-            await primary.play_update(settled)
+            await self._update(primary, settled, at_once=True)
+
+    async def _update(self, mouth: Mouth, settled: SettledTurn, at_once: bool) -> None:
+        paced = self.updates_for(mouth)
+        if at_once:
+            await paced.now(lambda: mouth.play_update(settled))
+        else:
+            await paced.offer(settled)

@@ -1,0 +1,118 @@
+"""Paced play updates: one per interval, the newest turn wins, speakWanted turns never wait;
+and the narrator through the realtime fake: a burst of turns costs the model a few items."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot.mouth.play_updates import PacedUpdates
+from bot.play.session import SettledTurn
+from tests.fakes.openai import FakeOpenAI
+from tests.mouth.test_end_to_end import update_received, update_turns
+from tests.mouth.test_realtime import mouth_for
+from tests.mouth.test_realtime_narration import Clock, narrator_for
+from tests.mouth.test_realtime_tools import narration_turn
+
+
+def plain(turn: int) -> SettledTurn:
+    return replace(narration_turn(turn), speak_wanted=False, delivery_id=None)
+
+
+class Sent:
+    def __init__(self) -> None:
+        self.turns: list[int] = []
+        self.changed = asyncio.Condition()
+
+    async def __call__(self, settled: SettledTurn) -> bool:
+        async with self.changed:
+            self.turns.append(settled.turn)
+            self.changed.notify_all()
+        return True
+
+    async def wait_for(self, count: int) -> None:
+        async with self.changed:
+            await asyncio.wait_for(self.changed.wait_for(lambda: len(self.turns) >= count), 5)
+
+
+async def test_one_update_per_interval_newest_wins_and_speak_wanted_goes_at_once() -> None:
+    clock, sent = Clock(), Sent()
+    paced = PacedUpdates(sent, 5.0, clock=clock)
+    try:
+        assert await paced.offer(plain(1))  # nothing sent yet: at once
+        clock.now += 1
+        assert not await paced.offer(plain(2))
+        clock.now += 1
+        assert not await paced.offer(plain(3))  # replaces turn 2
+        assert paced.waiting is not None and paced.waiting.turn == 3
+        assert paced.due_in() == pytest.approx(3.0)
+        clock.now += 1
+
+        async def narrate() -> bool:  # a speakWanted turn: its own send, at once
+            return await sent(narration_turn(4))
+
+        assert await paced.now(narrate)
+        assert paced.waiting is None  # turn 3 is superseded by turn 4's line
+        assert sent.turns == [1, 4]
+        assert not await paced.offer(plain(5))  # within 5 s of turn 4
+        clock.now += 4
+        assert not await paced.offer(plain(6))  # replaces turn 5
+        clock.now += 1
+        assert await paced.offer(plain(7))  # due: turn 7 goes now, turn 6 is dropped
+        assert paced.waiting is None
+        assert not await paced.flush()  # nothing left
+        clock.now += 1
+        assert not await paced.offer(plain(8))
+        assert await paced.flush()
+        assert sent.turns == [1, 4, 7, 8]
+        assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (3, 4, 1)
+    finally:
+        paced.cancel()
+
+
+async def test_a_waiting_update_goes_out_by_itself_when_the_interval_has_passed() -> None:
+    sent = Sent()
+    paced = PacedUpdates(sent, 0.05)  # the real clock
+    try:
+        for turn in range(1, 6):
+            await paced.offer(plain(turn))
+        assert sent.turns == [1]
+        await sent.wait_for(2)
+        assert sent.turns == [1, 5]
+        assert paced.waiting is None and paced.counts.coalesced == 3
+    finally:
+        paced.cancel()
+
+
+async def test_interval_zero_sends_every_update_and_negative_is_refused() -> None:
+    sent = Sent()
+    paced = PacedUpdates(sent, 0.0)
+    for turn in range(1, 4):
+        assert await paced.offer(plain(turn))
+    assert sent.turns == [1, 2, 3]
+    with pytest.raises(ValueError, match="≥ 0 seconds, got -1"):
+        PacedUpdates(sent, -1.0)
+
+
+async def test_a_burst_of_turns_reaches_the_model_as_a_few_items(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    clock = Clock()
+    async with mouth_for(openai_fake, tmp_path) as session:
+        narrator = narrator_for(session, session.receipt_path, clock)
+        try:
+            for turn in range(1, 41):
+                settled = narration_turn(turn, f"dlv_{turn}") if turn == 20 else plain(turn)
+                await narrator.on_turn(settled)
+            clock.now += 5
+            await narrator.on_turn(plain(41))  # the interval has passed: turn 41 goes, turn 40 never
+            assert await narrator.flush_updates() == 0
+            await update_received(openai_fake, 41)
+        finally:
+            await narrator.close()
+        assert update_turns(openai_fake) == [1, 20, 41]
+        paced = narrator.updates_for(session)
+        assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (2, 38, 1)
