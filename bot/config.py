@@ -64,6 +64,7 @@ class ShareSettings(_Section):
 class VoiceSettings(_Section):
     idle_leave_seconds: float = Field(default=120.0, gt=0)
     narration_cooldown_s: float = Field(default=12.0, ge=0)
+    play_update_interval_s: float = Field(default=5.0, ge=0)  # at most one plain play update per this
 
 
 class BrowserSettings(_Section):
