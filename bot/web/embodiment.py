@@ -24,7 +24,8 @@ from aiohttp import web
 from bot.web.still_cache import SCHEMA_VERSION, StillCache
 from bot.web.views import session_view, turn_view
 
-STATUS_EVERY_S = 2.0
+STATUS_EVERY_S = 0.5
+PING_EVERY_S = 15.0
 PLAY_HOST: web.AppKey[Any] = web.AppKey("play_host", object)
 STILLS: web.AppKey[StillCache] = web.AppKey("stills", StillCache)
 
@@ -100,42 +101,71 @@ def status_of(host: Any) -> dict[str, Any]:
     }
 
 
-class LiveFeed:
-    """One subscription to the play host, fanned out to every event-stream client."""
+Event = tuple[str, dict[str, Any]]
 
-    def __init__(self, host: Any) -> None:
+
+class LiveFeed:
+    """One subscription to the play host and one status watcher, fanned out to every
+    event-stream client: a ``turn`` event for each settled turn, a ``status`` event whenever
+    the status (session, digest, frame) changed — checked after each turn and every
+    :data:`STATUS_EVERY_S` while anyone listens, so a frame captured after a turn settled (or a
+    session that ended) reaches the page within that time."""
+
+    def __init__(self, host: Any, every: float = STATUS_EVERY_S) -> None:
         self.host = host
-        self.clients: set[asyncio.Queue[dict[str, Any] | None]] = set()
-        self._task: asyncio.Task[None] | None = None
+        self.every = every
+        self.clients: set[asyncio.Queue[Event | None]] = set()
+        self.status: dict[str, Any] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._pump(), name="web-live-feed")
+        self._tasks = [
+            asyncio.create_task(self._pump(), name="web-live-feed"),
+            asyncio.create_task(self._watch(), name="web-live-status"),
+        ]
 
     async def _pump(self) -> None:
         async for settled in self.host.subscribe():
-            view = turn_view(settled)
-            for queue in list(self.clients):
-                if queue.full():
-                    queue.get_nowait()
-                queue.put_nowait(view)
+            self._send(("turn", turn_view(settled)))
+            self.refresh()
 
-    def join(self) -> asyncio.Queue[dict[str, Any] | None]:
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=64)
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            if self.clients:
+                self.refresh()
+
+    def refresh(self) -> None:
+        """Send the status to every client if it changed since it was last sent."""
+        now = status_of(self.host)
+        if now != self.status:
+            self.status = now
+            self._send(("status", now))
+
+    def _send(self, item: Event | None) -> None:
+        for queue in list(self.clients):
+            if queue.full():
+                queue.get_nowait()  # a slow client loses its oldest event, never blocks the rest
+            queue.put_nowait(item)
+
+    def join(self) -> asyncio.Queue[Event | None]:
+        """A new client's queue, starting with the current status."""
+        self.refresh()  # everyone already listening hears a change first, so all agree after
+        queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=64)
+        queue.put_nowait(("status", self.status or status_of(self.host)))
         self.clients.add(queue)
         return queue
 
-    def leave(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+    def leave(self, queue: asyncio.Queue[Event | None]) -> None:
         self.clients.discard(queue)
 
     async def close(self) -> None:
-        for queue in list(self.clients):
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(None)
-        if self._task is not None:
-            self._task.cancel()
+        self._send(None)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
 
 
 FEED: web.AppKey[LiveFeed] = web.AppKey("feed", LiveFeed)
@@ -147,32 +177,22 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 
 async def events(request: web.Request) -> web.StreamResponse:
     feed = request.app[FEED]
-    host = request.app[PLAY_HOST]
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
     await response.prepare(request)
     queue = feed.join()
     try:
-        last = status_of(host)
-        await response.write(b"retry: 2000\n\n" + _event("status", last))
+        await response.write(b"retry: 2000\n\n")
         while True:
             try:
-                item = await asyncio.wait_for(queue.get(), STATUS_EVERY_S)
+                item = await asyncio.wait_for(queue.get(), PING_EVERY_S)
             except TimeoutError:
-                item = None
-                now = status_of(host)
-                if now != last:
-                    last = now
-                    await response.write(_event("status", now))
-                else:
-                    await response.write(b": ping\n\n")
+                await response.write(b": ping\n\n")
                 continue
             if item is None:
                 break
-            await response.write(_event("turn", item))
-            last = status_of(host)
-            await response.write(_event("status", last))
+            await response.write(_event(*item))
     except (ConnectionResetError, ConnectionError):
         pass
     finally:

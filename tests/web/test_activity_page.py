@@ -16,6 +16,7 @@ PHONE = {"width": 412, "height": 915}
 
 FIRST_TURN = "() => { const li = document.querySelector('#turns li'); return li ? +li.dataset.turn : 0; }"
 STORY_TURNS = "() => +document.getElementById('story-turns').textContent || 0"
+SHOWN_FRAME = "() => document.getElementById('still').dataset.sha || null"
 
 
 async def watch_page_follow_play(page, url: str) -> None:
@@ -26,13 +27,15 @@ async def watch_page_follow_play(page, url: str) -> None:
     )
     await page.wait_for_function(f"() => ({FIRST_TURN})() > 0 && ({STORY_TURNS})() > 0", timeout=20_000)
     turn0, story0 = await page.evaluate(FIRST_TURN), await page.evaluate(STORY_TURNS)
-    src0 = await page.get_attribute("#still", "src")
+    src0, frame0 = await page.get_attribute("#still", "src"), await page.evaluate(SHOWN_FRAME)
+    assert src0 and "/v1/embodiment/sessions/live/still" in src0 and frame0
     await page.wait_for_function(
         f"() => ({FIRST_TURN})() >= {turn0 + 2} && ({STORY_TURNS})() >= {story0 + 2}", timeout=30_000
     )
     assert await page.evaluate(FIRST_TURN) > turn0
     assert await page.evaluate(STORY_TURNS) > story0
-    assert src0 and "/v1/embodiment/sessions/live/still" in src0
+    # the picture follows play too (the sandbox screen changes as he walks and talks)
+    await page.wait_for_function(f"() => ({SHOWN_FRAME})() !== {frame0!r}", timeout=30_000)
 
 
 async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
@@ -82,5 +85,30 @@ async def test_activity_page_polls_without_server_sent_events(tmp_path: Path) ->
             await page.add_init_script("delete window.EventSource;")
             await watch_page_follow_play(page, handle.url)
             assert await page.text_content("#transport") == "updating every 2 s"
+    finally:
+        await handle.close()
+
+
+async def test_the_still_shown_is_the_settled_turns_picture(tmp_path: Path) -> None:
+    """After a turn settles the page shows what the action led to, not the frame the decision
+    was made on (a long pace keeps the world still while the page is read)."""
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    host = PlayHost(settings)
+    handle = await WebSurface(settings, host, ShareStore()).start()
+    try:
+        async with chromium() as browser, sandbox_playing(host, pace_seconds=60) as (first,):
+            assert host.active is not None
+            after_action = await host.active.world.still()
+            assert first.frame_sha256 != after_action.sha256  # turn 1 leaves the bedroom
+            page = await browser.new_page(viewport=PHONE)
+            await page.goto(handle.url)
+            await page.wait_for_function(f"() => ({FIRST_TURN})() === 1", timeout=20_000)
+            await page.wait_for_function(
+                f"() => ({SHOWN_FRAME})() === {after_action.sha256!r}", timeout=20_000
+            )
+            shown = await page.evaluate(
+                "() => { const i = document.getElementById('still'); return i.complete && i.naturalWidth; }"
+            )
+            assert shown == 240
     finally:
         await handle.close()

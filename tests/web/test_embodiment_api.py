@@ -140,12 +140,27 @@ async def test_event_stream_sends_status_then_turns(api: TestClient, host: PlayH
     assert name == "status" and data["session"] is None
     await host.start(StartRequest(world="sandbox", mind="autopilot", turns=3, pace_seconds=0))
     seen: list[int] = []
+    statuses: list[dict] = []
     async with asyncio.timeout(30):
         while len(seen) < 3:
             name, data = await next_event()
             if name == "turn":
                 seen.append(data["turn"])
+            else:
+                statuses.append(data)
+        # the budget ends the session with no further turn: a status event says so
+        while True:
+            name, data = await next_event()
+            assert name == "status"
+            statuses.append(data)
+            if data["session"] is None:
+                break
     assert seen == [1, 2, 3]
+    frames = [s["frameSha256"] for s in statuses if s["session"] is not None and s["frameSha256"]]
+    assert frames, "a status while playing carries the frame's hash"
+    assert all(s != statuses[i - 1] for i, s in enumerate(statuses) if i > 0), (
+        "a status is sent on change only"
+    )
     response.close()
 
 

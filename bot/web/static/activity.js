@@ -41,7 +41,9 @@
   let loading = false, wanted = null;
   function showFrame(sha) {
     const img = $("still");
-    if (!sha) { img.hidden = true; $("no-still").hidden = false; frameSha = null; wanted = null; return; }
+    if (!sha) {
+      img.hidden = true; delete img.dataset.sha; $("no-still").hidden = false; frameSha = null; wanted = null; return;
+    }
     if (sha === frameSha) return;
     wanted = sha;
     if (!loading) loadFrame();
@@ -54,7 +56,11 @@
     const next = new Image();
     const done = (ok) => {
       loading = false;
-      if (ok) { frameSha = sha; $("still").src = next.src; $("still").hidden = false; $("no-still").hidden = true; }
+      if (ok) {
+        frameSha = sha;
+        const img = $("still");
+        img.src = next.src; img.dataset.sha = sha; img.hidden = false; $("no-still").hidden = true;
+      }
       if (wanted) loadFrame();
     };
     next.onload = () => done(true);
@@ -104,6 +110,7 @@
     $("story-empty").textContent = body.outcome === "pending" ? "The story is starting…" : "No story yet.";
     const moments = $("moments");
     moments.replaceChildren();
+    $("moments-title").hidden = !(card && card.moments && card.moments.length);
     if (!card) return;
     text("story-objective", card.objective);
     text("story-turns", card.turnsTaken);
@@ -122,8 +129,9 @@
     const [activity, session, turns] = await Promise.all([
       getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
     ]);
-    const still = await getJSON(base + "/still").catch(() => ({}));
-    showStatus({ session: session.session, activity: activity.activity || null, frameSha256: still.sha256 || null });
+    // the digest carries the frame's hash; the picture itself is fetched only when it changed
+    const digest = activity.activity || null;
+    showStatus({ session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null });
     for (const t of turns.turns) addTurn(t);
     await refreshStory();
   }
