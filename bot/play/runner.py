@@ -14,21 +14,47 @@ from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.session import SettledTurn
 
 
+def _defaults() -> dict[str, dict[str, Any]]:
+    """Each live action kind's default argument values (left out of the progress line)."""
+    from journal.actions import BROWSER_CATALOG, GBA_CATALOG
+
+    out: dict[str, dict[str, Any]] = {}
+    for catalog in (GBA_CATALOG, BROWSER_CATALOG):
+        for model, kind in zip(catalog.models, catalog.kinds, strict=True):
+            out[kind] = {
+                name: f.default
+                for name, f in model.model_fields.items()
+                if name != "kind" and not f.is_required()
+            }
+    return out
+
+
+_DEFAULTS = _defaults()
+
+
 def _action_text(action: dict[str, Any] | None) -> str:
     if not action:
         return "—"
-    args = ",".join(f"{k}={v}" for k, v in action.items() if k != "kind")
-    return f"{action.get('kind')}({args})"
+    kind = str(action.get("kind"))
+    defaults = _DEFAULTS.get(kind, {})
+    args = ",".join(
+        f"{k}={v}" for k, v in action.items() if k != "kind" and not (k in defaults and defaults[k] == v)
+    )
+    return f"{kind}({args})"
 
 
 def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
+    """One progress line: turn, milestones reached (count and latest), outcome, action, effect.
+
+    What he says is printed above the line: it was decided before the action, from what he
+    had seen by then."""
     reached = t.progress.get("milestones", [])
     mark = f"{len(reached)}/{total_milestones}" if total_milestones else str(len(reached))
     latest = reached[-1] if reached else "—"
     effect = t.effect or t.detail or ""
     line = f"turn {t.turn:>4} │ milestones {mark:>5} {latest:<16} │ {t.outcome:<19} │ {_action_text(t.action):<28} │ {effect}"
-    if t.speak and not t.speak_suppressed:
-        line += f'\n           says: "{t.speak}"'
+    if t.speak and t.speak_wanted and not t.speak_suppressed:
+        line = f'           says: "{t.speak}"\n' + line
     return line
 
 

@@ -1,72 +1,137 @@
 """The autopilot mind: deterministic, no network.
 
-- sandbox: follows the world's walkthrough guide (A* toward the next milestone);
+- sandbox: follows the world's walkthrough guide (A* toward the next milestone); its objective
+  is the next milestone's description, kept until that milestone is reached;
 - browser: a greedy 2048 player over the board the page shows;
 - pokeagent: a fixed exploration cycle of directions and A presses (it has no map knowledge).
-It speaks when a milestone is reached, so narration has something to say.
+
+It speaks when milestones were reached — at the first decision that sees them, and never
+inside the loop's speech cooldown, so nothing it says is thrown away: milestones reached
+while it must keep quiet are said together at the next chance.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.play.decision import MindFailed
 from bot.play.minds.base import DecisionView
+from bot.play.session import SPEECH_COOLDOWN_TURNS
 
-Guide = Callable[[dict[str, Any]], dict[str, Any]]
+State = dict[str, Any]
 _POKEAGENT_CYCLE = ("up", "a", "right", "a", "down", "a", "left", "a")
 
 
-def _guides(world: str) -> tuple[Guide, Callable[[dict[str, Any]], str]]:
-    if world == "sandbox":
-        from bot.worlds.sandbox import guide
+@dataclass(frozen=True)
+class Playbook:
+    next_action: Callable[[State], dict[str, Any]]
+    describe: Callable[[State], str]
+    objective: Callable[[State], str | None]
+    announce: Callable[[list[str], State], str]
 
-        return guide.next_action, guide.describe
+
+def _plain(ids: list[str], state: State) -> str:
+    return "Reached " + ", ".join(m.replace("_", " ") for m in ids) + "!"
+
+
+def _sandbox() -> Playbook:
+    from bot.worlds.sandbox import guide
+    from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES_BY_ID
+
+    def objective(state: State) -> str | None:
+        reached = set(state.get("milestones") or ())
+        pending = next((m for m in MILESTONE_IDS if m not in reached), None)
+        return MILESTONES_BY_ID[pending].description if pending else None
+
+    def announce(ids: list[str], state: State) -> str:
+        party = state.get("party") or [{}]
+        partner = str(party[0].get("name") or "my partner")
+        said = [
+            MILESTONES_BY_ID[m].reached.format(partner=partner)
+            if m in MILESTONES_BY_ID
+            else _plain([m], state)
+            for m in ids
+        ]
+        return " ".join(said)
+
+    return Playbook(guide.next_action, guide.describe, objective, announce)
+
+
+def _playbook(world: str) -> Playbook:
+    if world == "sandbox":
+        return _sandbox()
     if world == "browser":
         from bot.worlds.browser import guide_2048
 
-        return guide_2048.next_action, guide_2048.describe
+        return Playbook(
+            guide_2048.next_action, guide_2048.describe, lambda state: "Merge tiles up to 2048.", _plain
+        )
     if world == "pokeagent":
         counter = {"n": 0}
 
-        def cycle(state: dict[str, Any]) -> dict[str, Any]:
+        def cycle(state: State) -> dict[str, Any]:
             button = _POKEAGENT_CYCLE[counter["n"] % len(_POKEAGENT_CYCLE)]
             counter["n"] += 1
             return {"kind": "button_press", "button": button}
 
-        return cycle, lambda state: "explore: step and press A"
+        return Playbook(
+            cycle,
+            lambda state: "step and press A to see what is around",
+            lambda state: "Explore and talk to whoever is near.",
+            _plain,
+        )
     raise ValueError(f"the autopilot does not know how to play {world!r}")
+
+
+def _scene_text(state: State, scene: str) -> str:
+    where = state.get("map", {}).get("name") if isinstance(state.get("map"), dict) else None
+    return {
+        "overworld": f"I'm in {where}." if where else "I'm walking around.",
+        "dialog": "Someone is talking.",
+        "choice": "A choice is open.",
+        "menu": "A menu is open.",
+        "naming": "The naming screen is up.",
+        "battle": "I'm in a battle.",
+    }.get(scene, f"I see the {scene}.")
 
 
 class AutopilotMind:
     name = "autopilot"
 
     def __init__(self, world: str) -> None:
-        self._next, self._describe = _guides(world)
-        self._milestones_seen: int | None = None
+        self._book = _playbook(world)
+        self._known: list[str] | None = None  # milestones seen at the previous decision
+        self._unsaid: list[str] = []
+        self._spoke_at: int | None = None
 
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         state = view.observation.state
         try:
-            action = self._next(state)
-            intent = self._describe(state)
+            action = self._book.next_action(state)
+            intent = self._book.describe(state)
+            objective = self._book.objective(state)
         except Exception as exc:
             raise MindFailed(f"autopilot guide failed: {type(exc).__name__}: {exc}") from exc
         listed = state.get("milestones")
-        reached: list[str] = [str(m) for m in listed] if isinstance(listed, list) else []
-        new_milestone = self._milestones_seen is not None and len(reached) > self._milestones_seen
-        self._milestones_seen = len(reached)
+        reached = [str(m) for m in listed] if isinstance(listed, list) else []
+        if self._known is not None:  # what was there at the first look is not news
+            self._unsaid += [m for m in reached if m not in self._known and m not in self._unsaid]
+        self._known = reached
         decision: dict[str, Any] = {
-            "monologue": f"I can see the {view.observation.scene}. {intent}."[:600],
+            "monologue": f"{_scene_text(state, view.observation.scene)} Next: {intent}."[:600],
             "intent": intent[:200],
             "action": action,
-            "speakWanted": bool(new_milestone),
+            "speakWanted": False,
         }
-        if new_milestone:
-            decision["speak"] = f"Reached {reached[-1].replace('_', ' ')}!"[:400]
-        if intent and intent != view.objective:
-            decision["objective"] = intent[:160]
+        quiet = self._spoke_at is not None and view.turn - self._spoke_at < SPEECH_COOLDOWN_TURNS
+        if self._unsaid and not quiet:
+            decision["speak"] = self._book.announce(self._unsaid, state)[:400]
+            decision["speakWanted"] = True
+            self._unsaid, self._spoke_at = [], view.turn
+        if objective != view.objective:
+            decision["objective"] = objective[:160] if objective else None
         return decision
 
     async def aclose(self) -> None:
