@@ -34,22 +34,51 @@ class Report:
         return 0
 
 
-def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
-    """The fastest of ``repeat`` timed calls, in seconds (least disturbed by other load)."""
+def best_of(
+    fn: Callable[[], object], repeat: int = 5, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """The fastest of ``repeat`` timed calls, in seconds (least disturbed by other load).
+
+    ``clock=time.process_time`` times CPU work only, leaving out other processes' turns."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
-def median_per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
+def median_per_call(
+    fn: Callable[[], object], calls: int, repeat: int = 5, clock: Callable[[], float] = time.perf_counter
+) -> float:
     """Median over ``repeat`` batches of the mean time of one call, in seconds."""
     batches = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(calls):
             fn()
-        batches.append((time.perf_counter() - start) / calls)
+        batches.append((clock() - start) / calls)
     return statistics.median(batches)
+
+
+def paired_per_call(
+    first: Callable[[], object],
+    second: Callable[[], object],
+    calls: int,
+    repeat: int = 7,
+    clock: Callable[[], float] = time.process_time,
+) -> tuple[float, float]:
+    """Median per-call seconds of two functions, timed in alternating batches.
+
+    Batches alternate (first, second, second, first, …) so both see the same conditions;
+    the default clock counts this process's CPU time only."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for round_no in range(repeat):
+        order = (0, 1) if round_no % 2 == 0 else (1, 0)
+        for which in order:
+            fn = first if which == 0 else second
+            start = clock()
+            for _ in range(calls):
+                fn()
+            times[which].append((clock() - start) / calls)
+    return statistics.median(times[0]), statistics.median(times[1])

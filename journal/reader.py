@@ -129,7 +129,8 @@ def _describe(exc: ValidationError) -> str:
         return f"unknown field {where}"
     if kind == "missing":
         return f"missing field {where}"
-    msg = err["msg"]
+    # A validator's own ValueError reads better without pydantic's "Value error, " prefix.
+    msg = str(ctx["error"]) if kind == "value_error" and "error" in ctx else err["msg"]
     return f"{where}: {msg}" if where else msg
 
 

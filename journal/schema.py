@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     StringConstraints,
     model_validator,
 )
@@ -72,7 +72,8 @@ def _walk_state(v: Any, depth: int, strings: bool) -> None:
 
 
 _STATE_OK: dict[bytes, None] = {}  # serialised states that passed, most recent ones
-_STATE_OK_MAX = 256  # ≤ 8 MiB even if every state were at the 32 KiB bound
+_STATE_OK_MAX = 256  # entries, each at most _STATE_OK_BYTES: ≤ 2 MiB in all
+_STATE_OK_BYTES = 8 * 1024
 _TOO_DEEP = b"\n" + b" " * 26  # a node 13 levels down, in OPT_INDENT_2 output
 _LONG_LINE = re.compile(rb"\n[^\n]{%d}" % (MAX_STATE_STRING + 1))
 
@@ -81,42 +82,45 @@ def _check_state(value: dict[str, Any]) -> dict[str, Any]:
     """A semantic state is small JSON with short strings: no room for pixels or audio.
 
     Bounds: nesting ≤ 12 levels, every string (keys included) ≤ MAX_STATE_STRING characters
-    and not a data URL, serialised size ≤ MAX_STATE_BYTES. This check sits on the reader's
-    hot path, so it reads the bounds off serialisations instead of walking the value in
-    Python. In the indented form a JSON string cannot hold a raw newline, so each line
-    is indented two spaces per level (so the deepest indentation is the depth, exactly),
-    every key or string sits on a line longer than itself, and a string starting with
-    "data:" shows as '"data:'. The last two are hints (a line also holds its key and
-    indentation; a quote may be escaped inside a string) that an exact walk confirms.
-    States whose exact bytes passed recently pass (the same observation recurs in
-    consecutive stages and turns).
+    and not a data URL, compact serialised size ≤ MAX_STATE_BYTES. This check sits on the
+    reader's hot path, so it reads the bounds off one indented serialisation instead of
+    walking the value in Python. In the indented form a JSON string cannot hold a raw
+    newline, so each line is indented two spaces per level (the deepest indentation is the
+    depth, exactly), every key or string sits on a line longer than itself, a string
+    starting with "data:" shows as '"data:', and the compact form is never longer. The
+    string hints are conservative (a line also holds its key and indentation; a quote may be
+    escaped inside a string): an exact walk confirms them. States whose exact bytes passed
+    recently pass (the same observation recurs in consecutive stages and turns).
     """
     try:
-        raw = orjson.dumps(value)
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError as exc:  # orjson.JSONEncodeError: not JSON, or nested > 255 levels
         raise ValueError(f"observation state is not bounded JSON: {exc}") from None
-    if raw in _STATE_OK:
+    if text in _STATE_OK:
         return value
-    if len(raw) > MAX_STATE_BYTES:
+    if len(text) > MAX_STATE_BYTES and len(orjson.dumps(value)) > MAX_STATE_BYTES:
         raise ValueError(f"observation state is larger than {MAX_STATE_BYTES} bytes")
-    walk = b'"data:' in raw
-    # Deeper than 12 needs more than 12 brackets; a string over the limit makes the whole
-    # state longer than the limit. Only then is the indented form needed.
-    long = len(raw) > MAX_STATE_STRING
-    if long or raw.count(b"{") + raw.count(b"[") > 12:
-        indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        if _TOO_DEEP in indented:
-            raise ValueError("observation state is nested deeper than 12 levels")
-        walk = walk or (long and _LONG_LINE.search(indented) is not None)
-    if walk:
+    if _TOO_DEEP in text:
+        raise ValueError("observation state is nested deeper than 12 levels")
+    if b'"data:' in text or (len(text) > MAX_STATE_STRING and _LONG_LINE.search(text) is not None):
         _walk_state(value, 0, True)
-    if len(_STATE_OK) >= _STATE_OK_MAX:
-        _STATE_OK.clear()
-    _STATE_OK[raw] = None
+    if len(text) <= _STATE_OK_BYTES:
+        if len(_STATE_OK) >= _STATE_OK_MAX:
+            _STATE_OK.clear()
+        _STATE_OK[text] = None
     return value
 
 
-State = Annotated[dict[str, Any], AfterValidator(_check_state)]
+def _state(value: Any) -> dict[str, Any]:
+    # A plain validator: the generic dict[str, Any] check would copy every state only for
+    # _check_state to serialise it again. orjson.dumps there refuses what that check
+    # refused (a key that is not exactly a str, a value that is not JSON).
+    if not isinstance(value, dict):
+        raise ValueError(f"observation state must be a JSON object, not {type(value).__name__}")
+    return _check_state(value if type(value) is dict else dict(value))
+
+
+State = Annotated[dict[str, Any], PlainValidator(_state, json_schema_input_type=dict[str, Any])]
 
 
 # --- header -----------------------------------------------------------------------
