@@ -5,20 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from typing import Any
 
 from bot.mouth.bargein import BargeIn
 from bot.mouth.playback import SILENCE, PlaybackBuffer
-from tests.fakes.openai import CLIENT_EVENTS, FakeOpenAI
+from tests.fakes.openai import CLIENT_EVENTS, FakeOpenAI, next_of
 from tests.mouth.test_playback import LEAD_MS, tone24
-
-
-async def next_of(conn: Any, kind: str) -> Any:
-    async with asyncio.timeout(5):
-        while True:
-            event = await conn.recv()
-            if event.type == kind:
-                return event
 
 
 async def test_barge_in_truncates_at_the_played_position(openai_fake: FakeOpenAI) -> None:

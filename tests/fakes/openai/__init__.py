@@ -12,7 +12,7 @@ from .chat import (
     ToolCalls,
     tool_call,
 )
-from .realtime import CLIENT_EVENTS, RealtimeConnection, RealtimeFake, ResponseScript
+from .realtime import CLIENT_EVENTS, RealtimeConnection, RealtimeFake, ResponseScript, next_of
 from .server import FakeOpenAI
 
 __all__ = [
@@ -30,5 +30,6 @@ __all__ = [
     "Text",
     "ToolCall",
     "ToolCalls",
+    "next_of",
     "tool_call",
 ]

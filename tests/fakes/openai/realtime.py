@@ -29,6 +29,16 @@ _SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(RealtimeServerEvent)  # type: igno
 Predicate = Callable[[dict[str, Any]], bool]
 
 
+async def next_of(conn: Any, kind: str, timeout: float = 5.0) -> Any:  # noqa: ASYNC109
+    """Read server events from a client-side realtime connection (the openai package's)
+    until one of `kind` arrives, waiting at most `timeout` seconds."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = await conn.recv()
+            if event.type == kind:
+                return event
+
+
 def server_event_problem(event: dict[str, Any]) -> str | None:
     try:
         _SERVER_EVENT.validate_python(event)

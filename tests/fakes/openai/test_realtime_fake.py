@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai import FakeOpenAI, next_of
 from tests.fakes.openai.events import tone_pcm16
 from tests.fakes.openai.fixtures import fake_openai
 
@@ -32,15 +32,6 @@ SESSION: Any = {
         }
     ],
 }
-
-
-async def next_of(conn: Any, kind: str) -> Any:
-    """Read server events until one of `kind` arrives (the fake bounds the wait)."""
-    async with asyncio.timeout(5):
-        while True:
-            event = await conn.recv()
-            if event.type == kind:
-                return event
 
 
 async def test_connect_update_append_image_and_response(openai_fake: FakeOpenAI) -> None:
