@@ -82,3 +82,49 @@ async def test_the_request_does_not_grow_with_the_number_of_turns(openai_fake, r
     # The window fills by turn 9; after that the request size is flat (turn digits aside).
     assert max(sizes[10:]) <= sizes[9] * 1.05
     assert json.loads(json.dumps(openai_fake.chat.requests[-1].body))["messages"][0]["role"] == "system"
+
+
+def mind_from_settings(openai_fake, **openai):
+    from bot.config import load_settings
+
+    env = {"OPENAI_BASE_URL": openai_fake.base_url, "OPENAI_API_KEY": "sk-test-not-real"}
+    settings = load_settings(None, env=env)
+    settings.openai = settings.openai.model_copy(update=openai)
+    return OpenAIMind.from_settings(settings)
+
+
+async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(openai_fake, run_scripted):
+    from tests.fakes.openai import HttpError
+
+    openai_fake.chat.script(
+        HttpError(503, "overloaded"), HttpError(503, "overloaded"), Structured(decision())
+    )
+    mind = mind_from_settings(openai_fake, max_retries=1, timeout_s=5.0)
+    session, journal = await run_scripted(mind, turns=2)
+    # turn 1: the first try and one retry both fail; turn 2's single request succeeds
+    assert len(openai_fake.chat.requests) == 3
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "accepted"]
+    assert "HTTP 503" in journal.turns[0].turn.detail
+    assert "sk-test-not-real" not in journal.turns[0].model_dump_json()
+
+
+async def test_the_configured_timeout_bounds_a_hung_request(openai_fake, run_scripted):
+    openai_fake.chat.script(Hang(), Structured(decision()))
+    mind = mind_from_settings(openai_fake, max_retries=0, timeout_s=0.3)
+    assert mind.client.timeout == 0.3 and mind.client.max_retries == 0
+    session, journal = await run_scripted(mind, turns=2)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "accepted"]
+    assert "did not answer in time" in journal.turns[0].turn.detail
+    openai_fake.chat.release_hangs()
+
+
+async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_failed_mind(openai_fake, run_scripted):
+    from tests.fakes.openai import Malformed
+
+    openai_fake.chat.script(Structured(["right"]), Malformed(b"{not json", 200), Structured(decision()))
+    mind = OpenAIMind(openai_fake.client(), "m")
+    session, journal = await run_scripted(mind, turns=3)
+    outcomes = [t.turn.outcome for t in journal.turns]
+    assert outcomes[0] == "invalid_decision" and "not an object" in journal.turns[0].turn.detail
+    assert outcomes[1] == "mind_failed" and "unreadable" in journal.turns[1].turn.detail
+    assert outcomes[2] == "accepted"
