@@ -1,0 +1,108 @@
+"""`clankie play` and `clankie demo` as a person runs them: the flags of the issue, the
+progress display, the evaluator's aggregate at the end."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.cli import build_parser
+from bot.config import load_settings
+from bot.play.runner import run_play
+from bot.worlds.sandbox import MILESTONE_IDS
+from journal.reader import read_journal
+from tests.fakes.openai import Structured
+
+
+def settings_for(tmp_path, **env):
+    return load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state"), **env})
+
+
+async def run(argv, settings):
+    args = build_parser().parse_args(argv)
+    if args.journal_dir:
+        settings.paths.journal_dir = Path(args.journal_dir)
+    out = io.StringIO()
+    code = await run_play(args, settings, out)
+    return code, out.getvalue()
+
+
+def test_play_takes_exactly_the_flags_of_the_issue():
+    args = build_parser().parse_args(
+        "play --world sandbox --mind openai --turns 7 --minutes 1.5 --seed 3 --journal-dir /tmp/j "
+        "--pace 0.25 --exit-when-done".split()
+    )
+    assert (args.world, args.mind, args.turns, args.minutes, args.seed) == ("sandbox", "openai", 7, 1.5, 3)
+    assert (args.journal_dir, args.pace, args.exit_when_done) == ("/tmp/j", 0.25, True)
+    bare = build_parser().parse_args(["play"])
+    assert bare.pace is None and bare.exit_when_done is False  # pace then comes from the config
+    assert build_parser().parse_args(["demo"]).pace == 0.6  # the demo is paced to be watched
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "--mind", "psychic"])
+
+
+async def test_play_to_the_last_milestone_with_the_progress_display(tmp_path):
+    settings = settings_for(tmp_path)
+    journals = tmp_path / "journals"
+    code, out = await run(
+        f"play --world sandbox --mind autopilot --turns 80 --minutes 5 --seed 7 --journal-dir {journals} "
+        "--pace 0 --exit-when-done".split(),
+        settings,
+    )
+    assert code == 0, out
+    rows = [line for line in out.splitlines() if line.startswith("turn ")]
+    assert rows[0].startswith("turn    1 │ milestones   0/7 —")
+    # every row: turn, milestones reached/total and the latest, outcome, action, effect
+    pattern = re.compile(r"^turn +(\d+) │ milestones +(\d)/7 (\S+) +│ (\w+) +│ (\w+\(.*\)) +│ (.+)$")
+    parsed = [pattern.match(r) for r in rows]
+    assert all(parsed), [r for r, p in zip(rows, parsed, strict=True) if not p]
+    assert [int(p.group(1)) for p in parsed] == list(range(1, len(rows) + 1))
+    assert parsed[-1].group(2) == "7" and parsed[-1].group(3) == MILESTONE_IDS[-1]
+    assert {p.group(4) for p in parsed} == {"accepted"}
+    assert "says: \"I'm out of the house" in out
+    assert "button_press(button=a)" in out  # default arguments are left out
+    assert "session ended: stopped after" in out
+    assert "evaluation:" in out and "terminal {'source': 'summary', 'outcome': 'stopped'}" in out
+    [journal_path] = journals.glob("*.jsonl")
+    journal = read_journal(journal_path)
+    assert journal.header.environmentId == "sandbox-seed7"
+    assert journal.summary.progress.milestones == list(MILESTONE_IDS)
+    assert len(journal.turns) == len(rows)
+
+
+async def test_a_turn_budget_ends_the_session_budget_exhausted(tmp_path):
+    code, out = await run(
+        "play --world sandbox --mind autopilot --turns 3 --pace 0".split(), settings_for(tmp_path)
+    )
+    assert code == 0
+    assert len([line for line in out.splitlines() if line.startswith("turn ")]) == 3
+    assert "session ended: budget_exhausted after 3 turns" in out
+
+
+async def test_a_bad_budget_is_refused_before_play_starts(tmp_path, capsys):
+    code, out = await run("play --world sandbox --mind autopilot --turns 0".split(), settings_for(tmp_path))
+    assert code == 2 and "turn " not in out
+    assert "cannot start play: turns must be between 1 and 100000" in capsys.readouterr().err
+
+
+async def test_demo_without_a_key_plays_the_sandbox_with_the_autopilot_until_done(tmp_path, monkeypatch):
+    settings = settings_for(tmp_path)
+    assert settings.openai.api_key is None
+    code, out = await run("demo --no-web --exit-when-done --pace 0".split(), settings)
+    assert code == 0
+    assert out.startswith("playing sandbox with the autopilot mind")
+    assert f"milestones   7/7 {MILESTONE_IDS[-1]}" in out and "session ended: stopped" in out
+
+
+async def test_demo_with_a_key_plays_with_the_openai_mind(tmp_path, openai_fake):
+    decision = {"intent": "look around", "action": {"kind": "button_press", "button": "down"}}
+    openai_fake.chat.responder = lambda body: Structured(decision)
+    settings = settings_for(tmp_path, OPENAI_API_KEY="sk-test-not-real", OPENAI_BASE_URL=openai_fake.base_url)
+    code, out = await run("demo --no-web --turns 2 --pace 0".split(), settings)
+    assert code == 0, out
+    assert out.startswith("playing sandbox with the openai mind")
+    assert len(openai_fake.chat.requests) == 2
+    assert "sk-test-not-real" not in out
