@@ -46,7 +46,8 @@ def _link(character: Character) -> str | None:
 
 
 def _progress_line(progress: dict[str, Any]) -> str:
-    parts = [f"{progress.get('distinctTiles', 0)} tiles"]
+    tiles = progress.get("distinctTiles") or 0
+    parts = [f"{tiles} tiles"] if tiles else []  # worlds without a map (a web page) have none
     maps = progress.get("maps") or []
     if maps:
         parts.append("maps: " + ", ".join(maps[-6:]))

@@ -237,6 +237,7 @@ async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Pa
         await wait_turns(stream, 2, within=30)
         status = await (await live.fake.send_interaction("play status", by=live.fake.member)).response()
         assert "**Playing browser** (autopilot)" in status.content, status.content
+        assert "Progress: milestones: none yet" in status.content  # no map, so no tile count
         session = await host.stop()
         assert session is not None and session.outcome == "stopped"
         journal = read_journal(session.journal_path)  # type: ignore[arg-type]
