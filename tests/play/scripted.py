@@ -24,11 +24,14 @@ class GridWorld:
     name = "grid"
     catalog = GBA_CATALOG
 
-    def __init__(self, *, ambient: bool = False, refuse: set[str] | None = None) -> None:
+    def __init__(
+        self, *, ambient: bool = False, refuse: set[str] | None = None, explode: set[str] | None = None
+    ) -> None:
         self.x, self.y, self.facing = 0, 1, "down"
         self.ambient = ambient
         self.tick = 0
         self.refuse = refuse or set()
+        self.explode = explode or set()  # action kinds whose act raises (an adapter bug)
         self.started = self.closed = False
         self.acted: list[dict[str, Any]] = []
 
@@ -60,6 +63,8 @@ class GridWorld:
     async def act(self, action: BaseModel) -> ActionResult:
         payload = action.model_dump()
         self.acted.append(payload)
+        if payload["kind"] in self.explode:
+            raise RuntimeError("the adapter fell over")
         if payload["kind"] in self.refuse:
             return ActionResult(ok=False, source="body", refusal="unsupported_by_body", detail="not here")
         if payload["kind"] == "button_press" and payload["button"] in MOVES:

@@ -55,6 +55,20 @@ async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripte
     assert journal.summary.turnsTaken == 7 and journal.summary.accepted == 1
 
 
+async def test_an_adapter_that_raises_is_a_rejected_turn_with_the_exception_as_its_result(run_scripted):
+    mind = ScriptedMind([{"intent": "x", "action": {"kind": "advance_dialog"}}, press("right")])
+    session, journal = await run_scripted(mind, world=GridWorld(explode={"advance_dialog"}), turns=2)
+    exploded, after = journal.turns
+    assert exploded.turn.outcome == "rejected_by_adapter" and after.turn.outcome == "accepted"
+    result = exploded.evidence.actionResult.model_dump()
+    assert result["source"] == "exception" and result["ok"] is False
+    assert "RuntimeError: the adapter fell over" in result["detail"]
+    e = exploded.evidence
+    assert e.immediatePreAction is not None and e.postAction is not None and e.progressAfter is not None
+    assert e.timing.actionStartedAt is not None and e.timing.actionSettledAt is not None
+    assert exploded.turn.effect.startswith("refused (exception)")
+
+
 async def test_the_decision_view_and_the_pre_action_view_are_both_recorded_when_the_world_moved(run_scripted):
     session, journal = await run_scripted(ScriptedMind(), world=GridWorld(ambient=True), turns=3)
     for line in journal.turns:
