@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from bot.worlds.sandbox.maps import DIRECTIONS, MAPS
+from bot.worlds.sandbox.maps import DIRECTIONS, MAPS, MapDef
 from bot.worlds.sandbox.milestones import MILESTONE_IDS
 from bot.worlds.sandbox.pathfinding import find_path
 
@@ -123,21 +123,25 @@ def _map_route(start: str, goal: str) -> list[str]:
     return route[::-1]
 
 
+def _nearest(m: MapDef, start: Point, tiles: list[Point], people: set[Point]) -> Point | None:
+    """The tile among ``tiles`` with the shortest walkable path from ``start`` (first on ties)."""
+    best: tuple[int, Point] | None = None
+    for tile in tiles:
+        path = find_path(m, start, tile, people)
+        if path is not None and (best is None or len(path) < best[0]):
+            best = (len(path), tile)
+    return best[1] if best is not None else None
+
+
 def _go_towards(state: dict[str, Any], target_map: str) -> tuple[Action, str]:
     here = state["location"]["map"]
     nxt = _map_route(here, target_map)[1]
     m = MAPS[here]
-    start, people = _position(state), _people(state)
-    best: tuple[int, Point] | None = None
-    for tile, warp in sorted(m.warps.items()):
-        if warp.to_map != nxt:
-            continue
-        path = find_path(m, start, tile, people)
-        if path is not None and (best is None or len(path) < best[0]):
-            best = (len(path), tile)
+    exits = [tile for tile, warp in sorted(m.warps.items()) if warp.to_map == nxt]
+    best = _nearest(m, _position(state), exits, _people(state))
     if best is None:
         return _wait(f"wait for the way to the {MAPS[nxt].name} exit to clear")
-    x, y = best[1]
+    x, y = best
     return {"kind": "walk_to", "x": x, "y": y}, f"walk to the exit to {MAPS[nxt].name} at ({x},{y})"
 
 
@@ -157,15 +161,10 @@ def _talk_to(state: dict[str, Any], person: str) -> tuple[Action, str]:
                 "button": facing,
                 "holdFrames": 1,
             }, f"turn {facing} to face {npc['name']}"
-    best: tuple[int, Point] | None = None
-    for dx, dy in DIRECTIONS.values():
-        tile = (spot[0] + dx, spot[1] + dy)
-        if not m.walkable(*tile) or tile in m.warps or tile in people:
-            continue
-        path = find_path(m, start, tile, people)
-        if path is not None and (best is None or len(path) < best[0]):
-            best = (len(path), tile)
+    beside = [(spot[0] + dx, spot[1] + dy) for dx, dy in DIRECTIONS.values()]
+    free = [t for t in beside if m.walkable(*t) and t not in m.warps and t not in people]
+    best = _nearest(m, start, free, people)
     if best is None:
         return _wait(f"wait for a way to {npc['name']} to clear")
-    x, y = best[1]
+    x, y = best
     return {"kind": "walk_to", "x": x, "y": y}, f"walk next to {npc['name']} at ({x},{y})"
