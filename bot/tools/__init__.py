@@ -4,6 +4,7 @@ from bot.tools.base import NoArgs, Privilege, Surface, Tool, ToolResult
 from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.defaults import DEFAULT_TOOLS, build_registry
 from bot.tools.registry import ESCALATING_TOOL, RegistryError, ToolRegistry
+from bot.tools.world import world_action_tools
 
 __all__ = [
     "DEFAULT_TOOLS",
@@ -19,4 +20,5 @@ __all__ = [
     "ToolResult",
     "ToolServices",
     "build_registry",
+    "world_action_tools",
 ]

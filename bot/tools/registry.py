@@ -98,6 +98,15 @@ class ToolRegistry:
         if problems:
             raise RegistryError("; ".join(problems))
 
+    def extended(self, tools: Iterable[AnyTool]) -> ToolRegistry:
+        """A new registry with this one's tools plus ``tools`` (each checked as at registration),
+        e.g. the current world's actions on the player surface for one play session; this
+        registry is left as it was."""
+        out = ToolRegistry(self._tools.values())
+        for tool in tools:
+            out.register(tool)
+        return out
+
     # -- reading ----------------------------------------------------------------------
     def names(self, surface: str | None = None) -> list[str]:
         return [n for n, t in self._tools.items() if surface is None or t.on(surface)]
@@ -158,7 +167,7 @@ class ToolRegistry:
         try:
             args = tool.args.model_validate(parsed)
         except ValidationError as exc:
-            reason = _describe(exc)
+            reason = describe_validation_error(exc)
             log.info("tool_arguments_invalid", surface=surface, tool=name, reason=reason[:200])
             return ToolResult.error(f"error: invalid arguments for {name}: {reason}. Nothing was run.")
         try:
@@ -187,7 +196,8 @@ def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
     return value
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first few problems of a validation error, each as ``where: what``."""
     parts = []
     for err in exc.errors()[:5]:
         where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
