@@ -71,3 +71,33 @@ async def test_a_configured_token_is_required(tmp_path: Path, client_for) -> Non
     assert (await client.get("/share/not-a-token")).status == 404
     assert (await client.get("/games/2048.html")).status == 200
     assert (await client.get("/static/activity.js")).status == 200
+
+
+async def test_another_address_starts_only_with_the_token_and_then_requires_it(tmp_path: Path) -> None:
+    """127.0.0.2 is not 127.0.0.1 (so the rule applies) yet still loopback (nothing listens beyond it)."""
+    import aiohttp
+
+    refused = WebSurface(
+        settings_for(tmp_path, web=WebSettings(host="127.0.0.2", port=0)), None, ShareStore()
+    )
+    with pytest.raises(WebConfigError, match="refusing to listen on 127.0.0.2"):
+        await refused.start()
+    assert refused.handle is None
+
+    settings = settings_for(tmp_path, web=WebSettings(host="127.0.0.2", port=0, token=SecretStr(TOKEN)))
+    surface = WebSurface(settings, PlayHost(settings), ShareStore())
+    handle = await surface.start()
+    try:
+        assert handle.url == f"http://127.0.0.2:{handle.port}/" and TOKEN not in handle.url
+        live = handle.url + "v1/embodiment/sessions/live"
+        async with aiohttp.ClientSession() as session:
+            async with session.get(live) as response:
+                assert response.status == 401
+            async with session.get(handle.url) as response:
+                assert response.status == 401 and "/?token=" in await response.text()
+            async with session.get(live, headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+                assert response.status == 200 and (await response.json())["session"] is None
+            async with session.get(f"{handle.url}?token={TOKEN}") as response:
+                assert response.status == 200 and "activity.js" in await response.text()
+    finally:
+        await handle.close()
