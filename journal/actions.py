@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, model_validator
@@ -178,7 +178,7 @@ LIVE_ACTION_KINDS: frozenset[str] = frozenset(
     for m in LIVE_ACTION_MODELS
 )
 
-_live_adapter: TypeAdapter[Any] = TypeAdapter(LiveAction)
+_live_adapter: TypeAdapter[Any] = TypeAdapter(cast(Any, LiveAction))  # a special form
 
 
 class HistoricalAction(BaseModel):

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Union, cast
 
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
@@ -58,7 +58,7 @@ _HeaderUnion = Annotated[Union[HeaderV1, HeaderV2, HeaderV3], Field(discriminato
 _TurnUnion = Annotated[Union[TurnV1, TurnV2], Field(discriminator="schemaVersion")]  # noqa: UP007
 _LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, Summary], Field(discriminator="kind")]  # noqa: UP007
 
-LINE_ADAPTER: TypeAdapter[Header | Turn | Summary] = TypeAdapter(_LineUnion)
+LINE_ADAPTER: TypeAdapter[Header | Turn | Summary] = TypeAdapter(cast(Any, _LineUnion))  # a special form
 _VALIDATE = LINE_ADAPTER.validator.validate_python  # the core validator: no Python wrapper per line
 _KINDS = ("header", "turn", "summary")
 _BRANCH_MISSES = frozenset({"union_tag_invalid", "union_tag_not_found", "none_required"})
