@@ -34,15 +34,33 @@ def _json(body: dict[str, Any], status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
-def wants_image(accept: str) -> bool:
-    """True when the client asks for an image (``image/*``, ``image/png`` …) with q > 0."""
+def _qualities(accept: str) -> list[tuple[str, float]]:
+    out = []
     for part in accept.split(","):
-        media, _, params = part.strip().partition(";")
-        if media.strip().lower().startswith("image/"):
-            if "q=0" in params.replace(" ", "") and not any(c in params for c in "123456789"):
-                continue
-            return True
-    return False
+        media, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if media:
+            out.append((media.lower(), q))
+    return out
+
+
+def wants_image(accept: str) -> bool:
+    """True when the client prefers an image (``image/*``, ``image/png`` …) to JSON: its best
+    image quality is above zero and above that of ``application/json`` (or a wildcard)."""
+    image = json_q = 0.0
+    for media, q in _qualities(accept):
+        if media.startswith("image/"):
+            image = max(image, q)
+        elif media in ("application/json", "application/*", "*/*"):
+            json_q = max(json_q, q)
+    return image > 0 and image > json_q
 
 
 async def live_session(request: web.Request) -> web.Response:

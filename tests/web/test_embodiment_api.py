@@ -33,6 +33,11 @@ def test_accept_parsing() -> None:
     assert not wants_image("")
     assert not wants_image("*/*")
     assert not wants_image("image/png;q=0")
+    assert not wants_image("image/png;q=0.0, application/json")
+    assert wants_image("image/png;level=1;q=0.2")
+    assert not wants_image("application/json, image/*;q=0.5")
+    assert not wants_image("image/png;q=0.5, */*")
+    assert not wants_image("image/png;q=oops")
 
 
 async def test_not_playing(api: TestClient) -> None:
