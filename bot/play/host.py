@@ -14,6 +14,7 @@ import structlog
 
 from bot.config import Settings
 from bot.play.events import EventLog
+from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.worlds.base import Still, World, WorldUnavailable
@@ -68,7 +69,7 @@ class PlayHost:
         self.index = JourneyIndex(self.journal_dir)
         self.session: PlaySession | None = None
         self._task: asyncio.Task[str] | None = None
-        self._listeners: list[asyncio.Queue[SettledTurn]] = []
+        self._feed = TurnFeed()  # outlives sessions: listeners hear whichever one plays
         self._lock = asyncio.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -147,7 +148,7 @@ class PlayHost:
             "mind": session.spec.mind,
         }
         self.events.running(data)
-        session.add_listener(self._fan_out)
+        session.add_listener(self._feed.publish)
         outcome = "failed"
         try:
             outcome = await session.run()
@@ -155,12 +156,6 @@ class PlayHost:
             self.events.ended(data, outcome)
             log.info("play_session_ended", run_id=session.run_id, outcome=outcome, turns=session.turn)
         return outcome
-
-    def _fan_out(self, settled: SettledTurn) -> None:
-        for queue in list(self._listeners):
-            if queue.full():
-                queue.get_nowait()  # a slow listener loses its oldest turn, never blocks play
-            queue.put_nowait(settled)
 
     async def stop(self) -> PlaySession | None:
         """Ask the running session to stop and wait until it has ended; None if none ran."""
@@ -184,18 +179,7 @@ class PlayHost:
     # -- what others read ------------------------------------------------------------------
     def subscribe(self) -> AsyncIterator[SettledTurn]:
         """Settled turns of whatever session is playing, for as long as the caller listens."""
-        queue: asyncio.Queue[SettledTurn] = asyncio.Queue(maxsize=256)
-        self._listeners.append(queue)
-
-        async def stream() -> AsyncIterator[SettledTurn]:
-            try:
-                while True:
-                    yield await queue.get()
-            finally:
-                if queue in self._listeners:
-                    self._listeners.remove(queue)
-
-        return stream()
+        return self._feed.subscribe()
 
     def live_still(self) -> Still | None:
         s = self.active

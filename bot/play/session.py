@@ -15,6 +15,7 @@ from typing import Any
 
 import structlog
 
+from bot.play.feed import TurnFeed
 from bot.play.lines import Speech, summary_line, turn_line
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.progress import ProgressTracker, location_of
@@ -70,7 +71,7 @@ class PlaySession:
     journal_path: Path | None = None
     error: str | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
-    _listeners: list[asyncio.Queue[SettledTurn | None]] = field(default_factory=list)
+    _feed: TurnFeed = field(default_factory=TurnFeed)
     _recent: deque[SettledTurn] = field(default_factory=lambda: deque(maxlen=20))
     _recent_for_mind: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
     _progress: ProgressTracker = field(default_factory=ProgressTracker)
@@ -81,7 +82,6 @@ class PlaySession:
     _post_still_at: float = float("-inf")
     _task: asyncio.Task[Any] | None = None
     _deciding: bool = False
-    _callbacks: list[Callable[[SettledTurn], None]] = field(default_factory=list)
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
 
     @property
@@ -91,37 +91,11 @@ class PlaySession:
     # -- listeners -------------------------------------------------------------------------
     def subscribe(self) -> AsyncIterator[SettledTurn]:
         """An async stream of settled turns; ends when the session ends."""
-        queue: asyncio.Queue[SettledTurn | None] = asyncio.Queue(maxsize=256)
-        self._listeners.append(queue)
-
-        async def stream() -> AsyncIterator[SettledTurn]:
-            try:
-                while True:
-                    item = await queue.get()
-                    if item is None:
-                        return
-                    yield item
-            finally:
-                if queue in self._listeners:
-                    self._listeners.remove(queue)
-
-        return stream()
+        return self._feed.subscribe()
 
     def add_listener(self, callback: Callable[[SettledTurn], None]) -> None:
         """Call ``callback`` synchronously with every settled turn (cheaper than a stream)."""
-        self._callbacks.append(callback)
-
-    def _publish(self, item: SettledTurn | None) -> None:
-        if item is not None:
-            for callback in list(self._callbacks):
-                try:
-                    callback(item)
-                except Exception:
-                    log.exception("settled_turn_listener_failed")
-        for queue in list(self._listeners):
-            if queue.full():
-                queue.get_nowait()  # a slow listener loses its oldest turn, never blocks play
-            queue.put_nowait(item)
+        self._feed.add_listener(callback)
 
     @property
     def recent(self) -> list[SettledTurn]:
@@ -205,7 +179,7 @@ class PlaySession:
             except Exception:
                 log.warning("mind_close_failed", mind=self.mind.name)
             self.state = "failed" if self.outcome == "failed" else "stopped"
-            self._publish(None)
+            self._feed.close()
         return self.outcome or "failed"
 
     def _budget_left(self) -> bool:
@@ -388,7 +362,7 @@ class PlaySession:
         self.last = settled
         self._recent.append(settled)
         self._recent_for_mind.append(recent_entry(settled))
-        self._publish(settled)
+        self._feed.publish(settled)
 
     def _speech(self, rec: TurnRecord, objective: str | None) -> Speech:
         """Speech has a cooldown of SPEECH_COOLDOWN_TURNS turns; a turn allowed to speak gets a
