@@ -10,15 +10,10 @@ from typing import Any
 
 import pytest
 
+from bot.worlds.browser.world import CHROMIUM_ARGS
+
 CHROMIUM = "/usr/bin/chromium"
-QUIET_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+QUIET_FLAGS = list(CHROMIUM_ARGS)  # the same quiet, offline flags the browser world launches with
 # getDisplayMedia without a picker: a fake capture device answers (a 1280x720 "monitor").
 FAKE_CAPTURE_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from bot.config import WebSettings
@@ -17,6 +19,18 @@ PHONE = {"width": 412, "height": 915}
 FIRST_TURN = "() => { const li = document.querySelector('#turns li'); return li ? +li.dataset.turn : 0; }"
 STORY_TURNS = "() => +document.getElementById('story-turns').textContent || 0"
 SHOWN_FRAME = "() => document.getElementById('still').dataset.sha || null"
+
+
+@asynccontextmanager
+async def served(tmp_path: Path) -> AsyncIterator[tuple[PlayHost, str]]:
+    """A play host and its web surface on loopback; yields the host and the page's URL."""
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    host = PlayHost(settings)
+    handle = await WebSurface(settings, host, ShareStore()).start()
+    try:
+        yield host, handle.url
+    finally:
+        await handle.close()
 
 
 async def watch_page_follow_play(page, url: str) -> None:
@@ -39,69 +53,61 @@ async def watch_page_follow_play(page, url: str) -> None:
 
 
 async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
-    settings = settings_for(tmp_path, web=WebSettings(port=0))
-    host = PlayHost(settings)
-    surface = WebSurface(settings, host, ShareStore())
-    handle = await surface.start()
-    try:
-        async with chromium() as browser:
-            page = await browser.new_page(viewport=PHONE, device_scale_factor=1)
-            async with sandbox_playing(host, pace_seconds=0.4):
-                await watch_page_follow_play(page, handle.url)
-                size = await page.evaluate(
-                    "() => { const i = document.getElementById('still'); return [i.naturalWidth, i.naturalHeight]; }"
-                )
-                assert size == [240, 160]
-                assert (await page.text_content("#state")).startswith("playing sandbox")
-                assert await page.text_content("#objective") != "—"
-                badges = await page.locator("#turns .badge").all_text_contents()
-                assert badges and all(
-                    b in ("accepted", "rejected by adapter", "invalid decision", "mind failed")
-                    for b in badges
-                )
-                actions = await page.locator("#turns code").all_text_contents()
-                assert actions and all("(" in a for a in actions)
-                assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-                assert await page.text_content("#transport") == "live"
-                shot = await page.screenshot(path=str(SCREENSHOT), full_page=True)
-                assert len(shot) > 10_000
-            # play stopped: the page says so and the last turns stay readable
-            await page.wait_for_function(
-                "() => document.getElementById('state').textContent === 'not playing'", timeout=10_000
+    async with served(tmp_path) as (host, url), chromium() as browser:
+        page = await browser.new_page(viewport=PHONE, device_scale_factor=1)
+        async with sandbox_playing(host, pace_seconds=0.4):
+            await watch_page_follow_play(page, url)
+            size = await page.evaluate(
+                "() => { const i = document.getElementById('still'); return [i.naturalWidth, i.naturalHeight]; }"
             )
-            assert await page.locator("#turns li").count() > 0
-    finally:
-        await handle.close()
+            assert size == [240, 160]
+            assert (await page.text_content("#state")).startswith("playing sandbox")
+            assert await page.text_content("#objective") != "—"
+            badges = await page.locator("#turns .badge").all_text_contents()
+            assert badges and all(
+                b in ("accepted", "rejected by adapter", "invalid decision", "mind failed") for b in badges
+            )
+            actions = await page.locator("#turns code").all_text_contents()
+            assert actions and all("(" in a for a in actions)
+            # readable on a phone: nothing wider than the screen, text no smaller than 12 px
+            assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+            smallest = await page.evaluate(
+                "() => Math.min(...[...document.querySelectorAll('main dd, main li, main h2')]"
+                ".map(e => parseFloat(getComputedStyle(e).fontSize)))"
+            )
+            assert smallest >= 12
+            assert await page.text_content("#transport") == "live"
+            shot = await page.screenshot(path=str(SCREENSHOT), full_page=True)
+            assert len(shot) > 10_000
+        # play stopped: the page says so and the last turns stay readable
+        await page.wait_for_function(
+            "() => document.getElementById('state').textContent === 'not playing'", timeout=10_000
+        )
+        assert await page.locator("#turns li").count() > 0
 
 
 async def test_activity_page_polls_without_server_sent_events(tmp_path: Path) -> None:
-    settings = settings_for(tmp_path, web=WebSettings(port=0))
-    host = PlayHost(settings)
-    surface = WebSurface(settings, host, ShareStore())
-    handle = await surface.start()
-    try:
-        async with chromium() as browser, sandbox_playing(host, pace_seconds=0.3):
-            page = await browser.new_page()
-            await page.add_init_script("delete window.EventSource;")
-            await watch_page_follow_play(page, handle.url)
-            assert await page.text_content("#transport") == "updating every 2 s"
-    finally:
-        await handle.close()
+    async with (
+        served(tmp_path) as (host, url),
+        chromium() as browser,
+        sandbox_playing(host, pace_seconds=0.3),
+    ):
+        page = await browser.new_page()
+        await page.add_init_script("delete window.EventSource;")
+        await watch_page_follow_play(page, url)
+        assert await page.text_content("#transport") == "updating every 2 s"
 
 
 async def test_the_still_shown_is_the_settled_turns_picture(tmp_path: Path) -> None:
     """After a turn settles the page shows what the action led to, not the frame the decision
     was made on (a long pace keeps the world still while the page is read)."""
-    settings = settings_for(tmp_path, web=WebSettings(port=0))
-    host = PlayHost(settings)
-    handle = await WebSurface(settings, host, ShareStore()).start()
-    try:
-        async with chromium() as browser, sandbox_playing(host, pace_seconds=60) as (first,):
+    async with served(tmp_path) as (host, url), chromium() as browser:
+        async with sandbox_playing(host, pace_seconds=60) as (first,):
             assert host.active is not None
             after_action = await host.active.world.still()
             assert first.frame_sha256 != after_action.sha256  # turn 1 leaves the bedroom
             page = await browser.new_page(viewport=PHONE)
-            await page.goto(handle.url)
+            await page.goto(url)
             await page.wait_for_function(f"() => ({FIRST_TURN})() === 1", timeout=20_000)
             await page.wait_for_function(
                 f"() => ({SHOWN_FRAME})() === {after_action.sha256!r}", timeout=20_000
@@ -110,5 +116,3 @@ async def test_the_still_shown_is_the_settled_turns_picture(tmp_path: Path) -> N
                 "() => { const i = document.getElementById('still'); return i.complete && i.naturalWidth; }"
             )
             assert shown == 240
-    finally:
-        await handle.close()

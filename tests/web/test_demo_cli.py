@@ -22,6 +22,18 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+async def demo(tmp_path: Path, *args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *CLANKIE,
+        "demo",
+        *args,
+        cwd=ROOT,
+        env=env_for(tmp_path),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
 async def read_line_with(proc: asyncio.subprocess.Process, prefix: str) -> str:
     assert proc.stdout is not None
     while True:
@@ -32,20 +44,7 @@ async def read_line_with(proc: asyncio.subprocess.Process, prefix: str) -> str:
 
 
 async def test_demo_prints_its_url_serves_the_page_and_one_ctrl_c_quits(tmp_path: Path) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        *CLANKIE,
-        "demo",
-        "--port",
-        "0",
-        "--turns",
-        "5000",
-        "--pace",
-        "0.2",
-        cwd=ROOT,
-        env=env_for(tmp_path),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    proc = await demo(tmp_path, "--port", "0", "--turns", "5000", "--pace", "0.2")
     try:
         async with asyncio.timeout(60):
             url = (await read_line_with(proc, "activity page: ")).removeprefix("activity page: ")
@@ -68,18 +67,7 @@ async def test_demo_prints_its_url_serves_the_page_and_one_ctrl_c_quits(tmp_path
 
 
 async def test_demo_refuses_another_address_without_a_token(tmp_path: Path) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        *CLANKIE,
-        "demo",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        "0",
-        cwd=ROOT,
-        env=env_for(tmp_path),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    proc = await demo(tmp_path, "--host", "0.0.0.0", "--port", "0")
     async with asyncio.timeout(60):
         out, err = await proc.communicate()
     assert proc.returncode == 2
