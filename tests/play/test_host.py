@@ -134,3 +134,65 @@ def test_reconcile_closes_runs_of_dead_processes_as_lease_lapsed(tmp_path):
     lines = read_events(log.path).lines
     assert lines[-1].type == "embodiment.session.failed" and lines[-1].data["outcome"] == "lease_lapsed"
     assert log.reconcile() == []
+
+
+async def test_the_minutes_budget_ends_the_session(settings, monkeypatch):
+    import types
+
+    import bot.play.session as session_module
+
+    clock = types.SimpleNamespace(now=500.0)
+    monkeypatch.setattr(session_module, "time", types.SimpleNamespace(monotonic=lambda: clock.now))
+
+    class SlowMind(ScriptedMind):
+        async def decide(self, view):
+            clock.now += 40.0  # each decision 'takes' 40 s of the session's clock
+            return await super().decide(view)
+
+    host = make_host(settings, SlowMind())
+    session = await host.start(StartRequest(turns=100, minutes=1.5))
+    assert await host.wait() == "budget_exhausted"
+    assert session.turn == 3  # 0 s, 40 s, 80 s started; at 120 s the 90 s budget is spent
+    from journal.reader import read_journal
+
+    journal = read_journal(session.journal_path)
+    assert journal.summary.outcome == "budget_exhausted" and journal.summary.durationMs == 120_000
+
+
+async def test_a_world_that_fails_to_start_fails_the_session_in_the_event_log(settings):
+    class BrokenWorld(GridWorld):
+        async def start(self):
+            raise RuntimeError("no screen attached")
+
+    mind = ScriptedMind()
+    host = make_host(settings, mind, BrokenWorld())
+    session = await host.start(StartRequest(turns=5))
+    assert await host.wait() == "failed"
+    assert session.state == "failed" and "no screen attached" in session.error
+    assert session.journal_path is None and mind.closed
+    last = read_events(settings.event_log).lines[-1]
+    assert last.type == "embodiment.session.failed" and last.data["outcome"] == "failed"
+
+
+async def test_while_playing_the_host_shows_the_still_the_digest_and_the_story(settings):
+    mind = GatedMind()
+    host = make_host(settings, mind)
+    session = await host.start(StartRequest(turns=100))
+    await asyncio.wait_for(mind.waiting.wait(), 5)
+    mind.waiting.clear()
+    mind.gate.set()
+    await asyncio.wait_for(mind.waiting.wait(), 5)  # turn 1 settled, turn 2 being decided
+    still = host.live_still()
+    assert still is not None and still.data.startswith(b"\x89PNG")
+    digest = host.activity()
+    assert digest["runId"] == session.run_id and digest["state"] == "running"
+    assert digest["lastOutcome"] == "accepted" and digest["lastEffect"].startswith("moved")
+    assert digest["frameSha256"] == still.sha256 and digest["progress"]["distinctTiles"] == 2
+    assert "imageBase64" not in str(digest) and not any(isinstance(v, bytes) for v in digest.values())
+    card = host.live_story()
+    assert card["turnsTaken"] == 1 and card["sessionId"] == session.session_id
+    assert host.recall_story() == (card, True)
+    assert [t.turn for t in host.recent_turns()] == [1]
+    await host.stop()
+    recalled, active = host.recall_story()
+    assert active is False and recalled["turnsTaken"] == 1
