@@ -1,8 +1,8 @@
 """``clankie journal …``: list runs, show a journey's story card, trace a sitting, evaluate it.
 
 Exit codes: 0 success; 1 an invalid journal (``path:line: reason`` on stderr; for ``runs``
-and ``story`` the valid journals are still shown); 2 a usage error (bad arguments, a
-directory or journey that does not exist).
+and ``story`` the valid journals are still shown); 2 a usage error (bad arguments, or a
+directory, file or journey that does not exist).
 """
 
 from __future__ import annotations
@@ -57,6 +57,14 @@ def _dump(data: Any, out: TextIO) -> None:
 def _directory(path: Path) -> Path:
     if not path.is_dir():
         raise _UsageError(f"{path}: not a directory")
+    return path
+
+
+def _file(path: Path, what: str = "") -> Path:
+    if not path.exists():
+        raise _UsageError(f"{path}: no such {what or 'file'}")
+    if not path.is_file():
+        raise _UsageError(f"{path}: not a file")
     return path
 
 
@@ -120,7 +128,7 @@ def _action_text(action: Any) -> str:
 
 
 def _sight(args: argparse.Namespace, out: TextIO) -> int:
-    journal = read_journal(args.file)
+    journal = read_journal(_file(args.file, "journal"))
     h = journal.header
     out.write(f"run {h.runId}  journey {journal.journey_id}  started {h.startedAt}  v{h.schemaVersion}\n")
     for line in journal.turns:
@@ -143,7 +151,9 @@ def _sight(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _eval(args: argparse.Namespace, out: TextIO) -> int:
-    report = evaluate(args.file, args.events, args.voice_receipts)
+    events = args.events and _file(args.events, "event log")
+    receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
+    report = evaluate(_file(args.file, "journal"), events, receipts)
     if args.json:
         _dump(report, out)
         return 0
@@ -152,12 +162,15 @@ def _eval(args: argparse.Namespace, out: TextIO) -> int:
     out.write(
         f"run {run['runId']}  v{run['schemaVersion']}  terminal {term['outcome']} (from {term['source']})\n"
     )
-    out.write(
-        f"turns {agg['turns']}  outcomes {agg['outcomes']}  retiredActionTurns {agg['retiredActionTurns']}\n"
-    )
+    outcomes = "  ".join(f"{k}={v}" for k, v in sorted(agg["outcomes"].items())) or "-"
+    out.write(f"turns {agg['turns']}  outcomes {outcomes}  retiredActionTurns {agg['retiredActionTurns']}\n")
     for name in VERDICTS:
         counts = "  ".join(f"{k}={v}" for k, v in sorted(agg["verdicts"][name].items()))
         out.write(f"  {name:<27} {counts or '-'}\n")
+    names = {"events": "event log", "receipts": "receipt trail"}
+    for source, skipped in report["skippedOperationalLines"].items():
+        for reason in skipped:
+            out.write(f"skipped a line of the {names.get(source, source)}: {reason}\n")
     return 0
 
 

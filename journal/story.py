@@ -11,8 +11,9 @@ Projection rules:
 - ``turnsTaken`` counts every turn of every sitting; ``lastTurnAt`` is the latest turn's ``at``.
 - ``objective`` is the latest turn's objective (null when it was cleared).
 - ``maps`` are the last 16 distinct maps seen, oldest first: the ``location.map`` of the
-  turn's newest observation (post-action, else pre-action, else decision), else any map
-  newly listed in ``progressAfter.maps``.
+  turn's decision observation, then of its newest observation (post-action, else
+  pre-action, else decision); when the newest names none, any map newly listed in
+  ``progressAfter.maps``.
 - ``moments`` are the last 8 turns that wanted to speak and had an effect:
   ``{at, effect, toward: objective}``.
 """
@@ -25,7 +26,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from journal.schema import Header, HeaderV2, HeaderV3, TurnV1, TurnV2
+from journal.schema import Header, HeaderV2, HeaderV3, Stage, TurnV1, TurnV2
 
 MAX_MAPS = 16
 MAX_MOMENTS = 8
@@ -56,18 +57,26 @@ class StoryCard(BaseModel):
     moments: list[StoryMoment] = Field(max_length=MAX_MOMENTS)
 
 
-def _location_map(turn: TurnV2) -> str | None:
-    ev = turn.evidence
-    for stage in (ev.postAction, ev.immediatePreAction, ev.decision):
-        if stage is None or not stage.observations:
-            continue
-        location: Any = stage.observations[-1].state.get("location")
-        if isinstance(location, dict):
-            name = location.get("map")
-            if isinstance(name, str) and name:
-                return name[:64]
+def _stage_map(stage: Stage | None) -> str | None:
+    """The ``location.map`` of a stage's newest observation, if it names one."""
+    if stage is None or not stage.observations:
         return None
+    location: Any = stage.observations[-1].state.get("location")
+    if isinstance(location, dict):
+        name = location.get("map")
+        if isinstance(name, str) and name:
+            return name[:64]
     return None
+
+
+def _turn_maps(turn: TurnV2) -> tuple[str | None, str | None]:
+    """The map the turn started on (decision stage) and the one it ended on (newest stage)."""
+    ev = turn.evidence
+    newest = next(
+        (s for s in (ev.postAction, ev.immediatePreAction, ev.decision) if s is not None and s.observations),
+        None,
+    )
+    return _stage_map(ev.decision), _stage_map(newest)
 
 
 class StoryProjector:
@@ -118,7 +127,9 @@ class StoryProjector:
             self._moments.append(StoryMoment(at=line.at, effect=body.effect, toward=body.objective))
 
     def _see_maps(self, line: TurnV2) -> None:
-        current = _location_map(line)
+        started, current = _turn_maps(line)
+        if started is not None:
+            self._see(started)
         if current is not None:
             self._see(current)
         elif line.evidence.progressAfter is not None:

@@ -131,3 +131,40 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "runs" in capsys.readouterr().out
+
+
+def test_eval_readable_names_outcomes_and_skipped_operational_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refused = turn(2, outcome="rejected_by_adapter", effect=None, detail="a fence blocks the way")
+    path = write_raw(tmp_path / "j.jsonl", [samples.header(run_id="run-9"), samples.turn_v2(1), refused])
+    events = tmp_path / "events.jsonl"
+    append_line(events, EventLine(type="embodiment.session.stopped", data={"runId": "run-9"}))
+    with open(events, "ab") as fh:
+        fh.write(b'{"schemaVersion": 1, "id": "x", "ty')  # a crash cut the last line short
+    assert main(["eval", str(path), "--events", str(events)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("terminal stopped (from event_log)")
+    assert out[1] == "turns 2  outcomes accepted=1  rejected_by_adapter=1  retiredActionTurns 0"
+    assert out[-1].startswith(f"skipped a line of the event log: {events}:2: ")
+
+
+@pytest.mark.parametrize("option", ["--events", "--voice-receipts"])
+def test_eval_missing_operational_log_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    path = write_raw(tmp_path / "j.jsonl", v3_lines(1))
+    missing = tmp_path / "typo.jsonl"
+    assert main(["eval", str(path), option, str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"{missing}: no such " in captured.err
+
+
+@pytest.mark.parametrize("command", ["sight", "eval"])
+def test_missing_or_directory_journal_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert main([command, str(tmp_path / "nope.jsonl")]) == 2
+    assert f"clankie journal {command}: {tmp_path / 'nope.jsonl'}: no such journal" in capsys.readouterr().err
+    assert main([command, str(tmp_path)]) == 2
+    assert f"{tmp_path}: not a file" in capsys.readouterr().err

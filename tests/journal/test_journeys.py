@@ -79,6 +79,7 @@ def test_story_card_bounds_maps_and_moments(tmp_path: Path) -> None:
     lines = [samples.header(run_id="r", journey_id="J")]
     for n in range(1, 41):
         line = turn(n, speakWanted=True, speak="hi", effect=f"effect {n}", objective=f"goal {n}")
+        line = with_location(line, "decision", map_name=f"map_{(n - 1) % 20}", x=1, y=1)
         lines.append(with_location(line, "postAction", map_name=f"map_{n % 20}", x=1, y=1))
     write_raw(tmp_path / "20261130T020000Z-r.jsonl", lines)
     card = JourneyIndex(tmp_path).story_card("J")
@@ -88,6 +89,16 @@ def test_story_card_bounds_maps_and_moments(tmp_path: Path) -> None:
     assert [m.effect for m in card.moments] == [f"effect {n}" for n in range(33, 41)]
     assert len(card.moments) == MAX_MOMENTS
     assert card.objective == "goal 40"
+
+
+def test_story_maps_include_the_map_a_turn_started_on(tmp_path: Path) -> None:
+    first = with_location(samples.turn_v2(1), "decision", map_name="bedroom", x=3, y=3)
+    first = with_location(first, "postAction", map_name="house", x=7, y=1)
+    second = with_location(samples.turn_v2(2), "decision", map_name="house", x=7, y=1)
+    second = with_location(second, "postAction", map_name="town", x=5, y=4)
+    write_raw(tmp_path / "a.jsonl", [samples.header(journey_id="J"), first, second])
+    card = JourneyIndex(tmp_path).story_card("J")
+    assert card is not None and card.maps == ["bedroom", "house", "town"]
 
 
 def test_cleared_objective_and_missing_journey(tmp_path: Path) -> None:
