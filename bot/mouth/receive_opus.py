@@ -95,6 +95,18 @@ class OpusDecoders:
     def reset(self) -> None:
         self._speakers.clear()
 
+    def skip(self, ssrc: int, sequence: int) -> None:
+        """A packet with no media (all RTP padding) took this sequence number: it is neither
+        audio nor a loss, so the next packet is not concealed for it."""
+        speaker = self._speakers.get(ssrc)
+        if speaker is None or speaker.last_sequence is None:
+            return
+        step = (sequence - speaker.last_sequence) & 0xFFFF
+        if 0 < step < 0x8000:
+            if step > 1:  # packets lost before the padding: leave them to the next audio packet
+                return
+            speaker.last_sequence = sequence
+
     def decode(self, ssrc: int, sequence: int, payload: bytes | None) -> list[bytes]:
         """PCM frames for one packet; ``payload=None`` means the packet could not be opened."""
         speaker = self._speakers.get(ssrc)

@@ -60,6 +60,7 @@ class ReceiveStats:
     other: int = 0  # non-RTP datagrams (IP discovery replies, …) ignored
     non_audio: int = 0  # RTP with a payload type other than Opus (video, RTX) ignored
     malformed: int = 0
+    padding_only: int = 0  # packets whose payload was all RTP padding; dropped
     transport_failures: int = 0  # did not authenticate; dropped
     no_key: int = 0  # arrived before the secret key; dropped
     unknown_ssrc: int = 0  # no user mapped yet; dropped quietly
@@ -126,6 +127,10 @@ class ReceivePipeline:
             return
         except MalformedPacket:
             self.stats.malformed += 1
+            return
+        if not frame:  # all padding (bandwidth probing): no audio, and no loss either
+            self.stats.padding_only += 1
+            self._opus.skip(header.ssrc, header.sequence)
             return
 
         session, version = self._view.dave()  # the current session, read for every packet

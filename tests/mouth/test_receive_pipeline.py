@@ -241,6 +241,23 @@ def test_lost_packet_is_concealed_and_late_packet_dropped() -> None:
     assert all(len(p) == FRAME_BYTES for _, p in sink.frames)
 
 
+def test_an_all_padding_packet_is_neither_audio_nor_a_loss() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY})
+    pipe, _, sink = make(session)
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(3)
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[0], 0), sequence=10))
+    pipe.feed(alice.packet(b"", padding=40, sequence=11))  # a probe: nothing but padding
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[1], 1), sequence=12))
+    assert pipe.stats.padding_only == 1
+    assert (pipe.stats.dave_failures, pipe.stats.concealed, pipe.stats.late) == (0, 0, 0)
+    assert len(sink.frames) == 2 and len(session.calls) == 2  # DAVE never saw the empty payload
+    # a real loss before a probe is still concealed when audio resumes
+    pipe.feed(alice.packet(b"", padding=8, sequence=14))  # 13 was lost
+    pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[2], 2), sequence=15))
+    assert pipe.stats.concealed == 2 and len(sink.frames) == 5
+
+
 def test_new_secret_key_starts_sequence_tracking_over() -> None:
     pipe, view, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
     frames = opus_frames(3)
