@@ -133,15 +133,24 @@ ENV_MAP: dict[str, tuple[str, str]] = {
 _PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
 
 
+_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token")}
+
+
 def _describe(err: Mapping[str, Any]) -> str:
     kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return "unknown key"
-    msg = str(err.get("msg", "invalid value"))
+    loc = tuple(str(p) for p in err.get("loc", ()))
     got = err.get("input")
-    if isinstance(got, (str, int, float, bool)) and kind != "missing":
-        return f"{msg} (got {got!r})"
-    return msg
+    if kind == "extra_forbidden":
+        return "unknown section" if len(loc) == 1 and isinstance(got, dict) else "unknown key"
+    shown = (
+        f" (got {got!r})" if isinstance(got, (str, int, float, bool)) and loc[:2] not in _SECRET_LOCS else ""
+    )
+    if kind in ("model_type", "dict_type") and len(loc) == 1:
+        return f"expected a table{shown}"
+    if kind == "is_instance_of" and loc[-1:] and loc[-1] in _PATH_KEYS:
+        return f"expected a path (a string){shown}"
+    msg = str(err.get("msg", "invalid value"))
+    return f"{msg}{shown}" if kind != "missing" else msg
 
 
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -187,6 +196,6 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
         problems = []
         for err in exc.errors():
             loc = [str(p) for p in err["loc"]]
-            key = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else loc[0] if loc else "?"
+            key = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else f"[{loc[0]}]" if loc else "?"
             problems.append(f"{where}: {key}: {_describe(err)}")
         raise ConfigError("\n".join(problems)) from None

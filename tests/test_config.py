@@ -31,7 +31,7 @@ def test_unknown_key_and_unknown_section_are_errors(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_settings(cfg, env={})
     assert "[play] turbo: unknown key" in str(info.value)
-    assert "gizmo: unknown key" in str(info.value)
+    assert "[gizmo]: unknown section" in str(info.value)
 
 
 def test_secrets_come_from_environment_and_never_from_the_file(tmp_path):
@@ -73,3 +73,21 @@ def test_missing_file_and_bad_toml_are_clear(tmp_path):
     bad.write_text("[play\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings(bad, env={})
+
+
+def test_section_that_is_not_a_table_and_path_of_wrong_type(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("play = 3\n[paths]\njournal_dir = 5\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    lines = str(info.value).splitlines()
+    assert f"{cfg}: [play]: expected a table (got 3)" in lines
+    assert f"{cfg}: [paths] journal_dir: expected a path (a string) (got 5)" in lines
+
+
+def test_an_invalid_secret_is_not_echoed_in_the_error(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[web]\ntoken = 8675309867\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert "[web] token" in str(info.value) and "8675309867" not in str(info.value)
