@@ -91,3 +91,27 @@ def test_an_invalid_secret_is_not_echoed_in_the_error(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_settings(cfg, env={})
     assert "[web] token" in str(info.value) and "8675309867" not in str(info.value)
+
+
+def test_example_config_documents_every_setting():
+    from bot.config import ENV_MAP, SECRET_KEYS, Settings
+
+    text = (REPO / "config.example.toml").read_text()
+    blocks = {}
+    for block in text.split("\n[")[1:]:
+        name, _, body = block.partition("]")
+        blocks[name] = body
+    missing = []
+    for section, info in Settings.model_fields.items():
+        fields = info.annotation.model_fields
+        for key in fields:
+            if (section, key) in SECRET_KEYS:
+                env_name = next(k for k, v in ENV_MAP.items() if v == (section, key))
+                assert env_name in text, f"{env_name} is not documented"
+                continue
+            body = blocks.get(section, "")
+            if not any(line.lstrip("# ").startswith(f"{key} =") for line in body.splitlines()):
+                missing.append(f"[{section}] {key}")
+    assert missing == []
+    for env_name in ENV_MAP:
+        assert env_name in text
