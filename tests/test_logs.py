@@ -35,3 +35,37 @@ def test_console_mode_is_readable_text():
     out = buf.getvalue()
     assert "hello" in out and "turn=3" in out
     assert not out.lstrip().startswith("{")
+
+
+def test_secrets_in_tracebacks_are_redacted_in_both_renderers():
+    for as_json in (True, False):
+        buf = io.StringIO()
+        logs.configure(json=as_json, stream=buf)
+        logs.register_secrets(["sk-live-abcdef123456"])
+        try:
+            raise RuntimeError("upstream refused key sk-live-abcdef123456")
+        except RuntimeError:
+            logs.get_logger("t").exception("call failed")
+            logging.getLogger("openai").exception("stdlib call failed")
+        out = buf.getvalue()
+        assert "sk-live-abcdef123456" not in out
+        assert out.count("RuntimeError: upstream refused key [redacted]") == 2
+
+
+def test_redaction_processor_on_its_own():
+    logs.register_secrets(["discord-token-value-xyz"])
+    event = {
+        "event": "joined with discord-token-value-xyz",
+        "DISCORD_TOKEN": "abc",
+        "Api-Key": None,
+        "args": ("discord-token-value-xyz", 3),
+        "turn": 7,
+    }
+    out = logs.redact_secrets(None, "info", event)
+    assert out == {
+        "event": "joined with [redacted]",
+        "DISCORD_TOKEN": "[redacted]",
+        "Api-Key": None,
+        "args": ("[redacted]", 3),
+        "turn": 7,
+    }
