@@ -75,7 +75,7 @@ def _report(errors: list[JournalError], err: TextIO) -> int:
 
 
 def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    index = JourneyIndex(_directory(args.directory))
+    index = JourneyIndex(_directory(args.directory), archival=True)
     runs = index.all_runs()
     if args.json:
         _dump({"runs": [r.to_json() for r in runs], "errors": [str(e) for e in index.errors]}, out)
@@ -92,7 +92,7 @@ def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    index = JourneyIndex(_directory(args.directory))
+    index = JourneyIndex(_directory(args.directory), archival=True)
     journey = args.journey or index.latest_stopped_journey()
     if journey is None:
         _report(index.errors, err)

@@ -66,9 +66,10 @@ class RunInfo:
 
 
 class _FileState:
-    def __init__(self, path: Path, ino: int) -> None:
+    def __init__(self, path: Path, ino: int, archival: bool = False) -> None:
         self.path = path
         self.ino = ino
+        self.archival = archival
         self.offset = 0  # bytes validated so far (always at a line boundary)
         self.size = 0  # size at the last refresh
         self.lines = 0
@@ -97,6 +98,10 @@ class _FileState:
                 self._lines(data[:end])
                 self.offset += end + 1
                 pending = data[end + 1 :]
+        if self.archival and pending:
+            raise JournalError(self.path, self.lines + 1, "torn line: the last line has no newline")
+        if self.archival and self.offset == 0:
+            raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
     def _lines(self, block: bytes) -> None:
         for raw in block.split(b"\n"):
@@ -132,10 +137,17 @@ class _FileState:
 
 
 class JourneyIndex:
-    """An incremental index of the journals in one directory (``*.jsonl``)."""
+    """An incremental index of the journals in one directory (``*.jsonl``).
 
-    def __init__(self, directory: Path | str) -> None:
+    Live (the default), a trailing partial line is a line still being written and an empty
+    file a journal just created: both wait for the next refresh. ``archival=True`` (for
+    offline readers such as ``clankie journal``) judges files as :func:`read_journal`
+    does: a torn last line or an empty file makes the journal invalid.
+    """
+
+    def __init__(self, directory: Path | str, *, archival: bool = False) -> None:
         self.directory = Path(directory)
+        self.archival = archival
         self._files: dict[Path, _FileState] = {}
 
     # -- maintenance -----------------------------------------------------------------
@@ -156,13 +168,13 @@ class JourneyIndex:
             st = entry.stat()
             state = self._files.get(path)
             if state is None or state.ino != st.st_ino or st.st_size < state.size:
-                state = _FileState(path, st.st_ino)  # new, replaced or shrunk: start over
+                state = _FileState(path, st.st_ino, self.archival)  # new, replaced or shrunk: start over
                 self._files[path] = state
             elif st.st_size == state.size:
                 continue
             state.size = st.st_size
             if state.error is not None:
-                state = _FileState(path, st.st_ino)  # changed since it failed: try afresh
+                state = _FileState(path, st.st_ino, self.archival)  # changed since it failed: try afresh
                 state.size = st.st_size
                 self._files[path] = state
             try:

@@ -99,7 +99,6 @@ class JournalWriter:
         self._write(_encode(self.path, "turn", model))
         self._last_turn = model.turn.turn
         return model
-        return model
 
     def write_summary(self, summary: Summary | dict[str, Any]) -> Summary:
         """Append the closing summary line; at most one per journal. Returns it validated."""

@@ -168,3 +168,25 @@ def test_missing_or_directory_journal_is_a_usage_error(
     assert f"clankie journal {command}: {tmp_path / 'nope.jsonl'}: no such journal" in capsys.readouterr().err
     assert main([command, str(tmp_path)]) == 2
     assert f"{tmp_path}: not a file" in capsys.readouterr().err
+
+
+def test_runs_over_forty_journals_one_torn_lists_thirty_nine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i in range(40):
+        write_raw(
+            tmp_path / f"20261130T02{i:02d}00Z-r{i}.jsonl",
+            v3_lines(2, run_id=f"r{i}", journey_id=f"J{i}", started_at=samples.stamp(60 * i)),
+        )
+    torn = tmp_path / "20261130T021700Z-r17.jsonl"
+    torn.write_bytes(torn.read_bytes()[:-30])  # a crash cut the summary short
+    (tmp_path / "20261130T030000Z-empty.jsonl").write_bytes(b"")
+    assert main(["runs", str(tmp_path), "--json"]) == 1
+    captured = capsys.readouterr()
+    data = orjson.loads(captured.out)
+    assert [r["runId"] for r in data["runs"]] == [f"r{i}" for i in range(40) if i != 17]
+    assert captured.err.splitlines() == [
+        f"{torn}:4: torn line: the last line has no newline",
+        f"{tmp_path / '20261130T030000Z-empty.jsonl'}:1: empty file: a journal starts with a header line",
+    ]
+    assert data["errors"] == captured.err.splitlines()

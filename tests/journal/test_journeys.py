@@ -227,3 +227,21 @@ def test_projector_needs_a_header_first() -> None:
     assert projector.card() is None
     with pytest.raises(ValueError, match="feed_header"):
         projector.feed_turn(TurnV2Write.model_validate(samples.turn_v2(1)))
+
+
+def test_live_index_waits_for_a_partial_line_archival_index_reports_it(tmp_path: Path) -> None:
+    path = write_raw(tmp_path / "a.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)])
+    with open(path, "ab") as fh:
+        fh.write(dumps(samples.turn_v2(2))[:50])
+    (tmp_path / "b.jsonl").write_bytes(b"")
+    live, archival = JourneyIndex(tmp_path), JourneyIndex(tmp_path, archival=True)
+    assert live.story_card("J").turnsTaken == 1 and live.errors == []  # type: ignore[union-attr]
+    assert archival.story_card("J") is None
+    assert [(e.path.name, e.line, e.reason.split(":")[0]) for e in archival.errors] == [
+        ("a.jsonl", 3, "torn line"),
+        ("b.jsonl", 1, "empty file"),
+    ]
+    with open(path, "ab") as fh:
+        fh.write(dumps(samples.turn_v2(2))[50:])
+    assert archival.story_card("J").turnsTaken == 2  # type: ignore[union-attr]
+    assert [e.path.name for e in archival.errors] == ["b.jsonl"]
