@@ -88,3 +88,9 @@ async def test_a_server_dying_mid_session_is_a_refused_turn_and_play_goes_on_whe
         "accepted",
     ]
     assert journal.summary is not None and journal.summary.outcome == "budget_exhausted"
+    refused_line = journal.turns[1]
+    assert refused_line.evidence.actionResult is not None
+    assert refused_line.evidence.actionResult.refusal == "world_unavailable"
+    assert refused_line.evidence.immediatePreAction is None and refused_line.evidence.postAction is None
+    report = evaluate(session.journal_path, events=settings.event_log)  # type: ignore[arg-type]
+    assert report["aggregate"]["turns"] == 4
