@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +29,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 EventType = Literal[
     "embodiment.session.running",
@@ -91,39 +91,33 @@ class TolerantRead(Generic[T]):
     skipped: list[str] = field(default_factory=list)  # "path:line: reason"
 
 
-def _read_tolerant(path: Path, model: type[BaseModel]) -> Iterator[tuple[int, BaseModel | str]]:
+def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
+    if isinstance(exc, orjson.JSONDecodeError):
+        return f"malformed JSON: {exc.msg}"
+    err = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else str(err["msg"])
+
+
+def _read_tolerant(path: Path, model: type[M]) -> TolerantRead[M]:
+    """Every valid line of an operational log; a torn or invalid line is skipped and named."""
+    out: TolerantRead[M] = TolerantRead()
+    if not path.exists():
+        return out
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
             try:
-                yield number, model.model_validate(orjson.loads(raw))
+                out.lines.append(model.model_validate(orjson.loads(raw)))
             except (orjson.JSONDecodeError, ValidationError) as exc:
-                reason = str(exc).splitlines()[0]
-                yield number, f"{path}:{number}: {reason}"
+                out.skipped.append(f"{path}:{number}: {_reason(exc)}")
+    return out
 
 
 def read_events(path: Path) -> TolerantRead[EventLine]:
-    out: TolerantRead[EventLine] = TolerantRead()
-    if not path.exists():
-        return out
-    for _, item in _read_tolerant(path, EventLine):
-        if isinstance(item, str):
-            out.skipped.append(item)
-        else:
-            assert isinstance(item, EventLine)
-            out.lines.append(item)
-    return out
+    return _read_tolerant(path, EventLine)
 
 
 def read_receipts(path: Path) -> TolerantRead[ReceiptLine]:
-    out: TolerantRead[ReceiptLine] = TolerantRead()
-    if not path.exists():
-        return out
-    for _, item in _read_tolerant(path, ReceiptLine):
-        if isinstance(item, str):
-            out.skipped.append(item)
-        else:
-            assert isinstance(item, ReceiptLine)
-            out.lines.append(item)
-    return out
+    return _read_tolerant(path, ReceiptLine)
