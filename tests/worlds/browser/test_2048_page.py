@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from bot.play.minds.autopilot import AutopilotMind
+from bot.play.minds.base import DecisionView
 from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.guide_2048 import board_from_state, next_action
 from bot.worlds.browser.model_2048 import Mulberry32, max_tile, move, new_game, spawn, to_board
@@ -13,19 +15,32 @@ OpenWorld = Callable[..., Awaitable[BrowserWorld]]
 MOVE_BUDGET = 600
 
 
-async def test_guide_reaches_256_within_budget(open_world: OpenWorld) -> None:
+async def test_the_autopilot_reaches_256_within_budget(open_world: OpenWorld) -> None:
     world = await open_world("builtin:2048?seed=1")
+    mind = AutopilotMind("browser")
     obs = await world.observe()
     assert obs.state["url"] == "http://clankie.local/2048.html?seed=1"
     moves = 0
     while max_tile(board_from_state(obs.state)) < 256:
         assert moves < MOVE_BUDGET, f"no 256 tile after {moves} moves: {obs.state['game']}"
         assert not obs.state["game"]["over"], f"game over after {moves} moves: {obs.state['game']}"
-        result = await world.act(BROWSER_CATALOG.validate(next_action(obs.state)))
+        view = DecisionView(
+            turn=moves + 1,
+            world="browser",
+            observation=obs,
+            still=None,
+            catalog=BROWSER_CATALOG,
+            signals={},
+            objective=None,
+            notes=None,
+            progress={},
+        )
+        decision = await mind.decide(view)
+        result = await world.act(BROWSER_CATALOG.validate(decision["action"]))
         assert result.ok, result
         moves += 1
         obs = await world.observe()
-        assert obs.state["game"]["moves"] == moves  # every guided move changed the board
+        assert obs.state["game"]["moves"] == moves  # every move the autopilot chose changed the board
     assert obs.state["game"]["score"] > 0
     assert "256" in obs.state["text"]
 
