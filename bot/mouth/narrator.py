@@ -11,7 +11,8 @@ settled turn:
   (`play_refusal{reason: no_voice_session}`). Every outcome leaves a receipt keyed by the
   turn's delivery id.
 It also re-briefs every mouth when play starts or stops (the play host has no lifecycle stream,
-so the active session is watched, and checked again on every settled turn).
+so the active session is watched, and checked again on every settled turn); a play update still
+waiting goes out just before the re-briefing.
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ class Narrator:
         log.info("play_changed_rebrief", session_id=current, mouths=len(self.mouths))
         self.rebriefs += 1
         for mouth in list(self.mouths):
+            await self.updates_for(mouth).flush()  # the last word on the old play comes first
             await mouth.rebrief()
         return True
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.mouth.narrator import Narrator
 from bot.mouth.play_updates import PacedUpdates
 from bot.play.session import SettledTurn
 from tests.fakes.openai import FakeOpenAI
-from tests.mouth.test_end_to_end import update_received, update_turns
+from tests.mouth.test_end_to_end import UPDATE, update_received, update_turns
 from tests.mouth.test_realtime import mouth_for
 from tests.mouth.test_realtime_narration import Clock, narrator_for
 from tests.mouth.test_realtime_tools import narration_turn
@@ -116,3 +117,39 @@ async def test_a_burst_of_turns_reaches_the_model_as_a_few_items(
         assert update_turns(openai_fake) == [1, 20, 41]
         paced = narrator.updates_for(session)
         assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (2, 38, 1)
+
+
+class Playing:
+    """A play host whose active session the test switches."""
+
+    def __init__(self) -> None:
+        self.active: object | None = None
+
+    def subscribe(self) -> object:
+        raise AssertionError("not subscribed in this test")
+
+
+async def test_a_waiting_update_goes_out_before_the_rebriefing_when_play_changes(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    host = Playing()
+    async with mouth_for(openai_fake, tmp_path) as session:
+        narrator = Narrator(host, session.receipt_path, clock=Clock())
+        narrator.attach(session)
+        try:
+            await narrator.on_turn(plain(1))
+            await narrator.on_turn(plain(2))  # held: the clock never moves
+            host.active = type("Session", (), {"session_id": "ses_next"})()
+            assert await narrator.check_play()
+            await openai_fake.realtime.wait_for_client_event("session.update")  # the re-briefing
+        finally:
+            await narrator.close()
+        kinds = [
+            ("update", int(m.group(1)))
+            if e["type"] == "conversation.item.create"
+            and (m := UPDATE.match(e["item"]["content"][0]["text"]))
+            else (e["type"], None)
+            for e in openai_fake.realtime.connections[0].events
+            if e["type"] in ("conversation.item.create", "session.update")
+        ]
+        assert kinds == [("session.update", None), ("update", 1), ("update", 2), ("session.update", None)]
