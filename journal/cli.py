@@ -8,6 +8,8 @@ directory, file or journey that does not exist).
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -185,18 +187,36 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return exc.code if isinstance(exc.code, int) else 2
     try:
         if args.command == "runs":
-            return _runs(args, out, err)
-        if args.command == "story":
-            return _story(args, out, err)
-        if args.command == "sight":
-            return _sight(args, out)
-        return _eval(args, out)
+            code = _runs(args, out, err)
+        elif args.command == "story":
+            code = _story(args, out, err)
+        elif args.command == "sight":
+            code = _sight(args, out)
+        else:
+            code = _eval(args, out)
+        out.flush()
+        return code
     except JournalError as exc:
         err.write(f"{exc}\n")
         return 1
     except _UsageError as exc:
         err.write(f"clankie journal {args.command}: {exc}\n")
         return 2
+    except BrokenPipeError:
+        # The reader went away (`clankie journal sight F | head`): stop quietly, as a
+        # process killed by SIGPIPE would, and keep the interpreter's final flush silent.
+        _silence(out)
+        return 128 + signal.SIGPIPE
+
+
+def _silence(out: TextIO) -> None:
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -190,3 +190,22 @@ def test_runs_over_forty_journals_one_torn_lists_thirty_nine(
         f"{tmp_path / '20261130T030000Z-empty.jsonl'}:1: empty file: a journal starts with a header line",
     ]
     assert data["errors"] == captured.err.splitlines()
+
+
+def test_sight_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = write_raw(tmp_path / "j.jsonl", v3_lines(2000))  # far more than a pipe buffers
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "journal.cli", "sight", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"run run-0001")
+    proc.stdout.close()  # like `| head -1`
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == b""
