@@ -33,6 +33,15 @@ log = structlog.get_logger("clankie.play")
 SPEECH_COOLDOWN_TURNS = 4
 RECENT_FOR_MIND = 8
 MAX_OBSERVE_FAILURES = 5
+MIND_BACKOFF_S = (0.0, 0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+
+
+def mind_backoff(consecutive_failures: int) -> float:
+    """Seconds to wait before the next turn after this many mind_failed turns in a row: none
+    after one, then doubling to 30 s, so a dead endpoint or a refused key is not hammered."""
+    return MIND_BACKOFF_S[min(consecutive_failures, len(MIND_BACKOFF_S) - 1)]
+
+
 STILL_INTERVAL_S = 0.25
 
 
@@ -192,7 +201,7 @@ class PlaySession:
         return bool(wanted) and set(wanted) <= set(self._progress.milestones)
 
     async def _loop(self, writer: JournalWriter) -> str:
-        failures = 0
+        failures = mind_failures = 0
         while True:
             if self._stop.is_set():
                 return "stopped"
@@ -257,8 +266,10 @@ class PlaySession:
             self._settle(writer, rec, signals, progress_before, retired)
             if rec.post is not None:  # keep the watched picture current with the settled turn
                 self.last_still = await self._capture_still(for_decision=False) or self.last_still
-            if self.spec.pace_seconds:
-                if await self._wait_stop(self.spec.pace_seconds):
+            mind_failures = mind_failures + 1 if rec.outcome == "mind_failed" else 0
+            pause = max(self.spec.pace_seconds, mind_backoff(mind_failures))
+            if pause:
+                if await self._wait_stop(pause):
                     return "stopped"
             else:
                 await asyncio.sleep(0)  # an instant mind and world must still let the loop breathe

@@ -160,3 +160,21 @@ async def test_the_mind_sees_a_bounded_window_of_recent_turns(run_scripted):
     assert [len(v.recent) for v in mind.views[:3]] == [0, 1, 2]
     assert len(mind.views[-1].recent) == 8
     assert mind.views[-1].recent[-1]["turn"] == 11
+
+
+async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scripted, monkeypatch):
+    from bot.play.session import PlaySession
+
+    waits: list[float] = []
+
+    async def no_wait(self, seconds):  # record what the loop asked for instead of waiting it out
+        waits.append(seconds)
+        return False
+
+    monkeypatch.setattr(PlaySession, "_wait_stop", no_wait)
+    failed = MindFailed("HTTP 401")
+    mind = ScriptedMind([failed, failed, failed, failed, press("right"), failed])
+    session, journal = await run_scripted(mind, turns=6)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 4 + ["accepted", "mind_failed"]
+    # nothing after one failure; 1 s, 2 s, … after the next ones in a row; reset by a good turn
+    assert waits == [1.0, 2.0, 4.0]
