@@ -23,15 +23,18 @@ def env_for(tmp_path: Path) -> dict[str, str]:
 
 
 async def demo(tmp_path: Path, *args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        *CLANKIE,
-        "demo",
-        *args,
-        cwd=ROOT,
-        env=env_for(tmp_path),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    """``clankie demo ARGS``; its stderr goes to ``tmp_path/stderr.txt`` (a pipe nobody reads
+    while it plays could fill and stall it)."""
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        return await asyncio.create_subprocess_exec(
+            *CLANKIE,
+            "demo",
+            *args,
+            cwd=ROOT,
+            env=env_for(tmp_path),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+        )
 
 
 async def read_line_with(proc: asyncio.subprocess.Process, prefix: str) -> str:
@@ -57,7 +60,7 @@ async def test_demo_prints_its_url_serves_the_page_and_one_ctrl_c_quits(tmp_path
                     assert (await live.json())["session"]["world"] == "sandbox"
             proc.send_signal(signal.SIGINT)  # one Ctrl-C while he plays
             out, _ = await proc.communicate()
-        assert b"session ended: stopped" in out
+        assert b"session ended: stopped" in out, (tmp_path / "stderr.txt").read_text()[-2000:]
         assert b"stays up" not in out
         assert proc.returncode == 0
     finally:
@@ -69,9 +72,9 @@ async def test_demo_prints_its_url_serves_the_page_and_one_ctrl_c_quits(tmp_path
 async def test_demo_refuses_another_address_without_a_token(tmp_path: Path) -> None:
     proc = await demo(tmp_path, "--host", "0.0.0.0", "--port", "0")
     async with asyncio.timeout(60):
-        out, err = await proc.communicate()
+        out, _ = await proc.communicate()
     assert proc.returncode == 2
-    message = err.decode().strip()
+    message = (tmp_path / "stderr.txt").read_text().strip()
     assert message.startswith("clankie: refusing to listen on 0.0.0.0") and "[web] token" in message
     assert "Traceback" not in message and len(message.splitlines()) == 1
     assert b"activity page" not in out and b"playing" not in out
