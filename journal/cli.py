@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
 from journal.evaluate import VERDICTS, evaluate
 from journal.journeys import JourneyIndex
 from journal.reader import JournalError, read_journal
@@ -126,7 +127,8 @@ def _action_text(action: Any) -> str:
     data = action.model_dump(mode="json")
     kind = data.pop("kind")
     args = ", ".join(f"{k}={v}" for k, v in data.items())
-    return f"{kind}({args})"
+    retired = isinstance(action, HistoricalAction) or kind not in LIVE_ACTION_KINDS
+    return f"{kind}({args})" + (" [not in the live catalog]" if retired else "")
 
 
 def _sight(args: argparse.Namespace, out: TextIO) -> int:

@@ -81,6 +81,16 @@ def test_sight_one_line_per_turn(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert lines[3] == "(no summary: the sitting did not close)"
 
 
+def test_sight_marks_an_action_outside_the_live_catalog(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [samples.header(), turn(1, action={"kind": "wait", "frames": 30}), samples.turn_v2(2)]
+    assert main(["sight", str(write_raw(tmp_path / "j.jsonl", lines))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "wait(frames=30) [not in the live catalog]  →" in out[1]
+    assert "not in the live catalog" not in out[2]
+
+
 def test_eval_json_shape_and_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spoken = turn(1, speakWanted=True, speak="hi")
     spoken.update(speechDeliveryId="d-1", narrationEvent="turn=1")
