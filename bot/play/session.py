@@ -20,7 +20,7 @@ from bot.play.lines import Speech, summary_line, turn_line
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.progress import ProgressTracker, location_of
 from bot.play.settled import SettledTurn, narration_line, recent_entry
-from bot.play.signals import SignalTracker
+from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import TurnRecord, run_turn
 from bot.worlds.base import Observation, Still, World, WorldUnavailable, utc_now
 from journal.journeys import StoryProjector
@@ -225,19 +225,13 @@ class PlaySession:
                 return "stopped"
             loc = location_of(obs.state)
             signals = self._signals.snapshot(loc[:3] if loc else None)
-            warnings: list[str] = []
-            retired = False
             verdict = self._signals.objective_verdict(self.objective is not None)
-            if verdict == "warn":
-                warnings.append(
-                    f"Your objective {self.objective!r} has not advanced in {signals['objectiveForTurns']} turns "
-                    "and you are going in circles. Change it, or it will be retired."
-                )
-            elif verdict == "retire":
-                warnings.append(
-                    f"Your objective {self.objective!r} was retired: it kept you in a loop. Set a new one."
-                )
-                self.objective, retired = None, True
+            warnings = (
+                [objective_warning(verdict, self.objective, signals["objectiveForTurns"])] if verdict else []
+            )
+            retired = verdict == "retire"
+            if retired:
+                self.objective = None
             self.turn += 1
             progress_before = self._progress.snapshot()
             view = DecisionView(

@@ -109,3 +109,13 @@ class SignalTracker:
         self.objective_turns = 0
         self._warned = False
         return "retire"
+
+
+def objective_warning(verdict: str, objective: str | None, turns: int) -> str:
+    """What the mind is told when its objective is warned (``warn``) or retired (``retire``)."""
+    if verdict == "warn":
+        return (
+            f"Your objective {objective!r} has not advanced in {turns} turns and you are going in "
+            "circles. Change it, or it will be retired."
+        )
+    return f"Your objective {objective!r} was retired: it kept you in a loop. Set a new one."
