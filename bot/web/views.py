@@ -1,4 +1,5 @@
-"""JSON views of play objects for the web surface (no pixels, no monologue, no notes)."""
+"""JSON views of play objects for the web surface (no pixels, no monologue, no notes — so not
+the mouth's narration update either, which carries the monologue as ``thought=``)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,5 @@ def turn_view(t: Any) -> dict[str, Any]:
         "detail": t.detail,
         "objective": t.objective,
         "speak": spoken,
-        "narration": t.narration,
         "milestones": list(t.progress.get("milestones", [])) if isinstance(t.progress, dict) else [],
     }

@@ -121,7 +121,8 @@ async def test_story_activity_and_turns_while_playing(api: TestClient, host: Pla
         (turn,) = turns["turns"]
         assert turn["turn"] == 1 and turn["outcome"] == "accepted"
         assert turn["actionText"].startswith(turn["action"]["kind"] + "(")
-        assert "monologue" not in turn
+        assert "monologue" not in turn and "narration" not in turn
+        assert host.active.last.monologue and host.active.last.monologue not in json.dumps(turns)
     assert (await get_json(api, BASE + "/story"))["outcome"] == "not_playing"
     assert (await get_json(api, BASE + "/turns"))["active"] is False
 
