@@ -119,8 +119,8 @@ class MouthSession:
 
     @property
     def speaking(self) -> bool:
-        """A response is in progress, or his audio is still playing."""
-        return bool(self.barge.responses_in_progress) or self.playback.active
+        """A response is asked for or in progress, or his audio is still playing."""
+        return bool(self.book.pending or self.barge.responses_in_progress) or self.playback.active
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
         """Wait until `predicate()` holds; re-checked after every event the session handles."""

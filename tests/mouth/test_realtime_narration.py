@@ -120,6 +120,24 @@ async def test_gate_suppressions_and_a_played_narration_leave_receipts(
     ]
 
 
+async def test_a_narration_asked_for_but_not_yet_begun_counts_as_speaking(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    path = tmp_path / "receipts.jsonl"
+    async with mouth_for(openai_fake, tmp_path) as session:
+        narrator = Narrator(NoPlay(), path, cooldown_s=0.0, clock=Clock())
+        narrator.attach(session)
+        await narrator.on_turn(narration_turn(1, "dlv_first"))
+        assert session.speaking  # response.create is sent; the server has not answered yet
+        await narrator.on_turn(narration_turn(2, "dlv_second"))
+        await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
+        spoken = await openai_fake.realtime.speak_tone(100)
+        await session.wait_until(lambda: response_done(session, spoken.response_id))
+        await narrator.close()
+    assert len(openai_fake.realtime.events_of("response.create")) == 1  # never two at once
+    assert ("discord.voice.play_narration_suppressed", "dlv_second", {"reason": "speaking"}) in receipts(path)
+
+
 async def test_a_mouth_that_is_not_listening_suppresses_narration(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
