@@ -2,7 +2,7 @@
 
 Suppressed, with a reason the receipt trail records, when
 - `not_listening`: there is no live realtime session in a voice channel;
-- `speaking`: he is speaking now (a response is in progress or audio is still playing);
+- `speaking`: he is speaking now (a response is asked for or in progress, or audio is still playing);
 - `cooldown`: the last narration was less than `cooldown_s` (12 s) ago.
 Checked in that order. An allowed decision starts the cooldown. The clock is injected.
 """
