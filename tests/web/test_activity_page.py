@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from bot.config import WebSettings
 from bot.play.host import PlayHost
 from bot.web.app import WebSurface
@@ -22,9 +24,10 @@ SHOWN_FRAME = "() => document.getElementById('still').dataset.sha || null"
 
 
 @asynccontextmanager
-async def served(tmp_path: Path) -> AsyncIterator[tuple[PlayHost, str]]:
+async def served(tmp_path: Path, token: str | None = None) -> AsyncIterator[tuple[PlayHost, str]]:
     """A play host and its web surface on loopback; yields the host and the page's URL."""
-    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    secret = SecretStr(token) if token else None
+    settings = settings_for(tmp_path, web=WebSettings(port=0, token=secret))
     host = PlayHost(settings)
     handle = await WebSurface(settings, host, ShareStore()).start()
     try:
@@ -116,3 +119,14 @@ async def test_the_still_shown_is_the_settled_turns_picture(tmp_path: Path) -> N
                 "() => { const i = document.getElementById('still'); return i.complete && i.naturalWidth; }"
             )
             assert shown == 240
+
+
+async def test_the_page_carries_the_web_token_on_every_request(tmp_path: Path) -> None:
+    token = "page-token-for-tests"
+    async with served(tmp_path, token) as (host, url), chromium() as browser:
+        async with sandbox_playing(host, pace_seconds=0.3):
+            page = await browser.new_page(viewport=PHONE)
+            refused = await page.goto(url)
+            assert refused is not None and refused.status == 401
+            await watch_page_follow_play(page, f"{url}?token={token}")
+            assert await page.text_content("#transport") == "live"
