@@ -49,22 +49,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class EventLine(BaseModel):
+class _OpLine(BaseModel):
+    """What every operational line starts with: version, a unique id, when it happened."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schemaVersion: Literal[1] = 1
     id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1, max_length=64)
     occurredAt: str = Field(default_factory=_now)
+
+
+class EventLine(_OpLine):
     type: EventType
     data: dict[str, Any]
 
 
-class ReceiptLine(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    schemaVersion: Literal[1] = 1
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1, max_length=64)
-    occurredAt: str = Field(default_factory=_now)
+class ReceiptLine(_OpLine):
     type: ReceiptType
     deliveryId: str = Field(min_length=1, max_length=128)
     data: dict[str, Any] = Field(default_factory=dict)
