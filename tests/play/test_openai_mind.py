@@ -118,7 +118,9 @@ async def test_the_configured_timeout_bounds_a_hung_request(openai_fake, run_scr
     openai_fake.chat.release_hangs()
 
 
-async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_failed_mind(openai_fake, run_scripted):
+async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_failed_mind(
+    openai_fake, run_scripted
+):
     from tests.fakes.openai import Malformed
 
     openai_fake.chat.script(Structured(["right"]), Malformed(b"{not json", 200), Structured(decision()))
