@@ -18,6 +18,7 @@ from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.worlds.base import Still, World, WorldUnavailable
+from bot.worlds.factory import ident_of
 from journal.journeys import JourneyIndex, StoryProjector
 
 log = structlog.get_logger("clankie.play.host")
@@ -120,9 +121,8 @@ class PlayHost:
                 exit_when_done=request.exit_when_done,
                 scenario_id=scenario_id,
                 environment_id=environment_id,
+                journey_id=ident_of(environment_id),  # one player in one world: its environment
             )
-            journey = f"{world_name}-{environment_id}".replace("/", "_").replace(" ", "_")[:128]
-            spec = SessionSpec(**{**spec.__dict__, "journey_id": _ident(journey)})
             story = self._story_for(spec.journey_id or "")
             session = PlaySession(
                 spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story
@@ -236,9 +236,3 @@ class PlayHost:
             "turn": s.turn if s else 0,
             "journal": str(s.journal_path) if s and s.journal_path else None,
         }
-
-
-def _ident(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.:-]", "_", text)[:128] or "journey"

@@ -23,6 +23,7 @@ from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import TurnRecord, run_turn
 from bot.worlds.base import Observation, Still, World, WorldUnavailable, utc_now
+from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
 from journal.writer import JournalLineTooLarge, JournalWriter
 
@@ -95,7 +96,7 @@ class PlaySession:
 
     @property
     def journey_id(self) -> str:
-        return self.spec.journey_id or f"{self.spec.world}-{self.spec.environment_id}".replace("/", "_")[:128]
+        return self.spec.journey_id or ident_of(self.spec.environment_id)
 
     # -- listeners -------------------------------------------------------------------------
     def subscribe(self) -> AsyncIterator[SettledTurn]:
