@@ -45,7 +45,12 @@ def _play_options(p: argparse.ArgumentParser, *, demo: bool) -> None:
     p.add_argument("--minutes", type=float, default=None, help="time budget")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--journal-dir", default=None)
-    p.add_argument("--pace", type=float, default=0.6 if demo else None, help="seconds between turns")
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=0.6 if demo else 0.0,
+        help="seconds between turns (default: %(default)s)",
+    )
     p.add_argument("--exit-when-done", action="store_true", help="end after the last milestone")
 
 

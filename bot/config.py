@@ -45,7 +45,7 @@ class PlaySettings(_Section):
     mind: Literal["autopilot", "openai"] = "autopilot"
     max_turns: int = Field(default=500, ge=1, le=100_000)
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
-    pace_seconds: float = Field(default=0.0, ge=0, le=60)
+    pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
     seed: int = 0
 
 

@@ -27,6 +27,11 @@ def register_secrets(values: Iterable[str | None]) -> None:
             _known_secrets.add(value)
 
 
+def _hides_secret(key: object, value: Any) -> bool:
+    """A secret-looking key whose value could hold one (a flag like token_required cannot)."""
+    return SECRET_KEY_PATTERN.search(str(key)) is not None and not isinstance(value, (bool, type(None)))
+
+
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
         for secret in _known_secrets:
@@ -34,7 +39,7 @@ def _scrub(value: Any) -> Any:
                 value = value.replace(secret, REDACTED)
         return value
     if isinstance(value, dict):
-        return {k: (REDACTED if SECRET_KEY_PATTERN.search(str(k)) else _scrub(v)) for k, v in value.items()}
+        return {k: (REDACTED if _hides_secret(k, v) else _scrub(v)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(_scrub(v) for v in value)
     return value
@@ -45,7 +50,7 @@ def redact_secrets(
 ) -> MutableMapping[str, Any]:
     """structlog processor: secret-looking keys and known secret values become [redacted]."""
     for key in list(event_dict):
-        if key != "event" and SECRET_KEY_PATTERN.search(key) and event_dict[key] is not None:
+        if key != "event" and _hides_secret(key, event_dict[key]):
             event_dict[key] = REDACTED
         else:
             event_dict[key] = _scrub(event_dict[key])

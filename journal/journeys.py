@@ -14,6 +14,7 @@ V1/V2 headers have no journeyId: such a run is a journey of its own (journeyId =
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -136,6 +137,10 @@ class _FileState:
         )
 
 
+JOURNAL_NAME = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9_.:-]+\.jsonl")
+"""What the writer names a journal; other files (an event log kept beside them) are not journals."""
+
+
 class JourneyIndex:
     """An incremental index of the journals in one directory (``*.jsonl``).
 
@@ -161,7 +166,7 @@ class JourneyIndex:
             return
         seen: set[Path] = set()
         for entry in entries:
-            if not entry.name.endswith(".jsonl") or not entry.is_file():
+            if not JOURNAL_NAME.fullmatch(entry.name) or not entry.is_file():
                 continue
             path = Path(entry.path)
             seen.add(path)

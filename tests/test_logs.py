@@ -69,3 +69,14 @@ def test_redaction_processor_on_its_own():
         "args": ("[redacted]", 3),
         "turn": 7,
     }
+
+
+def test_flags_named_like_secrets_stay_readable():
+    buf = io.StringIO()
+    logs.configure(json=True, stream=buf)
+    logs.get_logger("t").info(
+        "web", token_required=True, api_key=None, nested={"token_set": False, "token": "x"}
+    )
+    line = json.loads(buf.getvalue())
+    assert line["token_required"] is True and line["api_key"] is None
+    assert line["nested"] == {"token_set": False, "token": "[redacted]"}

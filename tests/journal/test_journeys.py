@@ -96,13 +96,15 @@ def test_story_maps_include_the_map_a_turn_started_on(tmp_path: Path) -> None:
     first = with_location(first, "postAction", map_name="house", x=7, y=1)
     second = with_location(samples.turn_v2(2), "decision", map_name="house", x=7, y=1)
     second = with_location(second, "postAction", map_name="town", x=5, y=4)
-    write_raw(tmp_path / "a.jsonl", [samples.header(journey_id="J"), first, second])
+    write_raw(tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), first, second])
     card = JourneyIndex(tmp_path).story_card("J")
     assert card is not None and card.maps == ["bedroom", "house", "town"]
 
 
 def test_cleared_objective_and_missing_journey(tmp_path: Path) -> None:
-    write_raw(tmp_path / "a.jsonl", [samples.header(journey_id="J"), turn(1, objective=None)])
+    write_raw(
+        tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), turn(1, objective=None)]
+    )
     index = JourneyIndex(tmp_path)
     card = index.story_card("J")
     assert card is not None and card.objective is None
@@ -170,7 +172,8 @@ def test_index_matches_a_full_read_after_growth(tmp_path: Path) -> None:
 
 def test_replaced_or_shrunk_file_is_read_again(tmp_path: Path) -> None:
     path = write_raw(
-        tmp_path / "a.jsonl", [samples.header(journey_id="J"), *(samples.turn_v2(n) for n in (1, 2, 3))]
+        tmp_path / "20261130T010000Z-a.jsonl",
+        [samples.header(journey_id="J"), *(samples.turn_v2(n) for n in (1, 2, 3))],
     )
     index = JourneyIndex(tmp_path)
     assert index.story_card("J").turnsTaken == 3  # type: ignore[union-attr]
@@ -230,18 +233,29 @@ def test_projector_needs_a_header_first() -> None:
 
 
 def test_live_index_waits_for_a_partial_line_archival_index_reports_it(tmp_path: Path) -> None:
-    path = write_raw(tmp_path / "a.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)])
+    path = write_raw(
+        tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)]
+    )
     with open(path, "ab") as fh:
         fh.write(dumps(samples.turn_v2(2))[:50])
-    (tmp_path / "b.jsonl").write_bytes(b"")
+    (tmp_path / "20261130T010001Z-b.jsonl").write_bytes(b"")
     live, archival = JourneyIndex(tmp_path), JourneyIndex(tmp_path, archival=True)
     assert live.story_card("J").turnsTaken == 1 and live.errors == []  # type: ignore[union-attr]
     assert archival.story_card("J") is None
     assert [(e.path.name, e.line, e.reason.split(":")[0]) for e in archival.errors] == [
-        ("a.jsonl", 3, "torn line"),
-        ("b.jsonl", 1, "empty file"),
+        ("20261130T010000Z-a.jsonl", 3, "torn line"),
+        ("20261130T010001Z-b.jsonl", 1, "empty file"),
     ]
     with open(path, "ab") as fh:
         fh.write(dumps(samples.turn_v2(2))[50:])
     assert archival.story_card("J").turnsTaken == 2  # type: ignore[union-attr]
-    assert [e.path.name for e in archival.errors] == ["b.jsonl"]
+    assert [e.path.name for e in archival.errors] == ["20261130T010001Z-b.jsonl"]
+
+
+def test_files_not_named_like_journals_are_not_read_as_journals(tmp_path: Path) -> None:
+    write_raw(tmp_path / "20261130T020000Z-r.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)])
+    (tmp_path / "events.jsonl").write_text('{"schemaVersion": 1, "type": "embodiment.session.running"}\n')
+    (tmp_path / "voice-receipts.jsonl").write_text("not a journal\n")
+    index = JourneyIndex(tmp_path, archival=True)
+    assert [run.runId for run in index.all_runs()] == [samples.header(journey_id="J")["runId"]]
+    assert index.errors == []

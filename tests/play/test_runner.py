@@ -38,7 +38,9 @@ def test_play_takes_exactly_the_flags_of_the_issue():
     assert (args.world, args.mind, args.turns, args.minutes, args.seed) == ("sandbox", "openai", 7, 1.5, 3)
     assert (args.journal_dir, args.pace, args.exit_when_done) == ("/tmp/j", 0.25, True)
     bare = build_parser().parse_args(["play"])
-    assert bare.pace is None and bare.exit_when_done is False  # pace then comes from the config
+    assert (
+        bare.pace == 0.0 and bare.exit_when_done is False
+    )  # headless play runs flat out; /play start uses the config pace
     assert build_parser().parse_args(["demo"]).pace == 0.6  # the demo is paced to be watched
     with pytest.raises(SystemExit):
         build_parser().parse_args(["play", "--mind", "psychic"])
