@@ -154,13 +154,8 @@ def _sight(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _eval(args: argparse.Namespace, out: TextIO) -> int:
-    events = args.events and _file(args.events, "event log")
-    receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
-    report = evaluate(_file(args.file, "journal"), events, receipts)
-    if args.json:
-        _dump(report, out)
-        return 0
+def write_report(report: dict[str, Any], out: TextIO) -> None:
+    """The evaluator's report as readable text (``clankie journal eval``, end of ``clankie play``)."""
     run, agg = report["run"], report["aggregate"]
     term = run["terminal"]
     out.write(
@@ -175,6 +170,16 @@ def _eval(args: argparse.Namespace, out: TextIO) -> int:
     for source, skipped in report["skippedOperationalLines"].items():
         for reason in skipped:
             out.write(f"skipped a line of the {names.get(source, source)}: {reason}\n")
+
+
+def _eval(args: argparse.Namespace, out: TextIO) -> int:
+    events = args.events and _file(args.events, "event log")
+    receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
+    report = evaluate(_file(args.file, "journal"), events, receipts)
+    if args.json:
+        _dump(report, out)
+        return 0
+    write_report(report, out)
     return 0
 
 

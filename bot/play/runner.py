@@ -132,16 +132,11 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     if session.error:
         print(f"error: {session.error}", file=out)
     if session.journal_path is not None:
+        from journal.cli import write_report
         from journal.evaluate import evaluate
 
-        report = evaluate(session.journal_path, events=settings.event_log)
-        agg = report["aggregate"]
-        print(
-            f"evaluation: {agg['turns']} turns · outcomes {agg['outcomes']} · terminal {report['run']['terminal']}",
-            file=out,
-        )
-        for name, counts in sorted(agg["verdicts"].items()):
-            print(f"  {name:<28} {counts}", file=out)
+        print("\nevaluation:", file=out)
+        write_report(evaluate(session.journal_path, events=settings.event_log), out)
     if web is not None and demo and not args.exit_when_done and not interrupted:
         print(f"the activity page stays up at {web.url} — Ctrl-C to quit", file=out, flush=True)
         with contextlib.suppress(asyncio.CancelledError):

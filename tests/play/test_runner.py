@@ -67,7 +67,7 @@ async def test_play_to_the_last_milestone_with_the_progress_display(tmp_path):
     assert "says: \"I'm out of the house" in out
     assert "button_press(button=a)" in out  # default arguments are left out
     assert "session ended: stopped after" in out
-    assert "evaluation:" in out and "terminal {'source': 'summary', 'outcome': 'stopped'}" in out
+    assert "evaluation:" in out and "terminal stopped (from summary)" in out
     [journal_path] = journals.glob("*.jsonl")
     journal = read_journal(journal_path)
     assert journal.header.environmentId == "sandbox-seed7"
