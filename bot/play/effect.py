@@ -36,6 +36,7 @@ def derive_effect(pre: Observation, post: Observation, result: ActionResult) -> 
     new_m = [m for m in (post.state.get("milestones") or []) if m not in old_m]
     if new_m:
         parts.append("milestone " + ", ".join(str(m) for m in new_m))
+    parts.extend(_shown_changes(pre.state, post.state))
     if not parts:
         changed = sorted(
             k
@@ -50,6 +51,26 @@ def derive_effect(pre: Observation, post: Observation, result: ActionResult) -> 
             advice = "Something blocks that way; try another direction or walk_to a reachable tile."
         return ("nothing changed", advice or "That changed nothing; try something different.")
     return ("; ".join(parts)[:200], None)
+
+
+def _field(state: dict[str, Any], key: str, inner: str) -> Any:
+    value = state.get(key)
+    return value.get(inner) if isinstance(value, dict) else None
+
+
+def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
+    """What a person watching would notice: new dialog text, a menu that opened, a score."""
+    out: list[str] = []
+    text = _field(post, "dialog", "text")
+    if isinstance(text, str) and text and text != _field(pre, "dialog", "text"):
+        out.append('reads "' + " ".join(text.split())[:90] + '"')
+    title = _field(post, "menu", "title")
+    if isinstance(title, str) and title and _field(pre, "menu", "title") != title:
+        out.append(f'menu "{title[:40]}"')
+    before, after = _field(pre, "game", "score"), _field(post, "game", "score")
+    if isinstance(after, int) and isinstance(before, int) and after != before:
+        out.append(f"score {before} → {after}")
+    return out
 
 
 def refused_direction(
