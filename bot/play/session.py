@@ -89,6 +89,7 @@ class PlaySession:
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
     _still_at: float = float("-inf")
+    _finale_played: bool = False
     _post_still_at: float = float("-inf")
     _task: asyncio.Task[Any] | None = None
     _deciding: bool = False
@@ -223,7 +224,9 @@ class PlaySession:
             self.last_observation, self.last_still = obs, still or self.last_still
             self._progress.update(obs.state)
             if self.spec.exit_when_done and self._done():
-                return "stopped"
+                if self._finale_played:
+                    return "stopped"
+                self._finale_played = True  # one last turn, so the mind can remark on the end
             loc = location_of(obs.state)
             signals = self._signals.snapshot(loc[:3] if loc else None)
             verdict = self._signals.objective_verdict(self.objective is not None)
