@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -56,6 +58,17 @@ def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
     if t.speak and t.speak_wanted and not t.speak_suppressed:
         line = f'           says: "{t.speak}"\n' + line
     return line
+
+
+def _silence(out: TextIO) -> None:
+    """Point ``out``'s descriptor at /dev/null, so later writes and the final flush are quiet."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _milestone_total(world: str) -> int | None:
@@ -112,10 +125,19 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         flush=True,
     )
     stream = session.subscribe()
+    reader_gone = False
 
     async def printer() -> None:
-        async for settled in stream:
-            print(format_turn(settled, total), file=out, flush=True)
+        nonlocal reader_gone
+        try:
+            async for settled in stream:
+                print(format_turn(settled, total), file=out, flush=True)
+        except BrokenPipeError:
+            # `clankie play … | head`: the reader went away, so stop play (the journal gets its
+            # summary) and finish quietly, as a process killed by SIGPIPE would.
+            reader_gone = True
+            _silence(out)
+            await host.stop()
 
     printing = asyncio.create_task(printer())
     interrupted = False
@@ -128,7 +150,12 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     finally:
         with contextlib.suppress(asyncio.CancelledError):
             await printing
-    print(f"\nsession ended: {outcome} after {session.turn} turns · journal {session.journal_path}", file=out)
+    if reader_gone:
+        if web is not None:
+            await web.close()
+        return 128 + signal.SIGPIPE
+    kept = f" · journal {session.journal_path}" if session.journal_path is not None else ""
+    print(f"\nsession ended: {outcome} after {session.turn} turns{kept}", file=out)
     if session.error:
         print(f"error: {session.error}", file=out)
     if session.journal_path is not None:

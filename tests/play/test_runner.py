@@ -108,3 +108,40 @@ async def test_demo_with_a_key_plays_with_the_openai_mind(tmp_path, openai_fake)
     assert out.startswith("playing sandbox with the openai mind")
     assert len(openai_fake.chat.requests) == 2
     assert "sk-test-not-real" not in out
+
+
+class _ClosedAfter(io.StringIO):
+    """Standard output whose reader goes away after ``lines`` lines (`clankie play | head`)."""
+
+    def __init__(self, lines: int) -> None:
+        super().__init__()
+        self.left = lines
+
+    def write(self, s: str) -> int:
+        if self.left <= 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.left -= s.count("\n")
+        return super().write(s)
+
+
+async def test_a_reader_that_goes_away_stops_play_quietly_and_the_journal_is_closed(tmp_path):
+    settings = settings_for(tmp_path)
+    args = build_parser().parse_args("play --world sandbox --mind autopilot --turns 400 --pace 0".split())
+    out = _ClosedAfter(lines=2)
+    code = await run_play(args, settings, out)
+    assert code == 141  # 128 + SIGPIPE, as `head` expects; no traceback
+    assert "session ended" not in out.getvalue()
+    [journal_path] = settings.journal_dir.glob("*.jsonl")
+    journal = read_journal(journal_path)
+    assert journal.summary is not None and journal.summary.outcome == "stopped"
+    assert journal.summary.turnsTaken < 400
+
+
+async def test_a_world_that_cannot_start_names_no_journal(tmp_path, capsys):
+    settings = settings_for(tmp_path)
+    code, out = await run(
+        "play --world pokeagent --url http://127.0.0.1:9 --turns 2 --pace 0".split(), settings
+    )
+    assert code == 1
+    assert "session ended: failed after 0 turns\n" in out and "journal None" not in out
+    assert "error: no PokeAgent server answers at http://127.0.0.1:9" in out
