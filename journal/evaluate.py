@@ -32,7 +32,8 @@ Rules for V2 turns ("pre" = the last observation of immediatePreAction, else of 
   an unknown scene or no observation → unknown; no action → not_applicable.
 - movementEffectiveness — did a movement (walk_to, or button_press up/down/left/right)
   move the player? Not a movement → not_applicable; pre or post lacking a location →
-  unknown; location (map, x, y) changed → pass; unchanged → fail.
+  unknown; location (map, x, y) changed → pass, and so does a direction press that turned
+  the player in place to face that way; unchanged → fail.
 - rejectionRecovery — after the previous turn was refused (rejected_by_adapter), does this
   turn try something else? Previous turn not refused (or none) → not_applicable; this turn
   has no action → unknown; the same action again, or a direction in signals.refusedHere →
@@ -109,6 +110,14 @@ def _location(obs: ObservationRecord | None) -> tuple[Any, Any, Any] | None:
     if not isinstance(loc, dict) or "x" not in loc or "y" not in loc:
         return None
     return (loc.get("map"), loc.get("x"), loc.get("y"))
+
+
+def _turned_to_face(action: dict[str, Any], pre: Any, post: Any) -> bool:
+    """A direction press that turned the player in place to face that way did what it does."""
+    if action["kind"] != "button_press":
+        return False
+    facing = [o.state.get("location", {}).get("facing") if o is not None else None for o in (pre, post)]
+    return facing[0] != facing[1] and facing[1] == action.get("button")
 
 
 def _advanced(before: Any, after: Any) -> bool:
@@ -210,7 +219,8 @@ def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:
         if before is None or after is None:
             out["movementEffectiveness"] = "unknown"
         else:
-            out["movementEffectiveness"] = "pass" if before != after else "fail"
+            moved = before != after or _turned_to_face(action, pre, _last(ev.postAction))
+            out["movementEffectiveness"] = "pass" if moved else "fail"
 
     if prev is None or prev.turn.outcome != "rejected_by_adapter":
         out["rejectionRecovery"] = "not_applicable"

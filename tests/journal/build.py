@@ -35,11 +35,13 @@ def turn(n: int, **changes: Any) -> dict[str, Any]:
     return line
 
 
-def with_location(line: dict[str, Any], stage: str, *, map_name: str, x: int, y: int) -> dict[str, Any]:
+def with_location(
+    line: dict[str, Any], stage: str, *, map_name: str, x: int, y: int, facing: str = "up"
+) -> dict[str, Any]:
     """Set the location of the last observation of one evidence stage."""
     out = copy.deepcopy(line)
     obs = out["evidence"][stage]["observations"][-1]
-    obs["state"]["location"] = {"map": map_name, "x": x, "y": y, "facing": "up"}
+    obs["state"]["location"] = {"map": map_name, "x": x, "y": y, "facing": facing}
     return out
 
 

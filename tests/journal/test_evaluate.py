@@ -291,6 +291,25 @@ def test_movement_effectiveness(tmp_path: Path) -> None:
     assert got == ["pass", "fail", "not_applicable", "unknown", "unknown", "pass"]
 
 
+def test_a_direction_press_that_turns_the_player_in_place_is_effective(tmp_path: Path) -> None:
+    def pressed(n: int, button: str, facing: tuple[str, str], kind: str = "button_press") -> dict[str, Any]:
+        action = (
+            {"kind": kind, "button": button} if kind == "button_press" else {"kind": kind, "x": 3, "y": 3}
+        )
+        line = turn(n, action=action)
+        line = with_location(line, "immediatePreAction", map_name="lab", x=3, y=3, facing=facing[0])
+        return with_location(line, "postAction", map_name="lab", x=3, y=3, facing=facing[1])
+
+    lines = [
+        pressed(1, "up", ("left", "up")),  # turned to face the professor: what the press was for
+        pressed(2, "up", ("up", "up")),  # already facing up and did not move: a bump
+        pressed(3, "down", ("left", "up")),  # turned, but not the way it pressed
+        pressed(4, "", ("left", "up"), kind="walk_to"),  # a walk that only turned went nowhere
+    ]
+    got = [v["movementEffectiveness"] for v in _verdicts(tmp_path, lines)]
+    assert got == ["pass", "fail", "fail", "fail"]
+
+
 def test_rejection_recovery(tmp_path: Path) -> None:
     up = {"kind": "button_press", "button": "up", "holdFrames": 16, "repeat": 1}
     left = {"kind": "button_press", "button": "left", "holdFrames": 16, "repeat": 1}
