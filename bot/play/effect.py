@@ -7,8 +7,9 @@ from typing import Any
 from bot.play.progress import location_of
 from bot.worlds.base import ActionResult, Observation
 
-# Keys that change on their own (clocks, wanderers) and say nothing about the action.
-AMBIENT_KEYS = frozenset({"frame", "npcs", "observedAt", "clock"})
+# Keys that change on their own (clocks, wanderers, the emulator's step counter) and say
+# nothing about the action.
+AMBIENT_KEYS = frozenset({"frame", "npcs", "observedAt", "clock", "stepNumber"})
 
 
 def _where(loc: tuple[str, int, int, str]) -> str:
@@ -70,6 +71,12 @@ def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
     before, after = _field(pre, "game", "score"), _field(post, "game", "score")
     if isinstance(after, int) and isinstance(before, int) and after != before:
         out.append(f"score {before} → {after}")
+    elif _field(post, "game", "board") is not None and _field(pre, "game", "board") != _field(
+        post, "game", "board"
+    ):
+        out.append("tiles slid")
+    if _field(post, "game", "over") is True and _field(pre, "game", "over") is not True:
+        out.append("game over")
     return out
 
 

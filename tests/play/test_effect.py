@@ -48,3 +48,15 @@ def test_a_refusal_names_its_reason_and_stays_bounded():
     )
     assert effect.startswith("refused (menu_not_open): x") and len(effect) == 200
     assert advice
+
+
+def test_a_board_that_slid_without_scoring_and_a_game_over_are_shown():
+    pre = obs("page", game={"board": [[2, 0], [0, 0]], "score": 4, "over": False}, text="2 . / . .")
+    post = obs("page", game={"board": [[0, 2], [0, 2]], "score": 4, "over": True}, text=". 2 / . 2")
+    effect, _ = derive_effect(pre, post, OK)
+    assert effect == "tiles slid; game over"  # not "changed game, text"
+
+
+def test_the_emulator_step_counter_alone_is_nothing_changed():
+    effect, advice = derive_effect(obs(stepNumber=10), obs(stepNumber=11), OK)
+    assert effect == "nothing changed" and advice
