@@ -17,6 +17,7 @@ from tests.web.sandbox import sandbox_playing, settings_for
 
 SCREENSHOT = Path("/tmp/activity_page.png")
 PHONE = {"width": 412, "height": 915}
+DESKTOP = {"width": 1440, "height": 900}
 
 FIRST_TURN = "() => { const li = document.querySelector('#turns li'); return li ? +li.dataset.turn : 0; }"
 STORY_TURNS = "() => +document.getElementById('story-turns').textContent || 0"
@@ -58,6 +59,9 @@ async def watch_page_follow_play(page, url: str) -> None:
 async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
     async with served(tmp_path) as (host, url), chromium() as browser:
         page = await browser.new_page(viewport=PHONE, device_scale_factor=1)
+        problems: list[str] = []  # what a person would see in the console: none
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
         async with sandbox_playing(host, pace_seconds=0.4):
             await watch_page_follow_play(page, url)
             size = await page.evaluate(
@@ -82,6 +86,14 @@ async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
             assert await page.text_content("#transport") == "live"
             shot = await page.screenshot(path=str(SCREENSHOT), full_page=True)
             assert len(shot) > 10_000
+            assert problems == []
+            # on a wide screen the title lines up with the cards under it
+            await page.set_viewport_size(DESKTOP)
+            lefts = await page.evaluate(
+                "() => ['h1', '#screen', 'footer span'].map(s => document.querySelector(s)"
+                ".getBoundingClientRect().left)"
+            )
+            assert lefts[0] > 100 and abs(lefts[0] - lefts[1]) <= 1 and abs(lefts[2] - lefts[1]) <= 1, lefts
         # play stopped: the page says so and the last turns stay readable
         await page.wait_for_function(
             "() => document.getElementById('state').textContent === 'not playing'", timeout=10_000
