@@ -3,6 +3,7 @@ bundled game pages; and :class:`WebSurface`, which starts it under the bind/toke
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +116,11 @@ class WebSurface:
             await runner.cleanup()
             from bot.web.auth import WebConfigError
 
-            raise WebConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+            if exc.errno == errno.EADDRINUSE:
+                why = "the port is already in use (another clankie? choose another port)"
+            else:
+                why = exc.strerror or str(exc)
+            raise WebConfigError(f"cannot listen on {host}:{port}: {why}") from None
         bound_port = int(runner.addresses[0][1]) if runner.addresses else port
         shown = f"[{host}]" if ":" in host else host
         url = (self.settings.web.public_url or f"http://{shown}:{bound_port}").rstrip("/") + "/"

@@ -38,6 +38,21 @@ async def test_surface_refuses_before_listening(tmp_path: Path) -> None:
     assert surface.handle is None
 
 
+async def test_a_port_in_use_is_one_plain_sentence(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = settings_for(tmp_path, web=WebSettings(port=port))
+        surface = WebSurface(settings, PlayHost(settings), ShareStore())
+        with pytest.raises(WebConfigError) as caught:
+            await surface.start()
+    assert str(caught.value) == (
+        f"cannot listen on 127.0.0.1:{port}: the port is already in use (another clankie? choose another port)"
+    )
+    assert surface.handle is None
+
+
 async def test_default_surface_listens_on_loopback_only(tmp_path: Path) -> None:
     settings = settings_for(tmp_path, web=WebSettings(port=0))
     store = ShareStore()
