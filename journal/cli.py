@@ -83,11 +83,15 @@ def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _dump({"runs": [r.to_json() for r in runs], "errors": [str(e) for e in index.errors]}, out)
     else:
-        for r in runs:
+        journey_w = max((len(r.journeyId) for r in runs), default=0)
+        run_w = max((len(r.runId) for r in runs), default=0)
+        body_w = max((len(f"{r.world or '-'}/{r.mind or '-'}") for r in runs), default=0)
+        for r in runs:  # columns line up however long a journey id is
             ended = r.outcome if r.outcome is not None else "open"
             body = f"{r.world or '-'}/{r.mind or '-'}"
             out.write(
-                f"{r.journeyId}  {r.runId}  {r.startedAt}  v{r.schemaVersion}  {body}  turns={r.turns}  {ended}\n"
+                f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt}  v{r.schemaVersion}  "
+                f"{body:<{body_w}}  turns={r.turns}  {ended}\n"
             )
         if not runs:
             out.write(f"no runs in {args.directory}\n")
@@ -139,7 +143,8 @@ def _sight(args: argparse.Namespace, out: TextIO) -> int:
         t = line.turn
         speech = ""
         if isinstance(line, TurnV2) and line.speechDeliveryId:
-            speech = f"  speech={line.speechDeliveryId}"
+            said = f'says "{t.speak}" ' if t.speak else ""
+            speech = f"  {said}(speech {line.speechDeliveryId})"
         out.write(
             f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action)}  → {t.effect or t.detail or '-'}"
             f"  [objective: {t.objective or '-'}]{speech}\n"

@@ -81,6 +81,27 @@ def test_sight_one_line_per_turn(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert lines[3] == "(no summary: the sitting did not close)"
 
 
+def test_sight_shows_what_he_said_and_its_delivery(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spoken = turn(1, speakWanted=True, speak="Out of the house!")
+    spoken.update(speechDeliveryId="dlv_1", narrationEvent="turn=1")
+    assert main(["sight", str(write_raw(tmp_path / "j.jsonl", [samples.header(), spoken]))]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith('  says "Out of the house!" (speech dlv_1)')
+
+
+def test_runs_columns_line_up_across_journeys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_raw(tmp_path / "20261130T020000Z-r1.jsonl", v3_lines(2, run_id="r1", journey_id="sandbox-seed0"))
+    write_raw(
+        tmp_path / "20261130T030000Z-r22.jsonl",
+        v3_lines(1, run_id="r22", journey_id="pokeagent", started_at=samples.stamp(60)),
+    )
+    assert main(["runs", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 2
+    assert len({row.index("2026-") for row in rows}) == 1 and len({row.index("turns=") for row in rows}) == 1
+
+
 def test_sight_marks_an_action_outside_the_live_catalog(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
