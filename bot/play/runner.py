@@ -99,7 +99,8 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         except WebConfigError as exc:
             print(f"clankie: {exc}", file=sys.stderr)
             return 2
-        print(f"activity page: {web.url}", file=out, flush=True)
+        needs = " (open it as /?token=<your [web] token>)" if settings.web.token is not None else ""
+        print(f"activity page: {web.url}{needs}", file=out, flush=True)
     request = StartRequest(
         world=args.world or ("sandbox" if demo else None),
         mind=mind,

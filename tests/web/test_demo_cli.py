@@ -78,3 +78,15 @@ async def test_demo_refuses_another_address_without_a_token(tmp_path: Path) -> N
     assert message.startswith("clankie: refusing to listen on 0.0.0.0") and "[web] token" in message
     assert "Traceback" not in message and len(message.splitlines()) == 1
     assert b"activity page" not in out and b"playing" not in out
+
+
+async def test_with_a_web_token_the_printed_url_says_how_to_open_it(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[web]\ntoken = "demo-token-not-printed"\n')
+    proc = await demo(tmp_path, "--config", str(config), "--port", "0", "--turns", "1", "--exit-when-done")
+    async with asyncio.timeout(60):
+        out, _ = await proc.communicate()
+    assert proc.returncode == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
+    [line] = [x for x in out.decode().splitlines() if x.startswith("activity page: ")]
+    assert line.endswith("/ (open it as /?token=<your [web] token>)")
+    assert b"demo-token-not-printed" not in out
