@@ -104,7 +104,10 @@ async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(op
     # turn 1: the first try and one retry both fail; turn 2's single request succeeds
     assert len(openai_fake.chat.requests) == 3
     assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "accepted"]
-    assert "HTTP 503" in journal.turns[0].turn.detail
+    assert (
+        f"the model endpoint {openai_fake.base_url.rstrip('/')} answered HTTP 503"
+        in journal.turns[0].turn.detail
+    )
     assert "sk-test-not-real" not in journal.turns[0].model_dump_json()
 
 
@@ -130,3 +133,27 @@ async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_fail
     assert outcomes[0] == "invalid_decision" and "not an object" in journal.turns[0].turn.detail
     assert outcomes[1] == "mind_failed" and "unreadable" in journal.turns[1].turn.detail
     assert outcomes[2] == "accepted"
+
+
+async def test_an_endpoint_nobody_answers_is_named_in_the_failed_turn(run_scripted):
+    import socket
+
+    from openai import AsyncOpenAI
+
+    with socket.socket() as closed:  # a loopback port that was free a moment ago: nothing listens
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    client = AsyncOpenAI(api_key="sk-test-not-real", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+    session, journal = await run_scripted(OpenAIMind(client, "test-model"), turns=1)
+    detail = journal.turns[0].turn.detail
+    assert journal.turns[0].turn.outcome == "mind_failed"
+    assert detail.startswith(f"cannot reach the model endpoint http://127.0.0.1:{port}/v1 (Connection error")
+    assert "sk-test-not-real" not in journal.turns[0].model_dump_json()
+
+
+async def test_a_refused_key_says_to_check_it(openai_fake, run_scripted):
+    from tests.fakes.openai import HttpError
+
+    openai_fake.chat.script(HttpError(401, "bad key"))
+    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "test-model"), turns=1)
+    assert journal.turns[0].turn.detail.endswith("answered HTTP 401 (check OPENAI_API_KEY)")

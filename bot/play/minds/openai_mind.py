@@ -109,6 +109,13 @@ class OpenAIMind:
         )
         return cls(client, settings.openai.model, vision=settings.openai.vision)
 
+    @property
+    def endpoint(self) -> str:
+        """The endpoint's address as a person would check it (no credentials, no query)."""
+        url = self.client.base_url
+        port = f":{url.port}" if url.port else ""
+        return f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/")
+
     def request(self, view: DecisionView) -> dict[str, Any]:
         schema = decision_json_schema(view.catalog.json_schema())
         return {
@@ -125,7 +132,12 @@ class OpenAIMind:
         except openai.APITimeoutError as exc:
             raise MindFailed(f"the model did not answer in time: {exc}") from exc
         except openai.APIStatusError as exc:
-            raise MindFailed(f"the model endpoint answered HTTP {exc.status_code}") from exc
+            hint = " (check OPENAI_API_KEY)" if exc.status_code in (401, 403) else ""
+            raise MindFailed(
+                f"the model endpoint {self.endpoint} answered HTTP {exc.status_code}{hint}"
+            ) from exc
+        except openai.APIConnectionError as exc:
+            raise MindFailed(f"cannot reach the model endpoint {self.endpoint} ({exc})") from exc
         except openai.APIError as exc:
             raise MindFailed(f"the model endpoint failed: {type(exc).__name__}: {exc}") from exc
         except ValueError as exc:  # an unparseable response body
