@@ -99,9 +99,13 @@ class BrowserWorld:
             self._pw = await async_playwright().start()
             await self._launch()
         except (PlaywrightError, OSError) as exc:
+            launched = self._browser is not None
             await self._shutdown()
+            reason = str(exc).split("\n", 1)[0]  # Playwright appends a multi-line call log
             raise WorldUnavailable(
-                f"could not start Chromium at {self._chromium_path} or open {self._target.url}: {exc}"
+                f"Chromium could not open {self._target.url}: {reason}"
+                if launched
+                else f"could not start Chromium at {self._chromium_path}: {reason}"
             ) from exc
 
     async def _launch(self) -> None:

@@ -258,6 +258,21 @@ async def test_start_fails_clearly_without_chromium() -> None:
     await world.close()
 
 
+async def test_a_page_nobody_serves_is_one_line_naming_the_url(chromium: str) -> None:
+    import socket
+
+    with socket.socket() as closed:  # a loopback port that was free a moment ago: nothing listens
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+    world = BrowserWorld(url, chromium_path=chromium)
+    with pytest.raises(WorldUnavailable) as caught:
+        await world.start()
+    await world.close()
+    message = str(caught.value)
+    assert message.startswith(f"Chromium could not open {url}: ") and "ERR_CONNECTION_REFUSED" in message
+    assert "\n" not in message  # no Playwright call log
+
+
 def test_bad_urls_are_rejected_with_the_reason() -> None:
     with pytest.raises(ValueError, match="unknown builtin page"):
         BrowserWorld("builtin:tetris")
