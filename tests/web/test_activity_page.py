@@ -99,6 +99,11 @@ async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
             "() => document.getElementById('state').textContent === 'not playing'", timeout=10_000
         )
         assert await page.locator("#turns li").count() > 0
+        await page.wait_for_function(
+            "() => document.getElementById('story-empty').textContent === 'Not playing right now.'",
+            timeout=10_000,
+        )
+        assert await page.is_visible("#story-empty") and not await page.is_visible("#story-card")
 
 
 async def test_activity_page_polls_without_server_sent_events(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@
   const base = "/v1/embodiment/sessions/live";
   const $ = (id) => document.getElementById(id);
   const MAX_TURNS = 12, MAX_LINES = 8;
-  let frameSha = null, sessionId = null, polling = null, storyTimer = null;
+  let frameSha = null, sessionId = null, polling = null, storyTimer = null, storyFor;
   const seenTurns = new Set();
 
   function url(path, extra) {
@@ -29,6 +29,8 @@
     else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
     else { pill.textContent = "playing " + s.world + " · turn " + s.turn; pill.className = "pill playing"; }
     if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
+    const live = s ? s.sessionId : null;  // play started or ended: the story card follows
+    if (live !== storyFor) { storyFor = live; storySoon(); }
     text("objective", a && a.objective);
     text("intent", a && a.intent);
     text("effect", a && a.lastEffect);
@@ -107,7 +109,8 @@
     const card = body.outcome === "card" ? body.card : null;
     $("story-card").hidden = !card;
     $("story-empty").hidden = !!card;
-    $("story-empty").textContent = body.outcome === "pending" ? "The story is starting…" : "No story yet.";
+    $("story-empty").textContent =
+      body.outcome === "pending" ? "The story is starting…" : body.outcome === "not_playing" ? "Not playing right now." : "No story yet.";
     const moments = $("moments");
     moments.replaceChildren();
     $("moments-title").hidden = !(card && card.moments && card.moments.length);
