@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,7 @@ class PlayHost:
                 exit_when_done=request.exit_when_done,
                 scenario_id=scenario_id,
                 environment_id=environment_id,
-                journey_id=ident_of(environment_id),  # one player in one world: its environment
+                journey_id=_journey_of(world, environment_id),
             )
             story = self._story_for(spec.journey_id or "")
             session = PlaySession(
@@ -236,3 +237,13 @@ class PlayHost:
             "turn": s.turn if s else 0,
             "journal": str(s.journal_path) if s and s.journal_path else None,
         }
+
+
+def _journey_of(world: World, environment_id: str) -> str:
+    """A journey joins the sittings of one player in one world. A world that keeps its game
+    between sittings (``resumes_across_sittings``, e.g. an emulator server) continues its
+    environment's journey; one that starts a new game every time (the sandbox, a fresh page)
+    begins a journey of its own with each sitting."""
+    if getattr(world, "resumes_across_sittings", False):
+        return ident_of(environment_id)
+    return ident_of(f"{environment_id}-{uuid.uuid4().hex[:8]}")

@@ -108,7 +108,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         minutes=args.minutes,
         seed=args.seed,
         pace_seconds=args.pace,
-        exit_when_done=args.exit_when_done,
+        exit_when_done=args.exit_when_done or demo,  # the demo stops playing once the story is done
         url=args.url,
     )
     try:

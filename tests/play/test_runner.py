@@ -99,6 +99,12 @@ async def test_demo_without_a_key_plays_the_sandbox_with_the_autopilot_until_don
     assert f"milestones   7/7 {MILESTONE_IDS[-1]}" in out and "session ended: stopped" in out
 
 
+async def test_the_demo_stops_playing_once_the_story_is_done(tmp_path):
+    code, out = await run("demo --no-web --pace 0".split(), settings_for(tmp_path))
+    assert code == 0
+    assert "session ended: stopped after 28 turns" in out  # not an idle run to the 500-turn budget
+
+
 async def test_demo_with_a_key_plays_with_the_openai_mind(tmp_path, openai_fake):
     decision = {"intent": "look around", "action": {"kind": "button_press", "button": "down"}}
     openai_fake.chat.responder = lambda body: Structured(decision)

@@ -72,6 +72,7 @@ _UNSUPPORTED = {
 class PokeAgentWorld:
     name = "pokeagent"
     catalog = GBA_CATALOG
+    resumes_across_sittings = True  # the emulator keeps its game: the next sitting continues it
 
     def __init__(self, base_url: str, *, timeout_s: float = 5.0) -> None:
         parts = urlsplit(base_url.strip())
