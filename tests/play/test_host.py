@@ -196,3 +196,23 @@ async def test_while_playing_the_host_shows_the_still_the_digest_and_the_story(s
     await host.stop()
     recalled, active = host.recall_story()
     assert active is False and recalled["turnsTaken"] == 1
+
+
+async def test_a_new_game_each_sitting_is_a_new_journey_but_a_kept_game_continues(settings):
+    class KeptWorld(GridWorld):
+        resumes_across_sittings = True
+
+    async def sitting(world):
+        host = make_host(settings, ScriptedMind(), world)
+        session = await host.start(StartRequest(turns=2))
+        await host.wait()
+        return session, host
+
+    fresh_a, _ = await sitting(GridWorld())
+    fresh_b, _ = await sitting(GridWorld())
+    assert fresh_a.journey_id != fresh_b.journey_id
+    kept_a, _ = await sitting(KeptWorld())
+    kept_b, host = await sitting(KeptWorld())
+    assert kept_a.journey_id == kept_b.journey_id == "grid-test"
+    card = host.index.story_card(kept_b.journey_id)
+    assert card is not None and card.turnsTaken == 4  # both sittings of the kept game
