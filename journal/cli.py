@@ -217,11 +217,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     except BrokenPipeError:
         # The reader went away (`clankie journal sight F | head`): stop quietly, as a
         # process killed by SIGPIPE would, and keep the interpreter's final flush silent.
-        _silence(out)
+        silence(out)
         return 128 + signal.SIGPIPE
 
 
-def _silence(out: TextIO) -> None:
+def silence(out: TextIO) -> None:
+    """Point ``out``'s descriptor at /dev/null once its reader is gone (``… | head``), so later
+    writes and the final flush are quiet."""
     try:
         fd = out.fileno()
     except (AttributeError, OSError, ValueError):

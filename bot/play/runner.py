@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 from typing import Any, TextIO
@@ -14,6 +13,7 @@ from typing import Any, TextIO
 from bot.config import Settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.session import SettledTurn
+from journal.cli import silence
 
 
 def _defaults() -> dict[str, dict[str, Any]]:
@@ -58,17 +58,6 @@ def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
     if t.speak and t.speak_wanted and not t.speak_suppressed:
         line = f'           says: "{t.speak}"\n' + line
     return line
-
-
-def _silence(out: TextIO) -> None:
-    """Point ``out``'s descriptor at /dev/null, so later writes and the final flush are quiet."""
-    try:
-        fd = out.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
 
 
 def _milestone_total(world: str) -> int | None:
@@ -137,7 +126,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             # `clankie play … | head`: the reader went away, so stop play (the journal gets its
             # summary) and finish quietly, as a process killed by SIGPIPE would.
             reader_gone = True
-            _silence(out)
+            silence(out)
             await host.stop()
 
     printing = asyncio.create_task(printer())
