@@ -28,7 +28,7 @@ from _common import Report  # noqa: E402
 
 from bot.mouth.audio import DISCORD_FRAME_SAMPLES, FRAME_MS, RoomMixer  # noqa: E402
 from bot.mouth.playback import PlaybackBuffer  # noqa: E402
-from bot.mouth.receive_opus import Decoder, ensure_opus_loaded  # noqa: E402
+from bot.mouth.receive.opus_decoders import Decoder, ensure_opus_loaded  # noqa: E402
 
 SPEAKERS = 10
 SECONDS = 30

@@ -33,8 +33,8 @@ from bot.character import Character
 from bot.mouth.discord_audio import PlaybackSource
 from bot.mouth.narrator import Narrator
 from bot.mouth.presence import Backoff, IdleTimer
-from bot.mouth.realtime import MouthSession
-from bot.mouth.receive import VoiceReceiver, loop_sink
+from bot.mouth.realtime.session import MouthSession
+from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
 from cogs import character_of
 
 log = structlog.get_logger("clankie.discord.voice")

@@ -37,7 +37,7 @@ WATCH_INTERVAL_S = 0.5
 
 
 class Mouth(Protocol):
-    """What the narrator drives (bot.mouth.realtime.MouthSession satisfies it)."""
+    """What the narrator drives (bot.mouth.realtime.session.MouthSession satisfies it)."""
 
     @property
     def listening(self) -> bool: ...

@@ -2,7 +2,7 @@
 fake. The Discord fake has no voice gateway, so a real ``channel.connect()`` can only be taken as
 far as the gateway request (op 4) and its timeout. For the rest, the cog's connector is replaced
 by one that builds a real discord.py ``VoiceClient`` wired to a loopback UDP "voice server"
-(as tests/mouth/test_receive_discord.py does, without DAVE): receive, playback through
+(as tests/mouth/receive/test_receiver.py does, without DAVE): receive, playback through
 discord.py's own player thread and Opus encoder, idle leave and rejoin run for real."""
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from pydantic import SecretStr
 from bot.config import Settings
 from bot.mouth.discord_audio import PlaybackSource
 from bot.mouth.presence import Backoff
-from bot.mouth.receive_rtp import parse_rtp
-from bot.mouth.receive_transport import XCHACHA_MODE, TransportDecryptor
+from bot.mouth.receive.rtp import parse_rtp
+from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
 from cogs.voice import NO_VOICE_MODEL, NOT_HERE, NOT_IN_VOICE, Voice
 from tests.cogs.harness import Live, live_bot
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
-from tests.mouth.test_receive_wire import KEY, DiscordSender, opus_frames
+from tests.mouth.receive.wire import KEY, DiscordSender, opus_frames
 
 WAIT = 5.0
 

@@ -30,8 +30,8 @@ from journal.evaluate import evaluate
 from journal.oplog import ReceiptLine, read_receipts
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI
-from tests.mouth.test_realtime import mouth_for, settings_for
-from tests.mouth.test_realtime_narration import Clock, is_narration
+from tests.mouth.realtime.test_session import mouth_for, settings_for
+from tests.mouth.realtime.test_session_narration import Clock, is_narration
 
 UPDATE = re.compile(r"^\[play update\] turn=(\d+) ")
 

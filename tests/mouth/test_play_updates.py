@@ -13,10 +13,10 @@ from bot.mouth.narrator import Narrator
 from bot.mouth.play_updates import PacedUpdates
 from bot.play.session import SettledTurn
 from tests.fakes.openai import FakeOpenAI
+from tests.mouth.realtime.test_session import mouth_for
+from tests.mouth.realtime.test_session_narration import Clock, narrator_for
+from tests.mouth.realtime.test_tool_runner import narration_turn
 from tests.mouth.test_end_to_end import UPDATE, update_received, update_turns
-from tests.mouth.test_realtime import mouth_for
-from tests.mouth.test_realtime_narration import Clock, narrator_for
-from tests.mouth.test_realtime_tools import narration_turn
 
 
 def plain(turn: int) -> SettledTurn:

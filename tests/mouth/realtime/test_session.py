@@ -19,7 +19,7 @@ from bot.character import Character, build_character
 from bot.config import OpenAISettings, PathSettings, Settings, WebSettings
 from bot.mouth.audio import DISCORD_FRAME_BYTES, MODEL_RATE
 from bot.mouth.playback import SILENCE
-from bot.mouth.realtime import MouthSession
+from bot.mouth.realtime.session import MouthSession
 from tests.fakes.openai import FakeOpenAI
 from tests.mouth.test_playback import LEAD_MS
 from tests.mouth.tones import discord_frames, dominant_frequency

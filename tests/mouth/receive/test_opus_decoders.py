@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from discord import opus
 
-from bot.mouth.receive_opus import FRAME_BYTES, Decoder, ensure_opus_loaded
-from tests.mouth.test_receive_wire import opus_frames
+from bot.mouth.receive.opus_decoders import FRAME_BYTES, Decoder, ensure_opus_loaded
+from tests.mouth.receive.wire import opus_frames
 
 
 def test_decodes_exactly_what_discord_py_decodes() -> None:

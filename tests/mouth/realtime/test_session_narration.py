@@ -10,11 +10,11 @@ from typing import Any
 
 from bot.character import build_character
 from bot.mouth.narrator import Narrator
-from bot.mouth.realtime import MouthSession
+from bot.mouth.realtime.session import MouthSession
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
-from tests.mouth.test_realtime import mouth_for, response_done, settings_for
-from tests.mouth.test_realtime_tools import narration_turn
+from tests.mouth.realtime.test_session import mouth_for, response_done, settings_for
+from tests.mouth.realtime.test_tool_runner import narration_turn
 
 
 class Clock:

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from bot.mouth.receive_dave import OPUS_SILENCE
+from bot.mouth.receive.dave import OPUS_SILENCE
 
 log = logging.getLogger(__name__)
 

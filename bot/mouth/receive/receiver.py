@@ -1,36 +1,10 @@
-"""Voice receive for discord.py 2.7.1 with DAVE: per-speaker 48 kHz stereo PCM frames.
+"""``VoiceReceiver``: decoded per-speaker audio from a discord.py 2.7.1 ``VoiceClient`` with DAVE.
 
-Decision: our own small receiver, not discord-ext-voice-recv. That package (0.5.2a179, alpha,
-last release 2025-06) removes only the transport encryption; DAVE lives in its open pull
-requests (#54, #58, #62), which call ``vc._connection.dave_session.decrypt(user_id,
-davey.MediaType.audio, payload)`` after transport decryption, skip SSRCs not yet mapped to a
-user and let unencrypted (passthrough) frames through. The problems reported from the field
-with DAVE receive, in that package and in other libraries' receive paths (discord.net, disgo,
-py-cord), would have to be patched in a vendored fork anyway: RTP padding left on the payload
-hides DAVE's trailing ``0xFAFA`` marker, so a few percent of frames fail to decrypt (padding
-must be stripped after transport decryption, before DAVE; packets that are all padding carry
-no audio); SSRCs stay unmapped after a rejoin because SPEAKING is not resent; a session object
-cached across a re-key decrypts nothing; audio stops arriving after ~60 s in which the bot sent
-nothing. What receive needs from discord.py is small — a socket listener, the voice websocket
-hook, the secret key/mode and the current ``dave_session`` — and is isolated in
-``receive_discord``. The rest is ours and tested byte-for-byte:
-
-* ``receive_rtp``       — classify RTP/RTCP/other, parse the header, strip extension + padding
-                          (an all-padding packet is dropped without counting as a loss)
-* ``receive_transport`` — ``aead_xchacha20_poly1305_rtpsize`` (the mode discord.py negotiates)
-* ``receive_dave``      — DAVE open with the session current *at this packet*; passthrough rules
-* ``receive_opus``      — one Opus decoder per SSRC (libopus into a reused buffer), loss
-                          concealment, exact 3840-byte frames
-* ``receive_ssrc``      — SSRC→user from SPEAKING (op 5) / op 12, presence from ops 11/13
-* ``receive_pipeline``  — the steps chained, counters, unknown-SSRC identification by DAVE key
-* ``receive_keepalive`` — Opus silence bursts while idle so Discord keeps delivering audio
-
-Needs libopus at runtime (Debian: ``libopus0``; discord.py loads it via ctypes). Frames arrive
-only while someone sends: a pause in speech is a pause in frames, not filler silence.
-
-Threading: the sink is called on discord.py's socket-reader thread; wrap an asyncio consumer
-(e.g. ``RoomMixer.feed``) with ``loop_sink``. A ``VoiceReceiver`` lives as long as its ``VoiceClient``'s connection: after
-``disconnect()`` (which stops discord.py's reader thread) make a new one for the new client.
+The package docstring (``bot.mouth.receive``) says why the receiver is ours and what each step
+holds. Threading: the sink is called on discord.py's socket-reader thread; wrap an asyncio
+consumer (e.g. ``RoomMixer.feed``) with ``loop_sink``. A ``VoiceReceiver`` lives as long as its
+``VoiceClient``'s connection: after ``disconnect()`` (which stops discord.py's reader thread)
+make a new one for the new client.
 """
 
 from __future__ import annotations
@@ -40,11 +14,11 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot.mouth.receive_discord import DiscordVoiceAdapter
-from bot.mouth.receive_keepalive import DEFAULT_INTERVAL, SilenceKeepalive
-from bot.mouth.receive_opus import FRAME_BYTES
-from bot.mouth.receive_pipeline import ReceivePipeline, ReceiveStats, Sink
-from bot.mouth.receive_ssrc import SsrcMap
+from bot.mouth.discord_voice import DiscordVoiceAdapter
+from bot.mouth.receive.keepalive import DEFAULT_INTERVAL, SilenceKeepalive
+from bot.mouth.receive.opus_decoders import FRAME_BYTES
+from bot.mouth.receive.pipeline import ReceivePipeline, ReceiveStats, Sink
+from bot.mouth.receive.ssrc_map import SsrcMap
 
 __all__ = ["FRAME_BYTES", "ReceiveStats", "Sink", "VoiceReceiver", "loop_sink"]
 

@@ -9,12 +9,12 @@ import davey
 import numpy as np
 import pytest
 
-from bot.mouth.receive_dave import OPUS_SILENCE, DaveSessionLike
-from bot.mouth.receive_opus import FRAME_BYTES
-from bot.mouth.receive_pipeline import PROBE_EVERY, ReceivePipeline
-from bot.mouth.receive_ssrc import SsrcMap
-from bot.mouth.receive_transport import XCHACHA_MODE
-from tests.mouth.test_receive_wire import (
+from bot.mouth.receive.dave import OPUS_SILENCE, DaveSessionLike
+from bot.mouth.receive.opus_decoders import FRAME_BYTES
+from bot.mouth.receive.pipeline import PROBE_EVERY, ReceivePipeline
+from bot.mouth.receive.ssrc_map import SsrcMap
+from bot.mouth.receive.transport import XCHACHA_MODE
+from tests.mouth.receive.wire import (
     KEY,
     OTHER_KEY,
     DiscordSender,

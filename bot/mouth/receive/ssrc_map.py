@@ -10,7 +10,7 @@ The voice gateway tells us who sends on which SSRC:
 
 After a rejoin SPEAKING is not always resent, so users present in the call but without an SSRC
 are kept as *candidates*: the pipeline can identify an unknown SSRC by which candidate's DAVE
-key opens its frames (see ``receive_pipeline``). Written from the event-loop thread, read from
+key opens its frames (see ``pipeline``). Written from the event-loop thread, read from
 the socket-reader thread, hence the lock.
 """
 

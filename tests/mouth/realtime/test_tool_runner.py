@@ -12,7 +12,15 @@ from bot.play.session import SettledTurn
 from bot.tools.escalate import NO_SPEAKER
 from bot.tools.screen import NOT_PLAYING
 from tests.fakes.openai import FakeOpenAI, Text
-from tests.mouth.test_realtime import ADA, BOB, decode_image, feed_turn, mouth_for, output_of, settings_for
+from tests.mouth.realtime.test_session import (
+    ADA,
+    BOB,
+    decode_image,
+    feed_turn,
+    mouth_for,
+    output_of,
+    settings_for,
+)
 from tests.web.sandbox import sandbox_playing
 
 

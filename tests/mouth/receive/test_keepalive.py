@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from bot.mouth.receive_dave import OPUS_SILENCE
-from bot.mouth.receive_keepalive import BURST, SilenceKeepalive
+from bot.mouth.receive.dave import OPUS_SILENCE
+from bot.mouth.receive.keepalive import BURST, SilenceKeepalive
 
 
 class Clock:

@@ -1,5 +1,4 @@
-"""Wire helpers for the receive tests (a Discord-side packet builder, a fake DAVE session) and
-the RTP/transport layer tests.
+"""Wire helpers for the receive tests: a Discord-side packet builder, real Opus, a fake DAVE session.
 
 Packets are encrypted here the way Discord's voice server sends them in the mode discord.py
 2.7.1 negotiates (``aead_xchacha20_poly1305_rtpsize``): clear RTP header + extension header as
@@ -16,19 +15,12 @@ from typing import Any
 
 import nacl.exceptions
 import nacl.secret
-import pytest
 from discord import opus
 
-from bot.mouth.receive_dave import DAVE_MARKER
-from bot.mouth.receive_rtp import (
+from bot.mouth.receive.dave import DAVE_MARKER
+from bot.mouth.receive.rtp import (
     OPUS_PAYLOAD_TYPE,
-    DatagramKind,
-    MalformedPacket,
-    classify,
-    parse_rtp,
-    strip_extension_and_padding,
 )
-from bot.mouth.receive_transport import XCHACHA_MODE, TransportDecryptError, TransportDecryptor
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))
@@ -124,73 +116,3 @@ class FakeDaveSession:
 
     def get_user_ids(self) -> list[str]:
         return [str(u) for u in self.user_keys]
-
-
-# ---------------------------------------------------------------- RTP / transport tests
-
-
-def test_classify_tells_rtp_rtcp_and_ip_discovery_apart() -> None:
-    rtp = DiscordSender(ssrc=1).packet(b"\xf8\xff\xfe")
-    rtcp_rr = struct.pack(">BBHI", 0x81, 201, 7, 1) + bytes(24)
-    ip_discovery = struct.pack(">HHI", 2, 70, 1) + bytes(66)
-    assert classify(rtp) is DatagramKind.RTP
-    assert classify(rtcp_rr) is DatagramKind.RTCP
-    assert classify(ip_discovery) is DatagramKind.OTHER
-    assert classify(b"") is DatagramKind.OTHER
-
-
-def test_parse_rtp_reads_fields_and_extension_lengths() -> None:
-    sender = DiscordSender(ssrc=0xDEADBEEF, sequence=65535, timestamp=123)
-    data = sender.packet(b"abc", extension=b"\x10\x7f\x00\x00" * 2, padding=3)
-    h = parse_rtp(data)
-    assert (h.ssrc, h.sequence, h.timestamp, h.payload_type) == (0xDEADBEEF, 65535, 123, 120)
-    assert h.extension and h.padding and not h.marker
-    assert h.clear_len == 16 and h.extension_body_len == 8
-    assert sender.sequence == 0  # wrapped
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (b"\x80\x78\x00", "shorter than the 12-byte header"),
-        (b"\x40" + bytes(11), "version 1 is not 2"),
-        (b"\x90\x78" + bytes(10) + b"\xbe", "extension header at byte 12 runs past"),
-        (b"\x83\x78" + bytes(10), "header of 24 bytes runs past the 12-byte datagram"),
-    ],
-)
-def test_parse_rtp_says_what_is_wrong(data: bytes, message: str) -> None:
-    with pytest.raises(MalformedPacket, match=message):
-        parse_rtp(data)
-
-
-def test_transport_roundtrip_strips_extension_body_and_padding() -> None:
-    frame = b"opus-or-dave-frame" + DAVE_MARKER
-    data = DiscordSender(ssrc=9).packet(frame, extension=b"\x10\x7f\x00\x00", padding=7)
-    h = parse_rtp(data)
-    out = TransportDecryptor().decrypt(data, h, XCHACHA_MODE, KEY)
-    assert out == frame
-    assert out.endswith(DAVE_MARKER)  # the marker is last again, as DAVE needs
-
-
-def test_transport_rejects_wrong_key_tampering_and_unknown_mode() -> None:
-    data = DiscordSender(ssrc=9).packet(b"payload")
-    h = parse_rtp(data)
-    dec = TransportDecryptor()
-    with pytest.raises(TransportDecryptError, match="failed to authenticate"):
-        dec.decrypt(data, h, XCHACHA_MODE, OTHER_KEY)
-    tampered = bytearray(data)
-    tampered[2] ^= 1  # the header is authenticated as AAD
-    with pytest.raises(TransportDecryptError):
-        dec.decrypt(bytes(tampered), parse_rtp(bytes(tampered)), XCHACHA_MODE, KEY)
-    with pytest.raises(TransportDecryptError, match="'xsalsa20_poly1305' is not supported"):
-        dec.decrypt(data, h, "xsalsa20_poly1305", KEY)
-    with pytest.raises(MalformedPacket, match="no room"):
-        dec.decrypt(data[:20], parse_rtp(data[:20]), XCHACHA_MODE, KEY)
-
-
-def test_bad_padding_count_is_malformed() -> None:
-    h = parse_rtp(DiscordSender(ssrc=1).packet(b"x", extension=None, padding=1))
-    with pytest.raises(MalformedPacket, match="padding count 9 does not fit a 3-byte payload"):
-        strip_extension_and_padding(h, b"ab\x09")
-    with pytest.raises(MalformedPacket, match="padding count 0"):
-        strip_extension_and_padding(h, b"ab\x00")

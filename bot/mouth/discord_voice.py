@@ -29,7 +29,7 @@ from typing import Any
 
 import discord
 
-from bot.mouth.receive_dave import DaveSessionLike
+from bot.mouth.receive.dave import DaveSessionLike
 
 log = logging.getLogger(__name__)
 

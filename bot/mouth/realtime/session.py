@@ -14,7 +14,7 @@
   speaker is who the server's next (VAD-started) response answers.
 - Barge-in: speech_started while he speaks → playback cleared at once, `response.cancel`,
   `conversation.item.truncate` at the played position.
-- Tools: realtime_tools.ToolRunner (mouth surface only, speaker of the answered turn).
+- Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
 - Narration (driven by narrator.Narrator): `play_update` adds a system item and no response;
   `narrate` adds the item plus `response.create`; receipts follow the response's life.
 - Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
@@ -37,16 +37,16 @@ from bot.mouth.audio import RoomMixer
 from bot.mouth.bargein import BargeIn
 from bot.mouth.briefing import PlayBrief, PlayReader, briefing, narration_request_text, play_update_text
 from bot.mouth.playback import PlaybackBuffer
-from bot.mouth.realtime_config import (
+from bot.mouth.realtime.client_events import (
     append_audio,
     instructions_update,
     response_create,
     session_update,
     system_text,
 )
-from bot.mouth.realtime_ledger import NarrationLedger
-from bot.mouth.realtime_responses import Request, ResponseBook
-from bot.mouth.realtime_tools import ToolRunner
+from bot.mouth.realtime.narration_ledger import NarrationLedger
+from bot.mouth.realtime.responses import Request, ResponseBook
+from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.play.session import SettledTurn, narration_line
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.mouth.receive_ssrc import SsrcMap
+from bot.mouth.receive.ssrc_map import SsrcMap
 
 ME = 1
 

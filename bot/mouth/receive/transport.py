@@ -17,7 +17,7 @@ from __future__ import annotations
 import nacl.exceptions
 import nacl.secret
 
-from bot.mouth.receive_rtp import MalformedPacket, RtpHeader, strip_extension_and_padding
+from bot.mouth.receive.rtp import MalformedPacket, RtpHeader, strip_extension_and_padding
 
 XCHACHA_MODE = "aead_xchacha20_poly1305_rtpsize"
 SUPPORTED_MODES = frozenset({XCHACHA_MODE})

@@ -23,12 +23,12 @@ import pytest
 from discord.gateway import DiscordVoiceWebSocket
 from discord.voice_state import ConnectionFlowState
 
-from bot.mouth.receive import VoiceReceiver, loop_sink
-from bot.mouth.receive_dave import OPUS_SILENCE
-from bot.mouth.receive_opus import FRAME_BYTES
-from bot.mouth.receive_rtp import parse_rtp
-from bot.mouth.receive_transport import XCHACHA_MODE, TransportDecryptor
-from tests.mouth.test_receive_wire import KEY, DiscordSender, FakeDaveSession, dave_seal, opus_frames
+from bot.mouth.receive.dave import OPUS_SILENCE
+from bot.mouth.receive.opus_decoders import FRAME_BYTES
+from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
+from bot.mouth.receive.rtp import parse_rtp
+from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
+from tests.mouth.receive.wire import KEY, DiscordSender, FakeDaveSession, dave_seal, opus_frames
 
 ALICE = 1001
 ALICE_KEY = b"A" * 32

@@ -18,7 +18,7 @@ import asyncio
 from pathlib import Path
 
 from bot.mouth.playback import PlaybackBuffer
-from bot.mouth.realtime_responses import Request, Response, ResponseBook
+from bot.mouth.realtime.responses import Request, Response, ResponseBook
 from bot.mouth.receipts import ReceiptTrail
 
 LOST = "realtime connection lost"

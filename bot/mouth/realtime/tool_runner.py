@@ -18,8 +18,8 @@ from typing import Any
 
 import structlog
 
-from bot.mouth.realtime_config import function_output, image_message, response_create
-from bot.mouth.realtime_responses import Request, Response, ResponseBook
+from bot.mouth.realtime.client_events import function_output, image_message, response_create
+from bot.mouth.realtime.responses import Request, Response, ResponseBook
 from bot.tools.base import Surface, ToolResult
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry

@@ -16,17 +16,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from bot.mouth.receive_dave import DaveOutcome, DaveSessionLike, dave_open, has_dave_marker
-from bot.mouth.receive_opus import OpusDecoders
-from bot.mouth.receive_rtp import (
+from bot.mouth.receive.dave import DaveOutcome, DaveSessionLike, dave_open, has_dave_marker
+from bot.mouth.receive.opus_decoders import OpusDecoders
+from bot.mouth.receive.rtp import (
     OPUS_PAYLOAD_TYPE,
     DatagramKind,
     MalformedPacket,
     classify,
     parse_rtp,
 )
-from bot.mouth.receive_ssrc import SsrcMap
-from bot.mouth.receive_transport import TransportDecryptError, TransportDecryptor
+from bot.mouth.receive.ssrc_map import SsrcMap
+from bot.mouth.receive.transport import TransportDecryptError, TransportDecryptor
 
 log = logging.getLogger(__name__)
 
