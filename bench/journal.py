@@ -50,7 +50,7 @@ def write_journal(
     header = samples.header(run_id=run_id, journey_id=journey_id, started_at=samples.stamp(first * 2))
     size = 0
     with open(path, "wb") as fh:
-        for line in [header, *(samples.turn_v2(n, compact=compact) for n in range(first, first + turns))]:
+        for line in [header, *(samples.turn_v3(n, compact=compact) for n in range(first, first + turns))]:
             data = orjson.dumps(line) + b"\n"
             fh.write(data)
             size += len(data)
@@ -163,7 +163,7 @@ def bench_story(report: Report, root: Path) -> None:
     report.info("story_card, 100 000-turn journey", f"{big_s * 1e6:.1f} µs")
     report.check("story card 100 000 / 100 turns", big_s / small_s, "≤ 2×", big_s / small_s <= 2.0, "{:.2f}×")
 
-    lines = [TurnV2.model_validate(samples.turn_v2(n)) for n in range(1, 1001)]
+    lines = [TurnV2.model_validate(samples.turn_v3(n)) for n in range(1, 1001)]
     header = read_journal(small_dir / "20261130T020000Z-a.jsonl").header
     live: dict[int, StoryProjector] = {}
     for turns in (SMALL, BIG):

@@ -63,8 +63,13 @@ def budget_text(session: PlaySession) -> str:
 def started_text(session: PlaySession, link: str | None) -> str:
     spec = session.spec
     if session.state == "failed":
+        reason = session.error or "unknown error"
+        if session.turn == 0:
+            return _clip(f"Play failed to start ({spec.world}, {spec.mind}): {reason}", 1900)
         return _clip(
-            f"Play failed to start ({spec.world}, {spec.mind}): {session.error or 'unknown error'}", 1900
+            f"Play failed ({spec.world}, {spec.mind}) on turn {session.turn}, and retrying would not "
+            f"heal it: {reason}",
+            1900,
         )
     lines = [f"▶️ Playing **{spec.world}** with the **{spec.mind}** mind — budget {budget_text(session)}."]
     last = session.last
@@ -103,6 +108,8 @@ def status_text(character: Character) -> str:
             lines.append(
                 f"Last session: {last.spec.world} with {last.spec.mind}, {last.turn} turn(s), ended {last.outcome or last.state}."
             )
+            if last.error and last.outcome == "failed":
+                lines.append(f"Why: {_clip(last.error, 400)}")
         lines.append("A moderator can start one with `/play start`.")
         if link:
             lines.append(f"Activity page: {link}")
@@ -140,11 +147,15 @@ def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.E
 
 
 async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None:
-    """Return once the session has settled a turn or ended, or ``within`` seconds passed."""
+    """Return once the session has settled a turn or ended, or ``within`` seconds passed. A
+    turn that ends play (a failure retrying cannot heal) is followed to the session's end, so
+    the reply says play failed and why."""
     stream = session.subscribe()
     try:
         async with asyncio.timeout(within):
-            await anext(stream, None)
+            async for _settled in stream:
+                if session.error is None:
+                    break
     except TimeoutError:
         pass
     finally:

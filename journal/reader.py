@@ -9,7 +9,7 @@ whole file fails — with a :class:`JournalError` whose text is ``path:line: rea
 - an unknown line kind or schemaVersion, an unknown or missing field, a value out of bounds;
 - a file that does not start with a header, a second header, a turn after the summary, a
   second summary, turn numbers that do not increase, turn versions mixed in one file, or
-  V2 turns under a V1 header.
+  V2/V3 turns under a V1 header.
 
 Each line is parsed once by orjson and validated once by one pydantic TypeAdapter over the
 discriminated line union (``kind``, then ``schemaVersion``). Measured on realistic turn
@@ -38,9 +38,11 @@ from journal.schema import (
     HeaderV2,
     HeaderV3,
     Summary,
+    SummaryV2,
     Turn,
     TurnV1,
     TurnV2,
+    TurnV3,
 )
 
 __all__ = [
@@ -55,8 +57,9 @@ __all__ = [
 ]
 
 _HeaderUnion = Annotated[Union[HeaderV1, HeaderV2, HeaderV3], Field(discriminator="schemaVersion")]  # noqa: UP007
-_TurnUnion = Annotated[Union[TurnV1, TurnV2], Field(discriminator="schemaVersion")]  # noqa: UP007
-_LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, Summary], Field(discriminator="kind")]  # noqa: UP007
+_TurnUnion = Annotated[Union[TurnV1, TurnV2, TurnV3], Field(discriminator="schemaVersion")]  # noqa: UP007
+_SummaryUnion = Annotated[Union[Summary, SummaryV2], Field(discriminator="schemaVersion")]  # noqa: UP007
+_LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, _SummaryUnion], Field(discriminator="kind")]  # noqa: UP007
 
 LINE_ADAPTER: TypeAdapter[Header | Turn | Summary] = TypeAdapter(cast(Any, _LineUnion))  # a special form
 _VALIDATE = LINE_ADAPTER.validator.validate_python  # the core validator: no Python wrapper per line
@@ -109,8 +112,8 @@ def _describe(exc: ValidationError) -> str:
         return f"unknown {'.'.join(map(str, loc)) or 'line'} schemaVersion {ctx.get('tag')}"
     # Drop the discriminator tags pydantic puts in front: ('turn', 2, 'turn', 'outcome').
     if loc and loc[0] in _KINDS:
-        prefix = str(loc.pop(0))
-        if loc and isinstance(loc[0], int) and prefix != "summary":
+        loc.pop(0)
+        if loc and isinstance(loc[0], int):
             loc.pop(0)
     # Union member labels ('HistoricalAction', 'tagged-union[…]') are not field names.
     where = ".".join(str(p) for p in loc if not (isinstance(p, str) and ("[" in p or p[:1].isupper())))
@@ -188,8 +191,10 @@ class LineChecker:
             return
         version = line.schemaVersion
         if self.turn_version is None:
-            if version == 2 and self.header.schemaVersion == 1:
-                raise JournalError(path, number, "a schemaVersion 2 turn under a schemaVersion 1 header")
+            if version >= 2 and self.header.schemaVersion == 1:
+                raise JournalError(
+                    path, number, f"a schemaVersion {version} turn under a schemaVersion 1 header"
+                )
             self.turn_version = version
         elif version != self.turn_version:
             raise JournalError(

@@ -3,7 +3,8 @@
 Used by the tests, the benchmark and the journal demonstration to produce realistic
 journals without a running play loop. Every function returns a plain JSON-ready dict; the
 caller decides whether to write it through :class:`journal.writer.JournalWriter` (V3 header,
-V2 turns) or as raw lines (V1/V2 headers, V1 turns, which the writer never writes).
+V3 turns, V2 summary) or as raw lines (V1/V2 headers, V1/V2 turns, V1 summaries, which the
+writer never writes).
 """
 
 from __future__ import annotations
@@ -117,12 +118,15 @@ def _observation(n: int, offset: float, compact: bool = False) -> dict[str, Any]
     }
 
 
-def _progress(n: int) -> dict[str, Any]:
-    return {
+def _progress(n: int, metrics: bool = True) -> dict[str, Any]:
+    progress: dict[str, Any] = {
         "distinctTiles": n // 2,
         "maps": list(_MAPS[: 1 + (n // 200) % len(_MAPS)]),
         "milestones": ["left_house"],
     }
+    if metrics:  # from turn V3 / summary V2
+        progress["metrics"] = {"money": 3000 + 10 * n, "badges": n // 500}
+    return progress
 
 
 def turn_body(
@@ -152,7 +156,7 @@ def turn_body(
     }
 
 
-def evidence(n: int, compact: bool = False) -> dict[str, Any]:
+def evidence(n: int, compact: bool = False, metrics: bool = True) -> dict[str, Any]:
     return {
         "decision": {
             "observations": [_observation(n, 0.0, compact)],
@@ -161,8 +165,8 @@ def evidence(n: int, compact: bool = False) -> dict[str, Any]:
         "immediatePreAction": {"observations": [_observation(n, 0.5, compact)], "provenance": None},
         "postAction": {"observations": [_observation(n + 1, 1.0, compact)], "provenance": None},
         "actionResult": {"source": "environment", "ok": True, "refusal": None, "detail": "moved"},
-        "progressBefore": _progress(n),
-        "progressAfter": _progress(n + 1),
+        "progressBefore": _progress(n, metrics),
+        "progressAfter": _progress(n + 1, metrics),
         "signals": {
             "stalledForTurns": 0,
             "repeatingForTurns": 0,
@@ -179,14 +183,26 @@ def evidence(n: int, compact: bool = False) -> dict[str, Any]:
     }
 
 
+def turn_v3(n: int, *, compact: bool = False, **body: Any) -> dict[str, Any]:
+    """A V3 turn line (what the writer writes); ``compact`` keeps only scene and location in
+    observation states."""
+    return {
+        "kind": "turn",
+        "schemaVersion": 3,
+        "at": stamp(n * 2 + 1),
+        "turn": turn_body(n, **body),
+        "evidence": evidence(n, compact),
+    }
+
+
 def turn_v2(n: int, *, compact: bool = False, **body: Any) -> dict[str, Any]:
-    """A V2 turn line; ``compact`` keeps only scene and location in observation states."""
+    """A V2 turn line: progress without metrics (read, never written any more)."""
     return {
         "kind": "turn",
         "schemaVersion": 2,
         "at": stamp(n * 2 + 1),
         "turn": turn_body(n, **body),
-        "evidence": evidence(n, compact),
+        "evidence": evidence(n, compact, metrics=False),
     }
 
 
@@ -194,7 +210,15 @@ def turn_v1(n: int, **body: Any) -> dict[str, Any]:
     return {"kind": "turn", "schemaVersion": 1, "at": stamp(n * 2 + 1), "turn": turn_body(n, **body)}
 
 
-def summary(turns: int, *, outcome: str = "stopped") -> dict[str, Any]:
+def summary(turns: int, *, outcome: str = "stopped", reason: str | None = None) -> dict[str, Any]:
+    """A V2 summary line (what the writer writes)."""
+    line = summary_v1(turns, outcome=outcome)
+    line.update(schemaVersion=2, progress=_progress(turns), reason=reason)
+    return line
+
+
+def summary_v1(turns: int, *, outcome: str = "stopped") -> dict[str, Any]:
+    """A V1 summary line: no metrics, no reason (read, never written any more)."""
     return {
         "kind": "summary",
         "schemaVersion": 1,
@@ -203,7 +227,7 @@ def summary(turns: int, *, outcome: str = "stopped") -> dict[str, Any]:
         "turnsTaken": turns,
         "accepted": turns,
         "durationMs": turns * 2000,
-        "progress": _progress(turns),
+        "progress": _progress(turns, metrics=False),
         "longestUnchangedRun": 0,
         "longestRecurringRun": 0,
         "objectivesRetired": 0,

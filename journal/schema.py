@@ -169,6 +169,21 @@ class Progress(_Strict):
     milestones: list[_text(64)] = Field(max_length=256)  # type: ignore[valid-type]
 
 
+MAX_METRICS = 32
+MetricName = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+]
+MetricValue = int | Annotated[float, Field(allow_inf_nan=False)]
+
+
+class ProgressV2(Progress):
+    """From turn V3 and summary V2: the world's progress metrics as ``{name: number}`` (the
+    numbers a world declares, e.g. 2048's ``score`` and ``bestTile``; ``{}`` for a world that
+    declares none)."""
+
+    metrics: dict[MetricName, MetricValue] = Field(max_length=MAX_METRICS)
+
+
 class ObservationRecord(_Strict):
     """One semantic observation exactly as the loop saw it."""
 
@@ -214,6 +229,13 @@ class Evidence(_Strict):
     progressAfter: Progress | None
     signals: Signals
     timing: Timing
+
+
+class EvidenceV3(Evidence):
+    """V3 evidence: progress carries the world's metrics."""
+
+    progressBefore: ProgressV2
+    progressAfter: ProgressV2 | None
 
 
 class _TurnBody(_Strict):
@@ -272,7 +294,21 @@ class TurnV2(_TurnLineBase):
 
 
 class TurnV2Write(TurnV2):
-    """The only turn shape the writer accepts: V2 with a live-catalog action."""
+    """A V2 turn with a live-catalog action (what the writer accepted before V3)."""
+
+    turn: TurnBodyWrite  # type: ignore[assignment]
+
+
+class TurnV3(TurnV2):
+    """V3: the evidence's ``progressBefore``/``progressAfter`` carry ``metrics``. A TurnV2
+    subclass, so everything that reads a V2 turn's evidence reads a V3 one the same way."""
+
+    schemaVersion: Literal[3]  # type: ignore[assignment]
+    evidence: EvidenceV3
+
+
+class TurnV3Write(TurnV3):
+    """The only turn shape the writer accepts: V3 with a live-catalog action."""
 
     turn: TurnBodyWrite  # type: ignore[assignment]
 
@@ -294,6 +330,21 @@ class Summary(_Strict):
     objectivesRetired: int = Field(ge=0)
 
 
+class SummaryV2(Summary):
+    """V2: ``progress`` carries the last metrics seen, and ``reason`` says why a session
+    ``failed`` (null for the other outcomes, and for a failure nobody explained)."""
+
+    schemaVersion: Literal[2]  # type: ignore[assignment]
+    progress: ProgressV2
+    reason: _text(400) | None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _reason_only_when_failed(self) -> SummaryV2:
+        if self.reason is not None and self.outcome != "failed":
+            raise ValueError(f"reason is only given when the outcome is failed, not {self.outcome}")
+        return self
+
+
 Header = HeaderV1 | HeaderV2 | HeaderV3
-Turn = TurnV1 | TurnV2
-Line = Header | Turn | Summary
+Turn = TurnV1 | TurnV2 | TurnV3
+Line = Header | Turn | Summary | SummaryV2

@@ -2,7 +2,7 @@
 
 A journal is created as ``<start stamp>-<runId>.jsonl`` (stamp like ``20261130T022748Z``)
 with mode 0600 and its header as the first line. Every later call appends exactly one whole
-line — validated first (turns against the *live* catalog, :class:`TurnV2Write`), serialised
+line — validated first (turns against the *live* catalog, :class:`TurnV3Write`), serialised
 with orjson, bounded to :data:`MAX_LINE_BYTES` — with a single ``write`` followed by flush and
 fsync. Nothing is ever rewritten or truncated: a line that fails validation or is too large
 raises and leaves the file exactly as it was, so the journal stays valid and play goes on.
@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from journal.schema import MAX_LINE_BYTES, HeaderV3, Summary, TurnV2Write
+from journal.schema import MAX_LINE_BYTES, HeaderV3, SummaryV2, TurnV3Write
 
 __all__ = ["JournalLineTooLarge", "JournalWriteError", "JournalWriter", "journal_filename"]
 
@@ -85,11 +85,11 @@ class JournalWriter:
         writer._write(data)
         return writer
 
-    def append_turn(self, line: TurnV2Write | dict[str, Any]) -> TurnV2Write:
+    def append_turn(self, line: TurnV3Write | dict[str, Any]) -> TurnV3Write:
         """Validate one turn against the live catalog and append it (flushed and fsynced).
 
         Returns the validated line (so callers can project it without validating twice)."""
-        model = line if isinstance(line, TurnV2Write) else TurnV2Write.model_validate(line)
+        model = line if isinstance(line, TurnV3Write) else TurnV3Write.model_validate(line)
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is written; no turn may follow it")
         if model.turn.turn <= self._last_turn:
@@ -100,9 +100,9 @@ class JournalWriter:
         self._last_turn = model.turn.turn
         return model
 
-    def write_summary(self, summary: Summary | dict[str, Any]) -> Summary:
-        """Append the closing summary line; at most one per journal. Returns it validated."""
-        model = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
+    def write_summary(self, summary: SummaryV2 | dict[str, Any]) -> SummaryV2:
+        """Append the closing summary line (V2); at most one per journal. Returns it validated."""
+        model = summary if isinstance(summary, SummaryV2) else SummaryV2.model_validate(summary)
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is already written")
         self._write(_encode(self.path, "summary", model))

@@ -35,7 +35,14 @@ class Decision(BaseModel):
 
 
 class MindFailed(Exception):
-    """The mind could not produce a decision (network, timeout, refusal of service)."""
+    """The mind could not produce a decision this turn (network, timeout, an overloaded
+    endpoint): the turn is ``mind_failed`` and the loop backs off before the next one."""
+
+
+class PermanentMindFailure(MindFailed):
+    """A failure that retrying cannot heal: the endpoint refuses the key (401/403) or has no
+    such model (404), or the mind cannot read this world as its game. The turn is journaled
+    as ``mind_failed`` and the session ends at once as ``failed`` with this reason."""
 
 
 class InvalidDecision(Exception):

@@ -23,13 +23,14 @@ class EventLog:
             self.path, EventLine(type="embodiment.session.running", data={**data, "pid": os.getpid()})
         )
 
-    def ended(self, data: dict[str, Any], outcome: str) -> None:
-        kind = (
-            "embodiment.session.failed"
-            if outcome in ("failed", "lease_lapsed")
-            else "embodiment.session.stopped"
-        )
-        append_line(self.path, EventLine(type=kind, data={**data, "outcome": outcome}))
+    def ended(self, data: dict[str, Any], outcome: str, reason: str | None = None) -> None:
+        """The run's end; a failed run says why (``data.reason``, one line) when it is known."""
+        failed = outcome in ("failed", "lease_lapsed")
+        kind = "embodiment.session.failed" if failed else "embodiment.session.stopped"
+        ended = {**data, "outcome": outcome}
+        if failed and reason:
+            ended["reason"] = " ".join(reason.split())[:400]
+        append_line(self.path, EventLine(type=kind, data=ended))
 
     def reconcile(self) -> list[str]:
         """Close every run left ``running`` by a dead process as failed/lease_lapsed.

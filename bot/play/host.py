@@ -154,8 +154,14 @@ class PlayHost:
         try:
             outcome = await session.run()
         finally:
-            self.events.ended(data, outcome)
-            log.info("play_session_ended", run_id=session.run_id, outcome=outcome, turns=session.turn)
+            self.events.ended(data, outcome, session.error)
+            log.info(
+                "play_session_ended",
+                run_id=session.run_id,
+                outcome=outcome,
+                turns=session.turn,
+                reason=session.error,
+            )
         return outcome
 
     async def stop(self) -> PlaySession | None:

@@ -1,5 +1,6 @@
-"""Journal lines of a play session: a turn line with its V2 evidence packet (DESIGN §6) built
-from what really happened, and the closing summary line. A stage that did not happen is null."""
+"""Journal lines of a play session: a turn line (V3) with its evidence packet (DESIGN §6) built
+from what really happened, and the closing summary line (V2). A stage that did not happen is
+null."""
 
 from __future__ import annotations
 
@@ -21,6 +22,13 @@ class Speech:
     suppressed: str | None = None
     delivery_id: str | None = None
     narration: str | None = None
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (runs of whitespace, newlines included, become one space), cut to
+    ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict[str, Any] | None:
@@ -46,11 +54,11 @@ def turn_line(
     progress_before: dict[str, Any],
     progress_after: dict[str, Any],
 ) -> dict[str, Any]:
-    """The V2 turn line; ``progress_after`` is recorded only when a post-action look was taken."""
+    """The V3 turn line; ``progress_after`` is recorded only when a post-action look was taken."""
     d = rec.decision
     line: dict[str, Any] = {
         "kind": "turn",
-        "schemaVersion": 2,
+        "schemaVersion": 3,
         "at": utc_now(),
         "turn": {
             "turn": rec.turn,
@@ -102,12 +110,17 @@ def summary_line(
     longest_unchanged: int,
     longest_recurring: int,
     objectives_retired: int,
+    reason: str | None = None,
 ) -> dict[str, Any]:
+    """The V2 summary line; ``reason`` (why a failed session failed) is kept only for
+    ``failed``, on one line, at most 400 characters."""
+    ended = outcome if outcome in ("stopped", "budget_exhausted") else "failed"
     return {
         "kind": "summary",
-        "schemaVersion": 1,
+        "schemaVersion": 2,
         "at": utc_now(),
-        "outcome": outcome if outcome in ("stopped", "budget_exhausted") else "failed",
+        "outcome": ended,
+        "reason": one_line(reason, 400) if ended == "failed" and reason else None,
         "turnsTaken": turns,
         "accepted": accepted,
         "durationMs": duration_ms,

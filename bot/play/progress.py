@@ -1,9 +1,14 @@
-"""Progress measured by the loop from what the world shows, never claimed by the mind."""
+"""Progress measured by the loop from what the world shows, never claimed by the mind:
+tiles stood on, maps entered, milestones reached, and the world's declared metrics
+(``state["metrics"]``, see :mod:`bot.worlds.base`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from journal.schema import MAX_METRICS
 
 
 def location_of(state: dict[str, Any]) -> tuple[str, int, int, str] | None:
@@ -16,14 +21,49 @@ def location_of(state: dict[str, Any]) -> tuple[str, int, int, str] | None:
         return None
 
 
+def metrics_of(state: dict[str, Any], declared: tuple[str, ...]) -> dict[str, int | float]:
+    """The declared metrics an observation reports: finite numbers only (not bools), names the
+    world declared only, in the declared order."""
+    raw = state.get("metrics")
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, int | float] = {}
+    for name in declared:
+        value = raw.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        out[name] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Advance:
+    """What one observation added: a tile never stood on, metrics that rose."""
+
+    new_tile: bool = False
+    raised: tuple[str, ...] = ()
+
+    @property
+    def progressed(self) -> bool:
+        return self.new_tile or bool(self.raised)
+
+
 @dataclass
 class ProgressTracker:
+    declared: tuple[str, ...] = ()
     tiles: set[tuple[str, int, int]] = field(default_factory=set)
     maps: list[str] = field(default_factory=list)
     milestones: list[str] = field(default_factory=list)
+    metrics: dict[str, int | float] = field(default_factory=dict)
 
-    def update(self, state: dict[str, Any]) -> bool:
-        """Fold an observation in; True when it revealed a tile never stood on before."""
+    def __post_init__(self) -> None:
+        self.declared = tuple(self.declared)[:MAX_METRICS]
+
+    def update(self, state: dict[str, Any]) -> Advance:
+        """Fold an observation in; says whether it reached a new tile and which metrics rose
+        above their last value (a metric's first value is a baseline, not a rise)."""
         new_tile = False
         loc = location_of(state)
         if loc is not None:
@@ -38,11 +78,19 @@ class ProgressTracker:
             for m in reached:
                 if isinstance(m, str) and m not in self.milestones:
                     self.milestones.append(m)
-        return new_tile
+        raised: list[str] = []
+        if self.declared:
+            for name, value in metrics_of(state, self.declared).items():
+                last = self.metrics.get(name)
+                if last is not None and value > last:
+                    raised.append(name)
+                self.metrics[name] = value
+        return Advance(new_tile=new_tile, raised=tuple(raised))
 
     def snapshot(self) -> dict[str, Any]:
         return {
             "distinctTiles": len(self.tiles),
             "maps": list(self.maps[-256:]),
             "milestones": list(self.milestones[-256:]),
+            "metrics": dict(self.metrics),
         }

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from bot.config import Settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
+from bot.play.lines import one_line
 from bot.play.session import SettledTurn
 from journal.cli import silence
 
@@ -146,14 +147,16 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         return 128 + signal.SIGPIPE
     kept = f" · journal {session.journal_path}" if session.journal_path is not None else ""
     print(f"\nsession ended: {outcome} after {session.turn} turns{kept}", file=out)
-    if session.error:
-        print(f"error: {session.error}", file=out)
     if session.journal_path is not None:
         from journal.cli import write_report
         from journal.evaluate import evaluate
 
         print("\nevaluation:", file=out)
         write_report(evaluate(session.journal_path, events=settings.event_log), out)
+    if outcome == "failed":  # last, on one line, where a script or a person looks for it
+        print(
+            f"clankie: play failed: {one_line(session.error or 'no reason was given', 1000)}", file=sys.stderr
+        )
     if web is not None and demo and not args.exit_when_done and not interrupted:
         print(f"the activity page stays up at {web.url} — Ctrl-C to quit", file=out, flush=True)
         with contextlib.suppress(asyncio.CancelledError):

@@ -22,7 +22,7 @@ from bot.play.progress import ProgressTracker, location_of
 from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import TurnRecord, run_turn
-from bot.worlds.base import Observation, Still, World, WorldUnavailable, utc_now
+from bot.worlds.base import Observation, Still, World, WorldUnavailable, declared_metrics, utc_now
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
 from journal.writer import JournalLineTooLarge, JournalWriter
@@ -94,6 +94,9 @@ class PlaySession:
     _task: asyncio.Task[Any] | None = None
     _deciding: bool = False
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
+
+    def __post_init__(self) -> None:
+        self._progress = ProgressTracker(declared=tuple(m.name for m in declared_metrics(self.world)))
 
     @property
     def journey_id(self) -> str:
@@ -261,7 +264,12 @@ class PlaySession:
                 task.uncancel()  # the stop's own cancel, consumed here
                 self.turn -= 1  # a stop abandoned this decision: no action, nothing to journal
                 return "stopped"
+            if rec.permanent:  # known before settling, so whoever hears this turn sees why
+                self.error = rec.detail or "the mind failed in a way retrying cannot heal"
             self._settle(writer, rec, signals, progress_before, retired)
+            if rec.permanent:
+                log.error("play_mind_failed_permanently", run_id=self.run_id, reason=self.error)
+                return "failed"
             if rec.post is not None:  # keep the watched picture current with the settled turn
                 self.last_still = await self._capture_still(for_decision=False) or self.last_still
             mind_failures = mind_failures + 1 if rec.outcome == "mind_failed" else 0
@@ -312,15 +320,15 @@ class PlaySession:
                 self.objective, objective_changed = d.objective, True
             if d.sets_notes:
                 self.notes = d.notes
-        new_tile = False
+        progressed = False
         if rec.post is not None:
-            new_tile = self._progress.update(rec.post.state)
+            progressed = self._progress.update(rec.post.state).progressed
             self.last_observation = rec.post
         if rec.outcome == "accepted":
             self.accepted += 1
         post_loc = location_of(rec.post.state) if rec.post is not None else None
         self._signals.settle(
-            new_tile=new_tile,
+            progressed=progressed,
             effect=rec.effect,
             state_key=(*post_loc, rec.post.scene) if post_loc and rec.post else None,
             refused_direction=rec.refused_dir,
@@ -401,6 +409,7 @@ class PlaySession:
             longest_unchanged=self._signals.longest_unchanged,
             longest_recurring=self._signals.longest_recurring,
             objectives_retired=self._signals.objectives_retired,
+            reason=self.error,
         )
         try:
             writer.write_summary(summary)

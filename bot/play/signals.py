@@ -1,6 +1,7 @@
 """Signals fed back to the mind (DESIGN §5) and objective retirement.
 
-- ``stalledForTurns``: turns since a new tile was reached (shown at ≥ 12);
+- ``stalledForTurns``: turns since the last progress — a new tile reached or a declared
+  metric raised (a 2048 score, a badge) — (shown at ≥ 12);
 - ``repeatingForTurns``: the same effect turn after turn (shown at ≥ 3);
 - ``recurringForTurns``: turns spent inside a loop — a 12-state window of
   (map, x, y, facing, scene) in which revisited states make up at least half;
@@ -66,14 +67,14 @@ class SignalTracker:
     def settle(
         self,
         *,
-        new_tile: bool,
+        progressed: bool,
         effect: str | None,
         state_key: tuple[Any, ...] | None,
         refused_direction: tuple[tuple[str, int, int], str] | None,
         objective_changed: bool,
         has_objective: bool,
     ) -> None:
-        self.stalled = 0 if new_tile else self.stalled + 1
+        self.stalled = 0 if progressed else self.stalled + 1
         if effect is not None and effect == self._last_effect:
             self.repeating += 1
         else:

@@ -12,7 +12,7 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from bot.play.decision import Decision, InvalidDecision, MindFailed
+from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMindFailure
 from bot.play.effect import derive_effect, refused_direction
 from bot.play.minds.base import DecisionView, Mind
 from bot.worlds.base import ActionResult, Observation, Still, World, utc_now
@@ -48,6 +48,7 @@ class TurnRecord:
     action_started: str | None = None
     action_settled: str | None = None
     refused_dir: tuple[tuple[str, int, int], str] | None = None
+    permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
 
     def fail(self, outcome: str, detail: str) -> TurnRecord:
         self.outcome = outcome
@@ -72,6 +73,9 @@ async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide 
         raise
     except InvalidDecision as exc:
         return rec.fail("invalid_decision", str(exc))
+    except PermanentMindFailure as exc:
+        rec.permanent = True
+        return rec.fail("mind_failed", str(exc))
     except MindFailed as exc:
         return rec.fail("mind_failed", str(exc))
     except Exception as exc:  # a bug in a mind is a failed mind, not a crashed session

@@ -6,11 +6,15 @@ images. Conventions the play loop relies on for measured progress, when the worl
 
 - ``state["location"] = {"map": str, "x": int, "y": int, "facing": str}``
 - ``state["milestones"] = [str, …]`` — milestones reached so far, in order
+- ``state["metrics"] = {name: number}`` — the current value of each progress metric the world
+  declares in its ``metrics`` attribute (a tuple of :class:`Metric`; a world without one
+  declares none). Only declared names are read; a rise of any is progress.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -100,6 +104,28 @@ class ActionResult:
         }
         out.update(self.data)
         return out
+
+
+_METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A progress metric a world declares: its journal name (``bestTile``) and the label
+    people read (``best tile``)."""
+
+    name: str
+    label: str
+
+    def __post_init__(self) -> None:
+        if not _METRIC_NAME.match(self.name):
+            raise ValueError(f"metric name {self.name!r} must be a letter then letters, digits or _ (≤64)")
+
+
+def declared_metrics(world: object) -> tuple[Metric, ...]:
+    """The metrics a world declares (its ``metrics`` attribute), or none."""
+    declared = getattr(world, "metrics", ())
+    return tuple(m for m in declared if isinstance(m, Metric))
 
 
 @runtime_checkable

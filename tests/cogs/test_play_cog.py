@@ -6,11 +6,14 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from bot.config import Settings
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
+from tests.fakes.openai import FakeOpenAI, HttpError
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.fakes.pokeagent.server import FakePokeAgent
 from tests.web.browser import need_chromium
 
@@ -217,6 +220,36 @@ async def test_a_world_that_cannot_start_is_reported_in_the_start_reply(tmp_path
         assert "Last session: browser with autopilot, 0 turn(s), ended failed." in status.content
         events = read_events(live.settings.event_log).lines
         assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.failed"]
+
+
+async def test_a_refused_model_key_ends_play_and_the_start_reply_says_why(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    openai_fake.chat.script(
+        HttpError(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")
+    )
+
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("sk-test-not-real")
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
+        )
+        assert (await handle.response(within=3)).deferred
+        text = await handle.reply_text(within=20)
+        endpoint = openai_fake.base_url.rstrip("/")
+        assert text == (
+            "Play failed (sandbox, openai) on turn 1, and retrying would not heal it: "
+            f"the model endpoint {endpoint} answered HTTP 401 (check OPENAI_API_KEY)"
+        )
+        assert live.character.play_host.active is None and len(openai_fake.chat.requests) == 1
+        status = await (await live.fake.send_interaction("play status")).response()
+        assert "Last session: sandbox with openai, 1 turn(s), ended failed." in status.content
+        failed = read_events(live.settings.event_log).lines[-1]
+        assert failed.type == "embodiment.session.failed" and "HTTP 401" in failed.data["reason"]
 
 
 async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Path) -> None:

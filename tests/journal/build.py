@@ -22,7 +22,7 @@ def write_raw(path: Path, lines: list[dict[str, Any]]) -> Path:
 
 
 def v3_lines(turns: int = 3, *, summary: bool = True, **header: Any) -> list[dict[str, Any]]:
-    lines = [samples.header(3, **header), *(samples.turn_v2(n) for n in range(1, turns + 1))]
+    lines = [samples.header(3, **header), *(samples.turn_v3(n) for n in range(1, turns + 1))]
     if summary:
         lines.append(samples.summary(turns))
     return lines
@@ -30,7 +30,7 @@ def v3_lines(turns: int = 3, *, summary: bool = True, **header: Any) -> list[dic
 
 def turn(n: int, **changes: Any) -> dict[str, Any]:
     """A V2 turn line with ``turn{}`` fields replaced by ``changes``."""
-    line = samples.turn_v2(n)
+    line = samples.turn_v3(n)
     line["turn"].update(changes)
     return line
 

@@ -70,7 +70,7 @@ def test_story_unknown_journey_is_a_usage_error(play_dir: Path, capsys: pytest.C
 
 def test_sight_one_line_per_turn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refused = turn(2, outcome="rejected_by_adapter", effect=None, detail="a fence blocks the way")
-    path = write_raw(tmp_path / "j.jsonl", [samples.header(), samples.turn_v2(1), refused])
+    path = write_raw(tmp_path / "j.jsonl", [samples.header(), samples.turn_v3(1), refused])
     assert main(["sight", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("run run-0001")
@@ -105,7 +105,7 @@ def test_runs_columns_line_up_across_journeys(tmp_path: Path, capsys: pytest.Cap
 def test_sight_marks_an_action_outside_the_live_catalog(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = [samples.header(), turn(1, action={"kind": "wait", "frames": 30}), samples.turn_v2(2)]
+    lines = [samples.header(), turn(1, action={"kind": "wait", "frames": 30}), samples.turn_v3(2)]
     assert main(["sight", str(write_raw(tmp_path / "j.jsonl", lines))]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "wait(frames=30) [not in the live catalog]  →" in out[1]
@@ -168,7 +168,7 @@ def test_eval_readable_names_outcomes_and_skipped_operational_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     refused = turn(2, outcome="rejected_by_adapter", effect=None, detail="a fence blocks the way")
-    path = write_raw(tmp_path / "j.jsonl", [samples.header(run_id="run-9"), samples.turn_v2(1), refused])
+    path = write_raw(tmp_path / "j.jsonl", [samples.header(run_id="run-9"), samples.turn_v3(1), refused])
     events = tmp_path / "events.jsonl"
     append_line(events, EventLine(type="embodiment.session.stopped", data={"runId": "run-9"}))
     with open(events, "ab") as fh:

@@ -61,7 +61,7 @@ def test_terminal_from_summary_wins_over_event_log(tmp_path: Path, outcome: str)
         events,
         EventLine(type="embodiment.session.failed", data={"runId": "run-1", "outcome": "lease_lapsed"}),
     )
-    path = _journal(tmp_path, [samples.turn_v2(1)], summary=outcome)
+    path = _journal(tmp_path, [samples.turn_v3(1)], summary=outcome)
     assert evaluate(path, events)["run"]["terminal"] == {"source": "summary", "outcome": outcome}
 
 
@@ -89,7 +89,7 @@ def test_lifecycle_only_terminals(
     append_line(events, EventLine(type=event_type, data=data))  # type: ignore[arg-type]
     with open(events, "ab") as fh:
         fh.write(b'{"schemaVersion":1,"id":"torn","type":"embodi')  # a crash cut the last line
-    report = evaluate(_journal(tmp_path, [samples.turn_v2(1)]), events)
+    report = evaluate(_journal(tmp_path, [samples.turn_v3(1)]), events)
     assert report["run"]["terminal"] == {"source": "event_log", "outcome": expected}
     assert len(report["skippedOperationalLines"]["events"]) == 1
 
@@ -97,7 +97,7 @@ def test_lifecycle_only_terminals(
 def test_no_terminal_evidence_is_unknown(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     append_line(events, EventLine(type="embodiment.session.running", data={"runId": "run-1"}))
-    path = _journal(tmp_path, [samples.turn_v2(1)])
+    path = _journal(tmp_path, [samples.turn_v3(1)])
     assert evaluate(path, events)["run"]["terminal"] == {"source": "none", "outcome": "unknown"}
     assert evaluate(path)["run"]["terminal"] == {"source": "none", "outcome": "unknown"}
     assert evaluate(path, tmp_path / "no-such-log.jsonl")["run"]["terminal"]["outcome"] == "unknown"
@@ -172,10 +172,10 @@ def test_v1_turns_evaluate_unknown(tmp_path: Path) -> None:
 
 def test_retired_and_never_seen_actions(tmp_path: Path) -> None:
     lines = [
-        samples.turn_v2(1),
+        samples.turn_v3(1),
         turn(2, action={"kind": "wait", "frames": 30}),
         turn(3, action={"kind": "never_seen_before", "x": 1}),
-        samples.turn_v2(4),
+        samples.turn_v3(4),
     ]
     report = evaluate(_journal(tmp_path, lines, summary="stopped"))
     rows = {row["turn"]: row for row in report["turns"]}
@@ -198,28 +198,28 @@ def _verdicts(tmp_path: Path, lines: list[dict[str, Any]]) -> list[dict[str, str
 def test_intent_to_action(tmp_path: Path) -> None:
     refused = turn(2, outcome="rejected_by_adapter", detail="a wall")
     refused["evidence"]["actionResult"] = {"source": "body", "ok": False, "refusal": "blocked"}
-    no_result = copy.deepcopy(samples.turn_v2(3))
+    no_result = copy.deepcopy(samples.turn_v3(3))
     no_result["evidence"]["actionResult"] = None
     failed_mind = turn(4, outcome="mind_failed", action=None)
     got = [
         v["intentToAction"]
-        for v in _verdicts(tmp_path, [samples.turn_v2(1), refused, no_result, failed_mind])
+        for v in _verdicts(tmp_path, [samples.turn_v3(1), refused, no_result, failed_mind])
     ]
     assert got == ["pass", "fail", "unknown", "not_applicable"]
 
 
 def test_goal_to_action(tmp_path: Path) -> None:
-    stalled = samples.turn_v2(2)
+    stalled = samples.turn_v3(2)
     stalled["evidence"]["progressAfter"] = stalled["evidence"]["progressBefore"]
     stalled["evidence"]["signals"]["stalledForTurns"] = 12
     flat = copy.deepcopy(stalled)
     flat["turn"]["turn"] = 3
     flat["evidence"]["signals"]["stalledForTurns"] = 2
-    no_after = samples.turn_v2(4)
+    no_after = samples.turn_v3(4)
     no_after["evidence"]["progressAfter"] = None
     no_goal = turn(5, objective=None)
     got = [
-        v["goalToAction"] for v in _verdicts(tmp_path, [samples.turn_v2(1), stalled, flat, no_after, no_goal])
+        v["goalToAction"] for v in _verdicts(tmp_path, [samples.turn_v3(1), stalled, flat, no_after, no_goal])
     ]
     assert got == ["pass", "fail", "unknown", "unknown", "not_applicable"]
 
@@ -275,9 +275,9 @@ def test_movement_effectiveness(tmp_path: Path) -> None:
         line = with_location(line, "immediatePreAction", map_name="m", x=3, y=3)
         return with_location(line, "postAction", map_name="m", x=after[0], y=after[1])
 
-    no_location = samples.turn_v2(4)
+    no_location = samples.turn_v3(4)
     del no_location["evidence"]["postAction"]["observations"][-1]["state"]["location"]
-    no_post = samples.turn_v2(5)
+    no_post = samples.turn_v3(5)
     no_post["evidence"]["postAction"] = None
     lines = [
         moved(1, (3, 2)),
@@ -322,7 +322,7 @@ def test_rejection_recovery(tmp_path: Path) -> None:
     got = [
         v["rejectionRecovery"]
         for v in _verdicts(
-            tmp_path, [samples.turn_v2(1), refused_up, same_again, other, refused_left, into_refused]
+            tmp_path, [samples.turn_v3(1), refused_up, same_again, other, refused_left, into_refused]
         )
     ]
     assert got == ["not_applicable", "not_applicable", "fail", "pass", "not_applicable", "fail"]

@@ -9,7 +9,7 @@ import journal.journeys as journeys_module
 from journal import samples
 from journal.journeys import JourneyIndex, StoryCard
 from journal.reader import read_journal
-from journal.schema import HeaderV3, TurnV2Write
+from journal.schema import HeaderV3, TurnV3Write
 from journal.story import MAX_MAPS, MAX_MOMENTS, StoryProjector
 from journal.writer import JournalWriter
 from tests.journal.build import dumps, turn, with_location, write_raw
@@ -30,7 +30,7 @@ def _sitting(
     )
     writer = JournalWriter.create(directory, header)
     for n in turns:
-        writer.append_turn(samples.turn_v2(n))
+        writer.append_turn(samples.turn_v3(n))
     if close:
         writer.write_summary(samples.summary(len(turns)))
         writer.close()
@@ -65,11 +65,11 @@ def test_story_card_across_sittings(tmp_path: Path) -> None:
     assert card.sessionId == "second"  # the latest sitting's
     assert card.environmentId == "sandbox:kanto" and card.scenarioId == "sandbox-first-gym"
     assert card.turnsTaken == 15
-    assert card.lastTurnAt == samples.turn_v2(5)["at"]
+    assert card.lastTurnAt == samples.turn_v3(5)["at"]
     assert card.objective == "reach Viridian City"
     # moments: turns that wanted to speak and had an effect (every 7th turn in the samples)
     assert [m.effect for m in card.moments] == [
-        samples.turn_v2(7)["turn"]["effect"],
+        samples.turn_v3(7)["turn"]["effect"],
     ]
     assert card.moments[0].toward == "reach Viridian City"
     second.close()
@@ -92,9 +92,9 @@ def test_story_card_bounds_maps_and_moments(tmp_path: Path) -> None:
 
 
 def test_story_maps_include_the_map_a_turn_started_on(tmp_path: Path) -> None:
-    first = with_location(samples.turn_v2(1), "decision", map_name="bedroom", x=3, y=3)
+    first = with_location(samples.turn_v3(1), "decision", map_name="bedroom", x=3, y=3)
     first = with_location(first, "postAction", map_name="house", x=7, y=1)
-    second = with_location(samples.turn_v2(2), "decision", map_name="house", x=7, y=1)
+    second = with_location(samples.turn_v3(2), "decision", map_name="house", x=7, y=1)
     second = with_location(second, "postAction", map_name="town", x=5, y=4)
     write_raw(tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), first, second])
     card = JourneyIndex(tmp_path).story_card("J")
@@ -130,12 +130,12 @@ def test_index_follows_a_growing_journal_reading_only_new_lines(
     assert index.story_card("J").turnsTaken == 3  # type: ignore[union-attr]
     assert parsed == []  # nothing changed: nothing parsed
 
-    writer.append_turn(samples.turn_v2(4))
+    writer.append_turn(samples.turn_v3(4))
     assert index.story_card("J").turnsTaken == 4  # type: ignore[union-attr]
     assert parsed == [5]  # only the appended line
 
     # A half-written line is left for later; the index stays at the last whole line.
-    line = dumps(samples.turn_v2(5))
+    line = dumps(samples.turn_v3(5))
     with open(writer.path, "ab") as fh:
         fh.write(line[:100])
     card = index.story_card("J")
@@ -156,7 +156,7 @@ def test_index_matches_a_full_read_after_growth(tmp_path: Path) -> None:
     index = JourneyIndex(tmp_path)
     index.refresh()
     for n in range(3, 30):
-        writer.append_turn(samples.turn_v2(n))
+        writer.append_turn(samples.turn_v3(n))
         if n % 5 == 0:
             index.refresh()
     writer.close()
@@ -173,11 +173,11 @@ def test_index_matches_a_full_read_after_growth(tmp_path: Path) -> None:
 def test_replaced_or_shrunk_file_is_read_again(tmp_path: Path) -> None:
     path = write_raw(
         tmp_path / "20261130T010000Z-a.jsonl",
-        [samples.header(journey_id="J"), *(samples.turn_v2(n) for n in (1, 2, 3))],
+        [samples.header(journey_id="J"), *(samples.turn_v3(n) for n in (1, 2, 3))],
     )
     index = JourneyIndex(tmp_path)
     assert index.story_card("J").turnsTaken == 3  # type: ignore[union-attr]
-    tmp = write_raw(tmp_path / "b.tmp", [samples.header(journey_id="J"), samples.turn_v2(1)])
+    tmp = write_raw(tmp_path / "b.tmp", [samples.header(journey_id="J"), samples.turn_v3(1)])
     os.replace(tmp, path)
     assert index.story_card("J").turnsTaken == 1  # type: ignore[union-attr]
     path.unlink()
@@ -192,7 +192,7 @@ def test_invalid_journal_is_left_out_and_reported_until_it_changes(tmp_path: Pat
     index = JourneyIndex(tmp_path)
     assert [r.runId for r in index.runs("J")] == ["good"]
     assert [(e.path, e.line) for e in index.errors] == [(bad, 2)]
-    bad.write_bytes(dumps(samples.header(run_id="bad", journey_id="J")) + dumps(samples.turn_v2(1)))
+    bad.write_bytes(dumps(samples.header(run_id="bad", journey_id="J")) + dumps(samples.turn_v3(1)))
     assert [r.runId for r in index.runs("J")] == ["good", "bad"]
     assert index.errors == []
 
@@ -215,7 +215,7 @@ def test_live_projector_continues_the_journey(tmp_path: Path) -> None:
     header = HeaderV3.model_validate(samples.header(run_id="r2", journey_id="J", session_id="live"))
     projector.feed_header(header)
     before = projector.card()
-    projector.feed_turn(TurnV2Write.model_validate(samples.turn_v2(1)))
+    projector.feed_turn(TurnV3Write.model_validate(samples.turn_v3(1)))
     card = projector.card()
     assert before is not None and card is not None
     assert card.turnsTaken == 8 and card.sessionId == "live" and card.startedAt == samples.stamp(0)
@@ -229,15 +229,15 @@ def test_projector_needs_a_header_first() -> None:
     projector = StoryProjector()
     assert projector.card() is None
     with pytest.raises(ValueError, match="feed_header"):
-        projector.feed_turn(TurnV2Write.model_validate(samples.turn_v2(1)))
+        projector.feed_turn(TurnV3Write.model_validate(samples.turn_v3(1)))
 
 
 def test_live_index_waits_for_a_partial_line_archival_index_reports_it(tmp_path: Path) -> None:
     path = write_raw(
-        tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)]
+        tmp_path / "20261130T010000Z-a.jsonl", [samples.header(journey_id="J"), samples.turn_v3(1)]
     )
     with open(path, "ab") as fh:
-        fh.write(dumps(samples.turn_v2(2))[:50])
+        fh.write(dumps(samples.turn_v3(2))[:50])
     (tmp_path / "20261130T010001Z-b.jsonl").write_bytes(b"")
     live, archival = JourneyIndex(tmp_path), JourneyIndex(tmp_path, archival=True)
     assert live.story_card("J").turnsTaken == 1 and live.errors == []  # type: ignore[union-attr]
@@ -247,13 +247,13 @@ def test_live_index_waits_for_a_partial_line_archival_index_reports_it(tmp_path:
         ("20261130T010001Z-b.jsonl", 1, "empty file"),
     ]
     with open(path, "ab") as fh:
-        fh.write(dumps(samples.turn_v2(2))[50:])
+        fh.write(dumps(samples.turn_v3(2))[50:])
     assert archival.story_card("J").turnsTaken == 2  # type: ignore[union-attr]
     assert [e.path.name for e in archival.errors] == ["20261130T010001Z-b.jsonl"]
 
 
 def test_files_not_named_like_journals_are_not_read_as_journals(tmp_path: Path) -> None:
-    write_raw(tmp_path / "20261130T020000Z-r.jsonl", [samples.header(journey_id="J"), samples.turn_v2(1)])
+    write_raw(tmp_path / "20261130T020000Z-r.jsonl", [samples.header(journey_id="J"), samples.turn_v3(1)])
     (tmp_path / "events.jsonl").write_text('{"schemaVersion": 1, "type": "embodiment.session.running"}\n')
     (tmp_path / "voice-receipts.jsonl").write_text("not a journal\n")
     index = JourneyIndex(tmp_path, archival=True)

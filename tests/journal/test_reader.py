@@ -11,40 +11,78 @@ import pytest
 from journal import samples
 from journal.actions import ButtonPress, HistoricalAction
 from journal.reader import JournalError, iter_journal, read_journal, read_many
-from journal.schema import MAX_LINE_BYTES, HeaderV1, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
+from journal.schema import (
+    MAX_LINE_BYTES,
+    HeaderV1,
+    HeaderV2,
+    HeaderV3,
+    Summary,
+    SummaryV2,
+    TurnV1,
+    TurnV2,
+    TurnV3,
+)
 from tests.journal.build import dumps, turn, v3_lines, write_raw
 
 # --- round trips of every version ------------------------------------------------------
 
 
 def test_round_trip_v1_header_and_v1_turns(tmp_path: Path) -> None:
-    lines = [samples.header(1), samples.turn_v1(1), samples.turn_v1(2), samples.summary(2)]
+    lines = [samples.header(1), samples.turn_v1(1), samples.turn_v1(2), samples.summary_v1(2)]
     journal = read_journal(write_raw(tmp_path / "v1.jsonl", lines))
     assert type(journal.header) is HeaderV1
     assert all(type(t) is TurnV1 for t in journal.turns)
     assert journal.journey_id == journal.run_id == "run-0001"
     assert [t.model_dump(mode="json") for t in journal.turns] == lines[1:3]
     assert journal.summary is not None and journal.summary.model_dump(mode="json") == lines[3]
+    assert type(journal.summary) is Summary
 
 
 def test_round_trip_v2_header_with_v1_and_with_v2_turns(tmp_path: Path) -> None:
     old = read_journal(write_raw(tmp_path / "a.jsonl", [samples.header(2), samples.turn_v1(1)]))
     assert type(old.header) is HeaderV2 and type(old.turns[0]) is TurnV1
     assert old.header.world == "sandbox" and old.summary is None
-    lines = [samples.header(2), samples.turn_v2(1), samples.summary(1)]
+    lines = [samples.header(2), samples.turn_v2(1), samples.summary_v1(1)]
     new = read_journal(write_raw(tmp_path / "b.jsonl", lines))
-    assert type(new.turns[0]) is TurnV2
+    assert type(new.turns[0]) is TurnV2 and type(new.summary) is Summary
     dumped = new.turns[0].model_dump(mode="json")
     assert dumped.pop("speechDeliveryId") is None and dumped.pop("narrationEvent") is None
     assert dumped == lines[1]
 
 
+def test_round_trip_v3_header_with_v2_turns_and_a_v1_summary(tmp_path: Path) -> None:
+    lines = [samples.header(3), samples.turn_v2(1), samples.turn_v2(2), samples.summary_v1(2)]
+    journal = read_journal(write_raw(tmp_path / "old.jsonl", lines))
+    assert [type(t) for t in journal.turns] == [TurnV2, TurnV2]
+    assert type(journal.summary) is Summary
+    assert not hasattr(journal.turns[0].evidence.progressBefore, "metrics")
+
+
+def test_round_trip_v3_turns_and_v2_summary_carry_metrics(tmp_path: Path) -> None:
+    lines = [
+        samples.header(3),
+        samples.turn_v3(1),
+        samples.turn_v3(2),
+        samples.summary(2, outcome="failed", reason="HTTP 401"),
+    ]
+    journal = read_journal(write_raw(tmp_path / "new.jsonl", lines))
+    assert [type(t) for t in journal.turns] == [TurnV3, TurnV3]
+    assert isinstance(journal.turns[0], TurnV2)  # what reads V2 evidence reads V3 the same way
+    assert journal.turns[1].evidence.progressAfter.metrics == {"money": 3030, "badges": 0}
+    assert type(journal.summary) is SummaryV2
+    assert journal.summary.reason == "HTTP 401" and journal.summary.progress.metrics["money"] == 3020
+    assert [t.model_dump(mode="json") for t in journal.turns] == [
+        {**line, "speechDeliveryId": None, "narrationEvent": None} for line in lines[1:3]
+    ]
+    assert journal.summary.model_dump(mode="json") == lines[3]
+
+
 def test_round_trip_v3_with_speech_delivery(tmp_path: Path) -> None:
-    spoken = samples.turn_v2(1, speak_wanted=True)
+    spoken = samples.turn_v3(1, speak_wanted=True)
     spoken.update(speechDeliveryId="d-1", narrationEvent="turn=1 next=north")
     journal = read_journal(write_raw(tmp_path / "c.jsonl", [samples.header(3), spoken]))
     assert type(journal.header) is HeaderV3 and journal.journey_id == "journey-run-0001"
-    assert isinstance(journal.turns[0], TurnV2)
+    assert isinstance(journal.turns[0], TurnV3)
     assert journal.turns[0].speechDeliveryId == "d-1"
     assert journal.turns[0].model_dump(mode="json") == spoken
 
@@ -108,7 +146,16 @@ def _drop(path: list[Any]) -> Callable[[list[dict[str, Any]]], None]:
 
 STRUCTURED = [
     ("unknown line kind", _set([2, "kind"], "thought"), 3, "unknown line kind 'thought'"),
-    ("unknown turn version", _set([1, "schemaVersion"], 3), 2, "unknown turn schemaVersion 3"),
+    ("unknown turn version", _set([1, "schemaVersion"], 4), 2, "unknown turn schemaVersion 4"),
+    ("unknown summary version", _set([4, "schemaVersion"], 3), 5, "unknown summary schemaVersion 3"),
+    ("v2 turn among v3", lambda lines: lines.__setitem__(2, samples.turn_v2(2)), 3, "schemaVersion 2 turn among schemaVersion 3"),
+    ("v3 turn without metrics", _drop([1, "evidence", "progressBefore", "metrics"]), 2, "missing field evidence.progressBefore.metrics"),
+    ("metric not a number", _set([1, "evidence", "progressAfter", "metrics", "score"], "4520"), 2, "evidence.progressAfter.metrics.score"),
+    ("boolean metric", _set([1, "evidence", "progressAfter", "metrics", "won"], True), 2, "evidence.progressAfter.metrics.won"),
+    ("bad metric name", _set([1, "evidence", "progressAfter", "metrics", "best tile"], 2), 2, "evidence.progressAfter.metrics"),
+    ("summary without metrics", _drop([4, "progress", "metrics"]), 5, "missing field progress.metrics"),
+    ("summary without reason", _drop([4, "reason"]), 5, "missing field reason"),
+    ("reason for a stop", _set([4, "reason"], "why not"), 5, "reason is only given when the outcome is failed"),
     ("unknown header version", _set([0, "schemaVersion"], 9), 1, "unknown header schemaVersion 9"),
     ("boolean version", _set([1, "schemaVersion"], True), 2, "schemaVersion: Input should be an integer"),
     ("boolean turn number", _set([1, "turn", "turn"], True), 2, "turn.turn"),
@@ -134,7 +181,7 @@ STRUCTURED = [
     ("turn after summary", lambda lines: lines.append(samples.turn_v2(9)), 6, "a turn line follows the summary"),
     ("second summary", lambda lines: lines.append(samples.summary(3)), 6, "a summary line follows the summary"),
     ("turn numbers go back", _set([3, "turn", "turn"], 1), 4, "turn 1 does not follow turn 2"),
-    ("mixed turn versions", lambda lines: lines.__setitem__(2, samples.turn_v1(2)), 3, "schemaVersion 1 turn among schemaVersion 2"),
+    ("mixed turn versions", lambda lines: lines.__setitem__(2, samples.turn_v1(2)), 3, "schemaVersion 1 turn among schemaVersion 3"),
 ]  # fmt: skip
 
 
@@ -152,10 +199,11 @@ def test_strictness_failure_names_its_line(
     assert reason in caught.value.reason
 
 
-def test_v2_turn_under_v1_header_fails(tmp_path: Path) -> None:
-    path = write_raw(tmp_path / "x.jsonl", [samples.header(1), samples.turn_v2(1)])
+@pytest.mark.parametrize(("version", "make"), [(2, samples.turn_v2), (3, samples.turn_v3)])
+def test_v2_or_v3_turn_under_v1_header_fails(tmp_path: Path, version: int, make: Any) -> None:
+    path = write_raw(tmp_path / "x.jsonl", [samples.header(1), make(1)])
     with pytest.raises(
-        JournalError, match=r"x\.jsonl:2: a schemaVersion 2 turn under a schemaVersion 1 header"
+        JournalError, match=rf"x\.jsonl:2: a schemaVersion {version} turn under a schemaVersion 1 header"
     ):
         read_journal(path)
 

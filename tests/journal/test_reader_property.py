@@ -14,7 +14,7 @@ from journal.reader import Journal, JournalError, read_journal
 from tests.journal.build import dumps
 
 GOOD = b"".join(
-    dumps(line) for line in [samples.header(), samples.turn_v2(1), samples.turn_v2(2), samples.summary(2)]
+    dumps(line) for line in [samples.header(), samples.turn_v3(1), samples.turn_v3(2), samples.summary(2)]
 )
 
 

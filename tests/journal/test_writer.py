@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from journal import samples
 from journal.reader import read_journal
-from journal.schema import MAX_LINE_BYTES, HeaderV3, TurnV2Write
+from journal.schema import MAX_LINE_BYTES, HeaderV3, TurnV3Write
 from journal.writer import JournalLineTooLarge, JournalWriteError, JournalWriter
 from tests.journal.build import turn
 
@@ -45,14 +45,14 @@ def test_file_mode_is_0600_whatever_the_umask(tmp_path: Path) -> None:
 def test_round_trip_v3_header_v2_turns_and_summary(tmp_path: Path) -> None:
     with JournalWriter.create(tmp_path, samples.header()) as writer:
         for n in range(1, 4):
-            writer.append_turn(samples.turn_v2(n))
-        written = writer.append_turn(TurnV2Write.model_validate(samples.turn_v2(4)))
-        assert isinstance(written, TurnV2Write) and written.turn.turn == 4
+            writer.append_turn(samples.turn_v3(n))
+        written = writer.append_turn(TurnV3Write.model_validate(samples.turn_v3(4)))
+        assert isinstance(written, TurnV3Write) and written.turn.turn == 4
         assert writer.write_summary(samples.summary(4)).turnsTaken == 4
     journal = read_journal(writer.path)
     assert [t.turn.turn for t in journal.turns] == [1, 2, 3, 4]
-    assert journal.turns[2].model_dump(mode="json") == TurnV2Write.model_validate(
-        samples.turn_v2(3)
+    assert journal.turns[2].model_dump(mode="json") == TurnV3Write.model_validate(
+        samples.turn_v3(3)
     ).model_dump(mode="json")
     assert journal.summary is not None and journal.summary.turnsTaken == 4
 
@@ -60,7 +60,7 @@ def test_round_trip_v3_header_v2_turns_and_summary(tmp_path: Path) -> None:
 def test_each_append_is_one_whole_line(tmp_path: Path) -> None:
     with JournalWriter.create(tmp_path, samples.header()) as writer:
         before = writer.path.stat().st_size
-        writer.append_turn(samples.turn_v2(1))
+        writer.append_turn(samples.turn_v3(1))
         data = writer.path.read_bytes()
     appended = data[before:]
     assert appended.endswith(b"\n") and appended.count(b"\n") == 1
@@ -68,7 +68,7 @@ def test_each_append_is_one_whole_line(tmp_path: Path) -> None:
 
 
 def test_line_over_256_kib_fails_whole_and_journal_stays_valid(tmp_path: Path) -> None:
-    big = samples.turn_v2(2)
+    big = samples.turn_v3(2)
     # Many observations of near-limit states push the line past MAX_LINE_BYTES while every
     # field stays within its own bounds.
     state = {f"k{i}": "x" * 1900 for i in range(16)}
@@ -76,14 +76,14 @@ def test_line_over_256_kib_fails_whole_and_journal_stays_valid(tmp_path: Path) -
     for stage in ("decision", "immediatePreAction", "postAction"):
         big["evidence"][stage]["observations"] = [obs] * 6
     with JournalWriter.create(tmp_path, samples.header()) as writer:
-        writer.append_turn(samples.turn_v2(1))
+        writer.append_turn(samples.turn_v3(1))
         size_before = writer.path.stat().st_size
         with pytest.raises(JournalLineTooLarge) as caught:
             writer.append_turn(big)
         assert caught.value.size > MAX_LINE_BYTES
         assert str(writer.path) in str(caught.value) and "nothing was written" in str(caught.value)
         assert writer.path.stat().st_size == size_before
-        writer.append_turn(samples.turn_v2(2))  # play goes on
+        writer.append_turn(samples.turn_v3(2))  # play goes on
     journal = read_journal(writer.path)
     assert [t.turn.turn for t in journal.turns] == [1, 2]
 
@@ -106,7 +106,7 @@ def test_retired_action_cannot_be_written(tmp_path: Path) -> None:
     ],
 )
 def test_image_audio_and_long_blobs_cannot_be_written(tmp_path: Path, blob: str) -> None:
-    line = samples.turn_v2(1)
+    line = samples.turn_v3(1)
     line["evidence"]["decision"]["observations"][0]["state"]["screenshot"] = blob
     with JournalWriter.create(tmp_path, samples.header()) as writer:
         with pytest.raises(ValidationError, match="observation state"):
@@ -116,7 +116,7 @@ def test_image_audio_and_long_blobs_cannot_be_written(tmp_path: Path, blob: str)
 def test_no_field_for_transcripts_or_credentials(tmp_path: Path) -> None:
     with JournalWriter.create(tmp_path, samples.header()) as writer:
         for extra in ({"transcript": "hello"}, {"apiKey": "sk-secret"}):
-            line = samples.turn_v2(1)
+            line = samples.turn_v3(1)
             line.update(extra)
             with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
                 writer.append_turn(line)
@@ -124,12 +124,12 @@ def test_no_field_for_transcripts_or_credentials(tmp_path: Path) -> None:
 
 def test_order_rules_on_write(tmp_path: Path) -> None:
     with JournalWriter.create(tmp_path, samples.header()) as writer:
-        writer.append_turn(samples.turn_v2(5))
+        writer.append_turn(samples.turn_v3(5))
         with pytest.raises(JournalWriteError, match="turn 5 does not follow turn 5"):
-            writer.append_turn(samples.turn_v2(5))
+            writer.append_turn(samples.turn_v3(5))
         writer.write_summary(samples.summary(1))
         with pytest.raises(JournalWriteError, match="summary is written"):
-            writer.append_turn(samples.turn_v2(6))
+            writer.append_turn(samples.turn_v3(6))
         with pytest.raises(JournalWriteError, match="already written"):
             writer.write_summary(samples.summary(1))
     read_journal(writer.path)
@@ -138,7 +138,7 @@ def test_order_rules_on_write(tmp_path: Path) -> None:
 def test_never_overwrites_an_existing_journal(tmp_path: Path) -> None:
     header = samples.header()
     with JournalWriter.create(tmp_path, header) as writer:
-        writer.append_turn(samples.turn_v2(1))
+        writer.append_turn(samples.turn_v3(1))
     before = writer.path.read_bytes()
     with pytest.raises(JournalWriteError, match="already exists"):
         JournalWriter.create(tmp_path, header)
@@ -150,7 +150,7 @@ def test_closed_writer_refuses(tmp_path: Path) -> None:
     writer.close()
     assert writer.closed
     with pytest.raises(JournalWriteError, match="closed"):
-        writer.append_turn(samples.turn_v2(1))
+        writer.append_turn(samples.turn_v3(1))
 
 
 def test_invalid_header_creates_no_file(tmp_path: Path) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import orjson
+import pytest
 
 from bot.play.minds.openai_mind import OpenAIMind
-from tests.fakes.openai import Hang, Structured, Text
+from journal.oplog import read_events
+from tests.fakes.openai import Hang, HttpError, Structured, Text
 from tests.play.scripted import GridWorld
 
 
@@ -151,9 +153,42 @@ async def test_an_endpoint_nobody_answers_is_named_in_the_failed_turn(run_script
     assert "sk-test-not-real" not in journal.turns[0].model_dump_json()
 
 
-async def test_a_refused_key_says_to_check_it(openai_fake, run_scripted):
-    from tests.fakes.openai import HttpError
+# The error bodies are the API's own (openai-python's APIStatusError is built from them): a
+# refused key answers 401 with code invalid_api_key and a message quoting part of the key;
+# an unknown model answers 404 with code model_not_found.
+REFUSALS = [
+    (401, "Incorrect API key provided: sk-test*****real.", "invalid_api_key", "answered HTTP 401 (check OPENAI_API_KEY)"),
+    (403, "You are not allowed to sample from this model", None, "answered HTTP 403 (check OPENAI_API_KEY)"),
+    (404, "The model `gpt-nope` does not exist or you do not have access to it.", "model_not_found", "answered HTTP 404: it has no model 'gpt-nope'"),
+]  # fmt: skip
 
-    openai_fake.chat.script(HttpError(401, "bad key"))
-    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "test-model"), turns=1)
-    assert journal.turns[0].turn.detail.endswith("answered HTTP 401 (check OPENAI_API_KEY)")
+
+@pytest.mark.parametrize(("status", "message", "code", "says"), REFUSALS, ids=["401", "403", "404"])
+async def test_a_refused_key_or_a_missing_model_ends_play_at_once_as_failed(
+    openai_fake, run_scripted, settings, status, message, code, says
+):
+    openai_fake.chat.script(
+        HttpError(status, message, "invalid_request_error", code),
+        Structured(decision()),
+        Structured(decision()),
+    )
+    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "gpt-nope"), turns=5)
+    assert len(openai_fake.chat.requests) == 1  # no retry, no second turn
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed"]
+    assert session.outcome == "failed" and session.state == "failed"
+    reason = journal.turns[0].turn.detail
+    assert says in reason and session.error == reason
+    assert journal.summary.outcome == "failed" and journal.summary.reason == reason
+    assert "sk-test" not in journal.path.read_text()  # the server's message quotes the key: left out
+    ended = [e for e in read_events(settings.event_log).lines if e.data.get("runId") == session.run_id]
+    assert [e.type for e in ended] == ["embodiment.session.running", "embodiment.session.failed"]
+    assert ended[-1].data["outcome"] == "failed" and ended[-1].data["reason"] == reason
+
+
+async def test_transient_failures_keep_play_going(openai_fake, run_scripted, settings):
+    openai_fake.chat.script(HttpError(503, "overloaded"), HttpError(429, "slow down"), Structured(decision()))
+    mind = mind_from_settings(openai_fake, max_retries=0)
+    session, journal = await run_scripted(mind, turns=3)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "mind_failed", "accepted"]
+    assert session.outcome == "budget_exhausted" and session.error is None
+    assert journal.summary.outcome == "budget_exhausted" and journal.summary.reason is None

@@ -116,6 +116,27 @@ async def test_demo_with_a_key_plays_with_the_openai_mind(tmp_path, openai_fake)
     assert "sk-test-not-real" not in out
 
 
+async def test_a_refused_key_ends_play_with_exit_1_and_the_reason_on_one_line(tmp_path, openai_fake, capsys):
+    from tests.fakes.openai import HttpError
+
+    openai_fake.chat.script(
+        HttpError(
+            401, "Incorrect API key provided: sk-test*****real.", "invalid_request_error", "invalid_api_key"
+        )
+    )
+    settings = settings_for(tmp_path, OPENAI_API_KEY="sk-test-not-real", OPENAI_BASE_URL=openai_fake.base_url)
+    code, out = await run("play --world sandbox --mind openai --turns 300 --pace 0".split(), settings)
+    assert code == 1
+    assert len(openai_fake.chat.requests) == 1  # not 300 turns of backing off
+    assert "session ended: failed after 1 turns" in out and "terminal failed (from summary)" in out
+    endpoint = openai_fake.base_url.rstrip("/")
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert (
+        last
+        == f"clankie: play failed: the model endpoint {endpoint} answered HTTP 401 (check OPENAI_API_KEY)"
+    )
+
+
 class _ClosedAfter(io.StringIO):
     """Standard output whose reader goes away after ``lines`` lines (`clankie play | head`)."""
 
@@ -150,4 +171,5 @@ async def test_a_world_that_cannot_start_names_no_journal(tmp_path, capsys):
     )
     assert code == 1
     assert "session ended: failed after 0 turns\n" in out and "journal None" not in out
-    assert "error: no PokeAgent server answers at http://127.0.0.1:9" in out
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("clankie: play failed: no PokeAgent server answers at http://127.0.0.1:9")

@@ -13,7 +13,7 @@ from bot.play.signals import (
 
 def settle(t: SignalTracker, *, new_tile=False, effect="x", key=None, refused=None, changed=False, has=True):
     t.settle(
-        new_tile=new_tile,
+        progressed=new_tile,
         effect=effect,
         state_key=key,
         refused_direction=refused,

@@ -18,7 +18,7 @@ import orjson
 from openai import AsyncOpenAI
 
 from bot.config import Settings
-from bot.play.decision import InvalidDecision, MindFailed, decision_json_schema
+from bot.play.decision import InvalidDecision, MindFailed, PermanentMindFailure, decision_json_schema
 from bot.play.minds.base import DecisionView
 
 RECENT_TURNS = 8
@@ -84,6 +84,21 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def _status_failure(status: int, endpoint: str, model: str) -> MindFailed:
+    """An HTTP error as a mind failure. 401/403 (the key is refused) and 404 (no such model, or
+    no chat-completions route at that address) cannot heal by retrying: they end play. Every
+    other status (429, 5xx, …) is transient and the loop backs off. The server's own message
+    is left out: for a refused key it quotes part of the key."""
+    where = f"the model endpoint {endpoint} answered HTTP {status}"
+    if status in (401, 403):
+        return PermanentMindFailure(f"{where} (check OPENAI_API_KEY)")
+    if status == 404:
+        return PermanentMindFailure(
+            f"{where}: it has no model {model[:80]!r} (check [openai] model and OPENAI_BASE_URL)"
+        )
+    return MindFailed(where)
+
+
 class OpenAIMind:
     name = "openai"
 
@@ -132,10 +147,7 @@ class OpenAIMind:
         except openai.APITimeoutError as exc:
             raise MindFailed(f"the model did not answer in time: {exc}") from exc
         except openai.APIStatusError as exc:
-            hint = " (check OPENAI_API_KEY)" if exc.status_code in (401, 403) else ""
-            raise MindFailed(
-                f"the model endpoint {self.endpoint} answered HTTP {exc.status_code}{hint}"
-            ) from exc
+            raise _status_failure(exc.status_code, self.endpoint, self.model) from exc
         except openai.APIConnectionError as exc:
             raise MindFailed(f"cannot reach the model endpoint {self.endpoint} ({exc})") from exc
         except openai.APIError as exc:
