@@ -12,6 +12,12 @@ Private (may change in any release; re-check when discord.py moves):
 * ``VoiceConnectionState.dave_session`` (``davey.DaveSession`` or None) and
   ``.dave_protocol_version`` (0 = no E2EE). Read on every packet, never cached: discord.py
   re-initialises the session on every MLS epoch/transition and may replace the object.
+* ``VoiceConnectionState.dave_downgraded`` — True from the execute (op 22) of a downgrade to
+  protocol 0 until the execute of the next upgrade. discord.py sets ``dave_protocol_version``
+  back to 1 already at prepare-epoch (op 24), before the new group's keys exist and before the
+  senders start encrypting at op 22; in that window the call is still plain, so the adapter
+  reports E2EE as off while ``dave_downgraded`` holds (plain frames pass as plain Opus,
+  DAVE-marked ones are still opened).
 * ``VoiceConnectionState.hook`` — coroutine ``hook(ws, msg)`` that each new
   ``DiscordVoiceWebSocket`` stores as ``ws._hook`` and awaits after handling every JSON message;
   the current socket's ``ws._hook`` is set too. This is how SPEAKING (op 5) and the client
@@ -29,7 +35,7 @@ from typing import Any
 
 import discord
 
-from bot.mouth.receive.dave import DaveSessionLike
+from bot.mouth.receive.dave import DaveSessionLike, davey_version_problem
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,7 @@ _REQUIRED_STATE_ATTRS = (
     "mode",
     "dave_session",
     "dave_protocol_version",
+    "dave_downgraded",
     "hook",
 )
 
@@ -57,6 +64,9 @@ class DiscordVoiceAdapter:
                 CHECKED_DISCORD_VERSION,
                 discord.__version__,
             )
+        problem = davey_version_problem()
+        if problem is not None:
+            raise RuntimeError(problem)
         state = getattr(voice_client, "_connection", None)
         missing = [a for a in _REQUIRED_STATE_ATTRS if state is None or not hasattr(state, a)]
         if missing:
@@ -78,7 +88,11 @@ class DiscordVoiceAdapter:
         return str(mode), bytes(key)
 
     def dave(self) -> tuple[DaveSessionLike | None, int]:
-        return self._state.dave_session, int(self._state.dave_protocol_version or 0)
+        """The current session and the DAVE version in force: 0 while the call is plain, which
+        includes the window of an upgrade from op 24 until its op 22 (``dave_downgraded``)."""
+        state = self._state
+        version = 0 if state.dave_downgraded else int(state.dave_protocol_version or 0)
+        return state.dave_session, version
 
     def candidate_user_ids(self) -> Iterable[int]:
         ids: set[int] = set()

@@ -15,6 +15,8 @@ frame (discord.py re-initialises or replaces it on every MLS re-key / transition
 
 from __future__ import annotations
 
+import importlib.metadata
+import re
 from enum import Enum
 from typing import Any, Protocol
 
@@ -23,6 +25,42 @@ import davey
 OPUS_SILENCE = b"\xf8\xff\xfe"
 DAVE_MARKER = b"\xfa\xfa"
 AUDIO = davey.MediaType.audio
+
+# The davey releases discord.py 2.7.x drives correctly (pyproject.toml pins the same range).
+# discord.py 2.7.1 calls process_commit/process_welcome and expects the new keys at once, and
+# reads get_user_ids() as strings; davey 0.2 switches keys only after prepare_transition /
+# execute_transition (which 2.7.1 never calls) and returns ints, so under 0.2 nothing decrypts.
+DAVEY_MIN = (0, 1, 7)
+DAVEY_BELOW = (0, 2)
+DAVEY_RANGE = ">=0.1.7,<0.2"
+
+
+def _release(version: str) -> tuple[int, ...]:
+    match = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
+
+
+def davey_version_problem(version: str | None = None) -> str | None:
+    """Why the installed davey (or ``version``) cannot carry DAVE for discord.py 2.7.x, or None."""
+    if version is None:
+        try:
+            version = importlib.metadata.version("davey")
+        except importlib.metadata.PackageNotFoundError:
+            return "davey is not installed (discord.py's voice extra needs it for DAVE)"
+    release = _release(version)
+    if release and DAVEY_MIN <= release and release[: len(DAVEY_BELOW)] < DAVEY_BELOW:
+        return None
+    if release and release < DAVEY_MIN:
+        why = "releases before 0.1.7 are not what voice receive is tested against"
+    else:
+        why = (
+            "0.2 switches keys only after prepare/execute_transition, which discord.py 2.7.x "
+            "never calls, so no DAVE frame would decrypt"
+        )
+    return (
+        f"davey {version} is installed, but discord.py 2.7.x needs davey{DAVEY_RANGE}: {why} "
+        f"(reinstall with: pip install 'davey{DAVEY_RANGE}')"
+    )
 
 
 class DaveSessionLike(Protocol):

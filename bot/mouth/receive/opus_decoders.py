@@ -107,6 +107,15 @@ class OpusDecoders:
                 return
             speaker.last_sequence = sequence
 
+    def is_stale(self, ssrc: int, sequence: int) -> bool:
+        """A duplicate of, or older than, the newest packet decoded for ``ssrc``: ``decode`` would
+        drop it. Checked before DAVE, which refuses a replayed nonce and would count a failure."""
+        speaker = self._speakers.get(ssrc)
+        if speaker is None or speaker.last_sequence is None:
+            return False
+        step = (sequence - speaker.last_sequence) & 0xFFFF
+        return step == 0 or step >= 0x8000
+
     def decode(self, ssrc: int, sequence: int, payload: bytes | None) -> list[bytes]:
         """PCM frames for one packet; ``payload=None`` means the packet could not be opened."""
         speaker = self._speakers.get(ssrc)
@@ -114,11 +123,10 @@ class OpusDecoders:
             speaker = self._speakers[ssrc] = _Speaker(Decoder())
         pcm = bytearray()
         if speaker.last_sequence is not None:
-            step = (sequence - speaker.last_sequence) & 0xFFFF
-            if step == 0 or step >= 0x8000:
+            if self.is_stale(ssrc, sequence):
                 self.counters.late += 1
                 return []
-            lost = step - 1
+            lost = ((sequence - speaker.last_sequence) & 0xFFFF) - 1
             if 0 < lost <= MAX_CONCEALED:
                 pcm += self._conceal(speaker, lost, payload)
         speaker.last_sequence = sequence

@@ -1,6 +1,11 @@
 """The receive packet pipeline: one job per step, one datagram in, per-speaker PCM frames out.
 
-    classify → RTP parse → transport decrypt → SSRC→user → DAVE open → Opus decode → sink
+    classify → RTP parse → transport decrypt → late/duplicate drop → SSRC→user → DAVE open
+    → Opus decode → sink
+
+A duplicate or late packet is dropped before DAVE: davey refuses a replayed nonce, so opening
+it would waste a decrypt and count a DAVE failure for what is only a network duplicate;
+``dave_failures`` counts frames that really did not open.
 
 Every input is read from the live connection *per packet* through the ``ConnectionView``
 (secret key, mode, DAVE session and version), so a re-key or reconnect takes effect on the
@@ -68,7 +73,7 @@ class ReceiveStats:
     decrypted: int = 0  # DAVE frames opened
     passthrough: int = 0  # unencrypted frames accepted (silence, transitions, no E2EE)
     dave_failures: int = 0  # could not be opened; delivered as silence
-    late: int = 0  # duplicate/out-of-order packets dropped
+    late: int = 0  # duplicate/out-of-order packets dropped (before DAVE)
     concealed: int = 0  # lost packets filled by FEC/PLC
     opus_errors: int = 0
     frames: int = 0  # PCM frames delivered
@@ -131,6 +136,9 @@ class ReceivePipeline:
         if not frame:  # all padding (bandwidth probing): no audio, and no loss either
             self.stats.padding_only += 1
             self._opus.skip(header.ssrc, header.sequence)
+            return
+        if self._opus.is_stale(header.ssrc, header.sequence):
+            self.stats.late += 1
             return
 
         session, version = self._view.dave()  # the current session, read for every packet

@@ -226,8 +226,9 @@ def test_packets_before_the_secret_key_are_dropped() -> None:
     assert pipe.stats.no_key == 1 and sink.frames == []
 
 
-def test_lost_packet_is_concealed_and_late_packet_dropped() -> None:
-    pipe, _, sink = make(FakeDaveSession({ALICE: ALICE_KEY}))
+def test_lost_packet_is_concealed_and_late_packet_dropped_before_dave() -> None:
+    session = FakeDaveSession({ALICE: ALICE_KEY})
+    pipe, _, sink = make(session)
     alice = DiscordSender(ssrc=11)
     frames = opus_frames(6)
     pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[0], 0), sequence=10))
@@ -238,6 +239,8 @@ def test_lost_packet_is_concealed_and_late_packet_dropped() -> None:
     pipe.feed(alice.packet(dave_seal(ALICE_KEY, frames[3], 3), sequence=13))  # duplicate
     assert pipe.stats.concealed == 1 and pipe.stats.late == 2
     assert len(sink.frames) == 4  # 10, 11, concealed 12, 13
+    # the late and the duplicate packet never reached DAVE, and are no DAVE failure
+    assert len(session.calls) == 3 and pipe.stats.dave_failures == 0
     assert all(len(p) == FRAME_BYTES for _, p in sink.frames)
 
 

@@ -171,3 +171,31 @@ async def test_keepalive_sends_opus_silence_through_discord_py_when_idle(rig: Ri
 def test_receiver_refuses_a_client_without_discord_py_internals() -> None:
     with pytest.raises(RuntimeError, match="voice connection lacks"):
         VoiceReceiver(SimpleNamespace(_connection=None), lambda u, f: None)
+
+
+async def test_plain_frames_in_an_upgrade_window_pass_as_plain_opus(rig: Rig) -> None:
+    """discord.py sets dave_protocol_version back to 1 at op 24, before anyone encrypts; while
+    its dave_downgraded still holds, plain frames are the call's audio, not DAVE failures."""
+    got: list[bytes] = []
+    arrived = threading.Event()
+
+    def sink(user_id: int, pcm: bytes) -> None:
+        got.append(pcm)
+        if len(got) == 3:
+            arrived.set()
+
+    state = rig.vc._connection
+    state.dave_downgraded = True  # as after the execute (op 22) of a downgrade to protocol 0
+    state.dave_protocol_version = 1  # as discord.py sets it at op 24 (prepare epoch 1)
+    receiver = VoiceReceiver(rig.vc, sink, keepalive_interval=None)
+    receiver.start()
+    try:
+        await speaking(rig.ws, ALICE, 11)
+        alice = DiscordSender(ssrc=11)
+        for f in opus_frames(3):
+            rig.server.sendto(alice.packet(f), rig.client_addr)
+        assert await asyncio.to_thread(arrived.wait, WAIT)
+        assert (receiver.stats.passthrough, receiver.stats.dave_failures) == (3, 0)
+        assert all(any(p) for p in got)  # audio, not the silence of a failed frame
+    finally:
+        receiver.stop()
