@@ -21,6 +21,10 @@ class BodyUnreachable(Exception):
 class BodyProtocolError(Exception):
     """The server answered something that is not the PokeAgent API's JSON."""
 
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status, when the answer was an HTTP error
+
 
 class PokeAgentClient:
     def __init__(self, base_url: str, *, timeout_s: float = 5.0) -> None:
@@ -58,7 +62,7 @@ class PokeAgentClient:
         except aiohttp.ClientError as exc:
             raise BodyUnreachable(f"{where} could not reach {self.base_url}: {exc}") from exc
         if status >= 400:
-            raise BodyProtocolError(f"{where} answered HTTP {status}: {_excerpt(raw)}")
+            raise BodyProtocolError(f"{where} answered HTTP {status}: {_excerpt(raw)}", status=status)
         try:
             decoded = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:

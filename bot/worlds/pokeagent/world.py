@@ -1,24 +1,30 @@
 """The PokeAgent world: a client for a PokeAgent-style GBA emulator server (DESIGN §4).
 
 The user runs the server (sethkarten/pokeagent-speedrun's ``server/app.py``, FastAPI, port 8000
-by default) with their own ROM; we speak its HTTP API. Catalog mapping (GBA_CATALOG):
+by default) with their own ROM; we speak its HTTP API as its code at commit ff23387 behaves.
+Catalog mapping (GBA_CATALOG):
 
 - ``button_press{button, holdFrames, repeat}`` → ``POST /action {buttons: [BUTTON] * repeat,
-  speed, hold_frames: holdFrames}``. The reference server honours ``hold_frames``; ``speed`` is the
-  preset nearest to holdFrames (fast ≤ 6, normal ≤ 10, else slow) for servers that do not.
-- ``frame_advance{frames}`` → ``frames`` × ``WAIT`` (speed fast). The reference server's game loop
-  spends about one frame per queued WAIT, so N WAITs let the game run ≈ N frames untouched.
+  speed, hold_frames: holdFrames - 1, release_frames}``: the server's loop presses a button on the
+  frame it takes it and ``hold_frames`` more, so it is down exactly holdFrames frames (at least
+  2); speed and release are the preset nearest to holdFrames (fast ≤ 6, normal ≤ 10, else slow).
+  A button name the server's emulator does not know is refused before sending
+  (``unknown_button``): the server would queue it, press nothing and answer success.
+- ``frame_advance{frames}`` → one ``WAIT`` with ``release_frames: frames``. The emulator runs all
+  the time; the WAIT holds the queue (one frame on ff23387, which never counts a WAIT's release)
+  and the world returns once ``frames`` frames have passed after it was taken.
 - ``advance_dialog{}`` → ``A`` presses, one at a time, re-reading ``/state`` after each, until the
-  dialog closes, a battle starts or a menu opens, at most 24 presses (``data.endedBy`` says which:
+  dialog closes or a battle starts, at most 24 presses (``data.endedBy`` says which:
   dialog_closed, battle_started, menu_open, press_limit, or text_unchanged when three presses in a
-  row left the same text — the reference server's dialog detection can lag, and more A presses
-  could talk to the NPC again). Refused with ``dialog_not_open`` when no dialog is showing.
+  row left the same text — the server's dialog detection can lag, and more A presses could talk
+  to the NPC again). Refused with ``dialog_not_open`` when no dialog is showing.
 - ``walk_to``, ``select_menu_entry``, ``enter_text`` → refusal ``unsupported_by_body``: the server
   offers raw buttons only, with no trustworthy collision map, menu model or naming screen model.
 
-After posting buttons the world waits until ``GET /queue_status`` reports an empty queue (or,
-on servers without that endpoint, for the frames the buttons take at the reported fps), so the
-next observation shows their effect.
+After posting, the world settles by what the server reports (settle.py): ``/queue_status``'s
+``queue_length`` reaching 0, then the frames still to run at ``/status``'s ``current_fps``,
+re-read every settle (the dialog runs 4× faster). ``data.settled`` is false, with a reason,
+when the queue did not drain in time.
 
 Failures: ``start()`` raises WorldUnavailable when ``/status`` is unreachable or not the
 PokeAgent shape. Mid-session, ``act()`` never raises — a dead server is the refusal
@@ -40,7 +46,8 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.pokeagent.client import BodyProtocolError, BodyUnreachable, PokeAgentClient
-from bot.worlds.pokeagent.mapping import map_state, press_frames, speed_for
+from bot.worlds.pokeagent.mapping import SERVER_BUTTONS, WAIT, PressTiming, map_state, press_timing
+from bot.worlds.pokeagent.settle import Settled, Settler, positive, press_remaining
 from journal.actions import (
     GBA_CATALOG,
     AdvanceDialog,
@@ -51,12 +58,11 @@ from journal.actions import (
     WalkTo,
 )
 
-ADAPTER_VERSION = "pokeagent/1"
+ADAPTER_VERSION = "pokeagent/2"
 DEFAULT_FPS = 60.0
 DIALOG_PRESS_LIMIT = 24
 DIALOG_PRESS_FRAMES = 6
 DIALOG_SAME_TEXT_LIMIT = 3
-QUEUE_POLL_S = 0.05
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 _UNSUPPORTED = {
@@ -85,7 +91,7 @@ class PokeAgentWorld:
         self._client: PokeAgentClient | None = None
         self._session_id = uuid.uuid4().hex
         self._fps = DEFAULT_FPS
-        self._has_queue_status = True
+        self._settler = Settler(DEFAULT_FPS, timeout_s)
         self._lock = asyncio.Lock()
 
     @property
@@ -115,9 +121,9 @@ class PokeAgentWorld:
             raise WorldUnavailable(
                 f"{self.base_url} does not look like a PokeAgent server: GET /status has no 'status' string"
             )
-        fps = status.get("current_fps", status.get("base_fps"))
-        if isinstance(fps, int | float) and not isinstance(fps, bool) and fps > 0:
-            self._fps = float(fps)
+        self._fps = positive(status.get("base_fps")) or positive(status.get("current_fps")) or DEFAULT_FPS
+        self._settler = Settler(self._fps, self.timeout_s)
+        self._settler.fps = positive(status.get("current_fps")) or self._fps
         self._client = client
 
     async def close(self) -> None:
@@ -190,17 +196,32 @@ class PokeAgentWorld:
 
     async def _apply(self, action: BaseModel) -> ActionResult:
         if isinstance(action, ButtonPress):
-            buttons = [action.button.upper()] * action.repeat
-            speed = speed_for(action.holdFrames)
-            answer = await self._send(buttons, speed, hold_frames=action.holdFrames)
-            settled = await self._settle(press_frames(action.holdFrames) * action.repeat)
+            button = str(action.button).upper()
+            if button not in SERVER_BUTTONS:
+                return _refuse(
+                    "unknown_button",
+                    f"the PokeAgent server has no button {action.button!r} (it would queue it, press "
+                    f"nothing and answer success); buttons are {', '.join(sorted(SERVER_BUTTONS))}",
+                )
+            settled, queued, timing = await self._press(button, action.holdFrames, action.repeat)
             return _done(
-                buttons=buttons, speed=speed, holdFrames=action.holdFrames, queued=answer, settled=settled
+                buttons=[button] * action.repeat,
+                speed=timing.speed,
+                holdFrames=timing.held,
+                releaseFrames=timing.release_frames,
+                queued=queued,
+                **settled.record(),
             )
         if isinstance(action, FrameAdvance):
-            answer = await self._send(["WAIT"] * action.frames, "fast")
-            settled = await self._settle(action.frames)
-            return _done(frames=action.frames, waits=action.frames, queued=answer, settled=settled)
+            queued = await self._send([WAIT], "fast", release_frames=action.frames)
+            settled = await self._settler.after_queueing(
+                self._require(),
+                entries=1,
+                entry_frames=1,  # the WAIT itself holds the queue one frame
+                remaining=lambda _queue: action.frames,
+                total_frames=action.frames,
+            )
+            return _done(frames=action.frames, queued=queued, **settled.record())
         if isinstance(action, AdvanceDialog):
             return await self._advance_dialog()
         for model, reason in _UNSUPPORTED.items():
@@ -209,38 +230,41 @@ class PokeAgentWorld:
         kind = getattr(action, "kind", type(action).__name__)
         return _refuse("unsupported_by_body", f"the PokeAgent world does not do {kind!r}")
 
-    async def _send(self, buttons: list[str], speed: str, hold_frames: int | None = None) -> int:
+    async def _press(self, button: str, held: int, repeat: int) -> tuple[Settled, int, PressTiming]:
+        timing = press_timing(held)
+        queued = await self._send(
+            [button] * repeat,
+            timing.speed,
+            hold_frames=timing.hold_frames,
+            release_frames=timing.release_frames,
+        )
+        settled = await self._settler.after_queueing(
+            self._require(),
+            entries=repeat,
+            entry_frames=timing.frames,
+            remaining=press_remaining(timing.release_frames, timing.frames),
+            total_frames=timing.frames * repeat,
+        )
+        return settled, queued, timing
+
+    async def _send(
+        self,
+        buttons: list[str],
+        speed: str,
+        *,
+        hold_frames: int | None = None,
+        release_frames: int | None = None,
+    ) -> int:
         body: dict[str, Any] = {"buttons": buttons, "speed": speed, "source": "clankie"}
         if hold_frames is not None:
             body["hold_frames"] = hold_frames
+        if release_frames is not None:
+            body["release_frames"] = release_frames
         answer = await self._require().post("/action", body)
         queued = answer.get("actions_queued")
         if answer.get("status") != "success" or not isinstance(queued, int):
             raise BodyProtocolError(f"POST /action did not confirm the buttons: {str(answer)[:120]!r}")
         return queued
-
-    async def _settle(self, frames: int) -> bool:
-        """Wait until the server's action queue is empty; True if it drained in time."""
-        expected_s = frames / self._fps
-        if not self._has_queue_status:
-            await asyncio.sleep(expected_s)
-            return True
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 3 * expected_s + self.timeout_s
-        while True:
-            try:
-                status = await self._require().get("/queue_status")
-            except BodyProtocolError as exc:
-                if "HTTP 404" not in str(exc):
-                    raise
-                self._has_queue_status = False
-                await asyncio.sleep(expected_s)
-                return True
-            if status.get("queue_empty") is True:
-                return True
-            if loop.time() > deadline:
-                return False
-            await asyncio.sleep(QUEUE_POLL_S)
 
     async def _advance_dialog(self) -> ActionResult:
         state, scene = await self._read()
@@ -260,8 +284,7 @@ class PokeAgentWorld:
                 if unchanged >= DIALOG_SAME_TEXT_LIMIT:
                     ended = "text_unchanged"
                     break
-            await self._send(["A"], "fast", hold_frames=DIALOG_PRESS_FRAMES)
-            await self._settle(press_frames(DIALOG_PRESS_FRAMES))
+            await self._press("A", DIALOG_PRESS_FRAMES, 1)
             presses += 1
             state, scene = await self._read()
             if scene != "dialog":

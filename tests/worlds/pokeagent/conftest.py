@@ -1,4 +1,7 @@
-"""Fixtures for the PokeAgent world tests: the loopback fake server (tests/fakes/pokeagent)."""
+"""Fixtures for the PokeAgent world tests: the loopback fake server (tests/fakes/pokeagent).
+
+The fake runs its frames on the wall clock; here at 15× the real server's 80 fps, so that a
+turn takes milliseconds while every queue, hold and release still runs frame by frame."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ import pytest
 
 from tests.fakes.pokeagent.server import FakePokeAgent
 
+TEST_FPS = 1200.0
+
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakePokeAgent]:
-    server = FakePokeAgent()
+    server = FakePokeAgent(fps=TEST_FPS)
     await server.start()
     yield server
     await server.die()

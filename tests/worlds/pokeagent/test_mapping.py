@@ -1,4 +1,5 @@
-"""bot.worlds.pokeagent.mapping on hand-made bodies shaped like the reference server's."""
+"""bot.worlds.pokeagent.mapping on hand-made bodies shaped like the reference server's
+(server/app.py ``get_comprehensive_state`` / ``get_milestones`` at commit ff23387)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.worlds.pokeagent.client import BodyProtocolError
-from bot.worlds.pokeagent.mapping import map_state, milestone_ids, press_frames, speed_for
+from bot.worlds.pokeagent.mapping import map_state, milestone_ids, press_timing, speed_for
 
 
 def body(**game: Any) -> dict[str, Any]:
@@ -19,14 +20,15 @@ def body(**game: Any) -> dict[str, Any]:
     }
 
 
-def test_location_without_facing_and_with_a_dict_location() -> None:
+def test_facing_is_always_unknown_even_when_a_server_sends_one() -> None:
+    """Fact: /state has no player.facing (removed upstream as unreliable)."""
     state, scene = map_state(body(), None)
     assert scene == "overworld"
     assert state["location"] == {"map": "PETALBURG CITY", "x": 3, "y": 4, "facing": "unknown"}
     raw = body()
     raw["player"]["location"] = {"map_name": "ROUTE 102"}
-    raw["player"]["facing"] = "East"
-    assert map_state(raw, None)[0]["location"] == {"map": "ROUTE 102", "x": 3, "y": 4, "facing": "right"}
+    raw["player"]["facing"] = "East"  # an older server's unreliable guess is not believed
+    assert map_state(raw, None)[0]["location"] == {"map": "ROUTE 102", "x": 3, "y": 4, "facing": "unknown"}
 
 
 def test_unknown_position_leaves_location_out() -> None:
@@ -42,13 +44,21 @@ def test_unknown_position_leaves_location_out() -> None:
         ({"game_state": "dialog", "dialog_text": "Hi!"}, "dialog"),
         ({"dialogue_detected": {"has_dialogue": True}}, "dialog"),
         ({"is_in_battle": True, "game_state": "dialog"}, "battle"),
+        ({"is_in_battle": True, "game_state": "overworld"}, "battle"),
         ({"game_state": "menu"}, "menu"),
-        ({"game_state": "title"}, "menu"),
         ({"game_state": "unknown"}, "overworld"),
     ],
 )
 def test_scene_kinds(game: dict[str, Any], scene: str) -> None:
+    """Fact: game_state is forced to dialog|overworld; a battle shows only in is_in_battle."""
     assert map_state(body(**game), None)[1] == scene
+
+
+def test_the_overworld_says_a_menu_may_be_open() -> None:
+    """Fact: there is no menu state — a START menu reads as overworld, so it is unknown."""
+    state, scene = map_state(body(), None)
+    assert scene == "overworld" and state["menu"] == "unknown"
+    assert "menu" not in map_state(body(game_state="dialog"), None)[0]
 
 
 def test_dialog_text_only_counts_while_a_dialog_is_open() -> None:
@@ -67,6 +77,14 @@ def test_badges_party_and_oversized_battle_info() -> None:
     assert state["party"] == [
         {"species": "MUDKIP", "nickname": None, "level": 7, "hp": [3, 25], "status": "PSN"}
     ]
+    names = map_state(body(badges=["Stone", "Knuckle"], money=1234, pokedex_caught=5), None)[0]
+    assert (names["badges"], names["money"], names["pokedexCaught"]) == (2, 1234, 5)
+
+
+def test_counts_the_server_could_not_read_are_unknown_not_zero() -> None:
+    """Fact: a failed memory read leaves money/badges/pokedex_caught null in /state."""
+    state, _ = map_state(body(money=None, badges=None, pokedex_caught=None), None)
+    assert (state["money"], state["badges"], state["pokedexCaught"]) == (None, None, None)
 
 
 def test_milestones_are_completed_names_in_the_order_reached() -> None:
@@ -88,6 +106,22 @@ def test_milestones_are_completed_names_in_the_order_reached() -> None:
     assert milestone_ids({"unexpected": 1}, None) == []
 
 
+def test_a_fallback_milestone_answer_is_not_progress() -> None:
+    """Fact: on an internal error /milestones answers GAME_STARTED/EMULATOR_RUNNING stamped now
+    with tracking_system "fallback"; the tracker's own object in /state is used instead."""
+    fallback = {
+        "milestones": [
+            {"id": 1, "name": "GAME_STARTED", "category": "basic", "completed": True, "timestamp": 9.0},
+            {"id": 2, "name": "EMULATOR_RUNNING", "category": "basic", "completed": True, "timestamp": 9.0},
+        ],
+        "tracking_system": "fallback",
+    }
+    assert milestone_ids(fallback, None) == []
+    assert milestone_ids(fallback, {"LITTLEROOT_TOWN": {"completed": True, "timestamp": 3}}) == [
+        "LITTLEROOT_TOWN"
+    ]
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
@@ -101,7 +135,8 @@ def test_malformed_state_is_a_protocol_error(raw: Any, message: str) -> None:
         map_state(raw, None)
 
 
-def test_speed_presets_and_frames() -> None:
+def test_speed_presets_and_press_timing() -> None:
+    """Facts: presets fast 6/3, normal 10/8, slow 16/16; a press is down hold + 1 frames."""
     assert [speed_for(h) for h in (1, 6, 7, 10, 11, 240)] == [
         "fast",
         "fast",
@@ -110,4 +145,8 @@ def test_speed_presets_and_frames() -> None:
         "slow",
         "slow",
     ]
-    assert press_frames(6) == 9 and press_frames(10) == 18 and press_frames(16) == 32
+    six = press_timing(6)
+    assert (six.held, six.hold_frames, six.release_frames, six.speed, six.frames) == (6, 5, 3, "fast", 9)
+    assert press_timing(10).frames == 18 and press_timing(16).frames == 32
+    one = press_timing(1)  # a hold of 0 would never complete on the server: 2 frames at least
+    assert (one.held, one.hold_frames) == (2, 1)

@@ -12,7 +12,9 @@ from pydantic import BaseModel
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.pokeagent import PokeAgentWorld
 from journal.actions import GBA_CATALOG, Click
-from tests.fakes.pokeagent.server import SIGN_TEXT, FakePokeAgent
+from tests.fakes.pokeagent.game import PRIZE_MONEY
+from tests.fakes.pokeagent.server import FakePokeAgent
+from tests.worlds.pokeagent.conftest import TEST_FPS
 
 
 def gba(kind: str, **args: object) -> BaseModel:
@@ -38,107 +40,52 @@ async def test_is_a_world_with_the_gba_catalog(world: PokeAgentWorld, fake: Fake
     assert isinstance(world, World)
     assert world.name == "pokeagent" and world.catalog is GBA_CATALOG
     assert world.provenance["server"] == fake.base_url
-    assert world.provenance["fps"] == 80.0  # from GET /status
+    assert world.provenance["fps"] == TEST_FPS  # base_fps from GET /status
 
 
 async def test_observation_maps_the_server_state(world: PokeAgentWorld) -> None:
     obs = await world.observe()
     assert obs.scene == "overworld"
     s = obs.state
-    assert s["location"] == {"map": "LITTLEROOT TOWN", "x": 10, "y": 10, "facing": "down"}
+    assert s["location"] == {"map": "LITTLEROOT TOWN", "x": 10, "y": 10, "facing": "unknown"}
     assert s["party"] == [
         {"species": "TORCHIC", "nickname": "TORCHIC", "level": 5, "hp": [19, 20], "status": "OK"}
     ]
-    assert s["dialog"] == {"open": False, "text": None}
+    assert s["dialog"] == {"open": False, "text": None} and s["menu"] == "unknown"
     assert s["inBattle"] is False and s["gameState"] == "overworld"
     assert s["milestones"] == ["GAME_RUNNING", "PLAYER_NAME_SET", "LITTLEROOT_TOWN"]
     assert s["playerName"] == "MAY" and s["money"] == 3000 and s["badges"] == 0
+    assert s["pokedexCaught"] == 1
     assert "P" in s["mapView"]
     assert "screenshot_base64" not in str(s)  # the embedded screenshot is dropped
 
 
-async def test_button_press_posts_repeated_buttons_and_moves(
+async def test_an_open_start_menu_is_not_claimed_to_be_known(
     world: PokeAgentWorld, fake: FakePokeAgent
 ) -> None:
-    result = await world.act(gba("button_press", button="left", repeat=3))
-    assert result.ok and result.source == "environment"
-    assert result.data["buttons"] == ["LEFT", "LEFT", "LEFT"] and result.data["settled"] is True
-    assert fake.posted[-1] == {
-        "buttons": ["LEFT"] * 3,
-        "speed": "slow",
-        "hold_frames": 16,
-        "source": "clankie",
-    }
-    obs = await world.observe()
-    assert obs.state["location"] == {"map": "LITTLEROOT TOWN", "x": 7, "y": 10, "facing": "left"}
-
-
-@pytest.mark.parametrize(
-    ("hold", "speed"), [(1, "fast"), (6, "fast"), (8, "normal"), (10, "normal"), (40, "slow")]
-)
-async def test_hold_frames_pick_the_nearest_speed_preset(
-    world: PokeAgentWorld, fake: FakePokeAgent, hold: int, speed: str
-) -> None:
-    result = await world.act(gba("button_press", button="b", holdFrames=hold))
-    assert result.ok
-    assert fake.posted[-1]["speed"] == speed and fake.posted[-1]["hold_frames"] == hold
-
-
-async def test_frame_advance_sends_waits(world: PokeAgentWorld, fake: FakePokeAgent) -> None:
-    before = fake.step_count
-    result = await world.act(gba("frame_advance", frames=90))
-    assert result.ok and result.data["waits"] == 90
-    assert fake.posted[-1]["buttons"] == ["WAIT"] * 90 and fake.posted[-1]["speed"] == "fast"
-    assert fake.step_count == before + 90
-    assert (await world.observe()).state["location"]["x"] == 10  # waiting moved nothing
-
-
-async def test_actions_wait_for_the_server_queue_to_drain() -> None:
-    slow = FakePokeAgent(step_s=0.02)
-    await slow.start()
-    world = PokeAgentWorld(slow.base_url)
-    try:
-        await world.start()
-        result = await world.act(gba("button_press", button="right", repeat=5))
-        assert result.ok and result.data["settled"] is True
-        assert (await world.observe()).state["location"]["x"] == 15
-    finally:
-        await world.close()
-        await slow.die()
-
-
-async def test_dialog_scene_and_advance_dialog(world: PokeAgentWorld, fake: FakePokeAgent) -> None:
-    refused = await world.act(gba("advance_dialog"))
-    assert (refused.ok, refused.refusal) == (False, "dialog_not_open")
-    assert (await world.act(gba("button_press", button="up", repeat=3))).ok  # onto the sign
-    obs = await world.observe()
-    assert obs.scene == "dialog"
-    assert obs.state["dialog"] == {"open": True, "text": SIGN_TEXT[0]}
-    blocked = await world.act(gba("button_press", button="down"))
-    assert blocked.ok and (await world.observe()).state["location"]["y"] == 7  # dialog holds the player
-    result = await world.act(gba("advance_dialog"))
-    assert result.ok and result.data["endedBy"] == "dialog_closed"
-    assert result.data["presses"] == 2 and result.data["pages"] == SIGN_TEXT
-    assert (await world.observe()).scene == "overworld"
-
-
-async def test_menu_battle_and_milestones_in_order(world: PokeAgentWorld) -> None:
+    """Fact: no menu state in /state — an open START menu reads as overworld."""
     assert (await world.act(gba("button_press", button="start"))).ok
-    assert (await world.observe()).scene == "menu"
-    assert (await world.act(gba("button_press", button="b"))).ok
-    # Around the sign and north to the route: the warp reaches ROUTE_101.
-    assert (await world.act(gba("button_press", button="left"))).ok
-    assert (await world.act(gba("button_press", button="up", repeat=8))).ok
+    assert fake.game.menu_open  # the game has its menu open …
     obs = await world.observe()
-    assert obs.state["location"] == {"map": "ROUTE 101", "x": 5, "y": 15, "facing": "up"}
+    assert obs.scene == "overworld" and obs.state["menu"] == "unknown"  # … and we say we cannot tell
+    assert (await world.act(gba("button_press", button="b"))).ok and not fake.game.menu_open
+
+
+async def test_a_battle_is_read_from_is_in_battle(world: PokeAgentWorld) -> None:
+    """Fact: game_state is never battle; is_in_battle says it. Battles, money and milestones."""
+    assert (await world.act(gba("button_press", button="left"))).ok  # around the sign
+    assert (await world.act(gba("button_press", button="up", repeat=8))).ok  # north to the route
+    obs = await world.observe()
+    assert obs.state["location"] == {"map": "ROUTE 101", "x": 5, "y": 15, "facing": "unknown"}
     assert obs.state["milestones"][-1] == "ROUTE_101"
     assert (await world.act(gba("button_press", button="up", repeat=5))).ok
     battle = await world.observe()
     assert battle.scene == "battle" and battle.state["inBattle"] is True
+    assert battle.state["gameState"] == "overworld"
     assert battle.state["battle"]["opponent"]["species"] == "ZIGZAGOON"
     assert (await world.act(gba("button_press", button="a", repeat=2))).ok
     after = await world.observe()
-    assert after.scene == "overworld"
+    assert after.scene == "overworld" and after.state["money"] == 3000 + PRIZE_MONEY
     assert after.state["milestones"] == [
         "GAME_RUNNING",
         "PLAYER_NAME_SET",
@@ -146,6 +93,16 @@ async def test_menu_battle_and_milestones_in_order(world: PokeAgentWorld) -> Non
         "ROUTE_101",
         "FIRST_BATTLE_WON",
     ]
+
+
+async def test_fallback_milestones_are_not_recorded_as_reached(
+    world: PokeAgentWorld, fake: FakePokeAgent
+) -> None:
+    """Fact: /milestones' fallback answer (GAME_STARTED, EMULATOR_RUNNING) is not progress."""
+    fake.milestones_fail = True
+    obs = await world.observe()
+    assert obs.state["milestones"] == ["GAME_RUNNING", "PLAYER_NAME_SET", "LITTLEROOT_TOWN"]
+    assert "GAME_STARTED" not in obs.state["milestones"]
 
 
 @pytest.mark.parametrize(
@@ -248,18 +205,8 @@ async def test_act_after_close_is_refused(world: PokeAgentWorld) -> None:
         await world.observe()
 
 
-async def test_a_sticky_dialog_stops_advancing_after_three_unchanged_pages(
-    world: PokeAgentWorld, fake: FakePokeAgent
-) -> None:
-    assert (await world.act(gba("button_press", button="up", repeat=3))).ok
-    fake.dialog_sticks = True
-    result = await world.act(gba("advance_dialog"))
-    assert result.ok and result.data["endedBy"] == "text_unchanged"
-    assert result.data["presses"] == 3 and result.data["pages"] == SIGN_TEXT[:1]
-
-
 async def test_a_legacy_server_without_queue_or_milestone_endpoints() -> None:
-    legacy = FakePokeAgent(legacy=True)
+    legacy = FakePokeAgent(fps=TEST_FPS, legacy=True)
     await legacy.start()
     world = PokeAgentWorld(legacy.base_url)
     try:
