@@ -8,8 +8,9 @@ Observation state (scene one of overworld, dialog, battle; menu only from a serv
   so ``facing`` is always ``"unknown"``, even if some server sends ``player.facing``.
 - ``menu`` = ``"unknown"`` in the overworld: ``get_comprehensive_state`` forces ``game_state`` to
   ``dialog`` or ``overworld``, so an open START menu reads as overworld and nobody can tell.
-- ``playerName``, ``money``, ``badges`` (count), ``pokedexCaught`` — None where the server sent
-  null (its memory read failed), never a made-up 0.
+- ``playerName``; ``metrics = {badges, pokedexCaught, money}`` — the world's progress metrics
+  (badge count, Pokédex caught, money), each None where the server sent null (its memory read
+  failed), never a made-up 0: the play loop counts only numbers.
 - ``party = [{species, nickname, level, hp: [current, max], status}]``
 - ``dialog = {open, text}``; ``inBattle`` (from ``is_in_battle``: ``game_state`` never says battle)
   and ``battle`` (the server's battle_info, if small)
@@ -93,10 +94,12 @@ def map_state(state: Any, milestones: Any | None) -> tuple[dict[str, Any], str]:
     if location is not None:
         out["location"] = location
     out["playerName"] = player.get("name") if isinstance(player.get("name"), str) else None
-    out["money"] = _count(game.get("money"))
     badges = game.get("badges")  # memory_reader.read_badges: the names of the badges obtained
-    out["badges"] = sum(1 for b in badges if b) if isinstance(badges, list) else _count(badges)
-    out["pokedexCaught"] = _count(game.get("pokedex_caught"))
+    out["metrics"] = {
+        "badges": sum(1 for b in badges if b) if isinstance(badges, list) else _count(badges),
+        "pokedexCaught": _count(game.get("pokedex_caught")),
+        "money": _count(game.get("money")),
+    }
     party = player.get("party") if isinstance(player.get("party"), list) else game.get("party")
     out["party"] = [_member(p) for p in party if isinstance(p, Mapping)] if isinstance(party, list) else []
 

@@ -73,18 +73,18 @@ def test_badges_party_and_oversized_battle_info() -> None:
         {"species_name": "MUDKIP", "level": 7, "current_hp": 3, "max_hp": 25, "status": "PSN"}
     ]
     state, scene = map_state(raw, None)
-    assert scene == "battle" and state["badges"] == 2 and "battle" not in state
+    assert scene == "battle" and state["metrics"]["badges"] == 2 and "battle" not in state
     assert state["party"] == [
         {"species": "MUDKIP", "nickname": None, "level": 7, "hp": [3, 25], "status": "PSN"}
     ]
     names = map_state(body(badges=["Stone", "Knuckle"], money=1234, pokedex_caught=5), None)[0]
-    assert (names["badges"], names["money"], names["pokedexCaught"]) == (2, 1234, 5)
+    assert names["metrics"] == {"badges": 2, "pokedexCaught": 5, "money": 1234}
 
 
 def test_counts_the_server_could_not_read_are_unknown_not_zero() -> None:
     """Fact: a failed memory read leaves money/badges/pokedex_caught null in /state."""
     state, _ = map_state(body(money=None, badges=None, pokedex_caught=None), None)
-    assert (state["money"], state["badges"], state["pokedexCaught"]) == (None, None, None)
+    assert state["metrics"] == {"badges": None, "pokedexCaught": None, "money": None}
 
 
 def test_milestones_are_completed_names_in_the_order_reached() -> None:

@@ -94,3 +94,43 @@ async def test_a_server_dying_mid_session_is_a_refused_turn_and_play_goes_on_whe
     assert refused_line.evidence.immediatePreAction is None and refused_line.evidence.postAction is None
     report = evaluate(session.journal_path, events=settings.event_log)  # type: ignore[arg-type]
     assert report["aggregate"]["turns"] == 4
+
+
+class PaidWhileThinking(AutopilotMind):
+    """The autopilot; while deciding turn ``at`` the game pays out and awards a badge (as a won
+    gym battle would), so the next observations show the metrics rise."""
+
+    def __init__(self, fake: FakePokeAgent, at: int) -> None:
+        super().__init__("pokeagent")
+        self.fake, self.at = fake, at
+
+    async def decide(self, view: Any) -> dict[str, Any]:
+        if view.turn == self.at:
+            self.fake.game.money += 500
+            self.fake.game.badges.append("Stone")
+        return await super().decide(view)
+
+
+async def test_badges_pokedex_and_money_flow_into_journal_progress(
+    settings: Settings, fake: FakePokeAgent
+) -> None:
+    host = PlayHost(settings, mind_factory=lambda name, world, s: PaidWhileThinking(fake, at=2))
+    session = await host.start(StartRequest(world="pokeagent", url=fake.base_url, turns=3, pace_seconds=0))
+    assert await host.wait() == "budget_exhausted", session.error
+    journal = read_journal(session.journal_path)  # type: ignore[arg-type]
+    first = journal.turns[0].evidence
+    assert first.progressBefore.metrics == {"badges": 0, "pokedexCaught": 1, "money": 3000}  # type: ignore[attr-defined]
+    assert journal.summary is not None
+    assert journal.summary.progress.metrics == {"badges": 1, "pokedexCaught": 1, "money": 3500}  # type: ignore[attr-defined]
+
+
+async def test_a_count_the_server_could_not_read_is_left_out_of_progress(
+    settings: Settings, fake: FakePokeAgent
+) -> None:
+    fake.game.money = None  # type: ignore[assignment]  # the server's memory read failed: null
+    host = PlayHost(settings)
+    session = await host.start(StartRequest(world="pokeagent", url=fake.base_url, turns=1, pace_seconds=0))
+    assert await host.wait() == "budget_exhausted", session.error
+    journal = read_journal(session.journal_path)  # type: ignore[arg-type]
+    assert journal.summary is not None
+    assert journal.summary.progress.metrics == {"badges": 0, "pokedexCaught": 1}  # type: ignore[attr-defined]

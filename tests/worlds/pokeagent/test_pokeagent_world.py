@@ -54,8 +54,8 @@ async def test_observation_maps_the_server_state(world: PokeAgentWorld) -> None:
     assert s["dialog"] == {"open": False, "text": None} and s["menu"] == "unknown"
     assert s["inBattle"] is False and s["gameState"] == "overworld"
     assert s["milestones"] == ["GAME_RUNNING", "PLAYER_NAME_SET", "LITTLEROOT_TOWN"]
-    assert s["playerName"] == "MAY" and s["money"] == 3000 and s["badges"] == 0
-    assert s["pokedexCaught"] == 1
+    assert s["playerName"] == "MAY"
+    assert s["metrics"] == {"badges": 0, "pokedexCaught": 1, "money": 3000}
     assert "P" in s["mapView"]
     assert "screenshot_base64" not in str(s)  # the embedded screenshot is dropped
 
@@ -85,7 +85,7 @@ async def test_a_battle_is_read_from_is_in_battle(world: PokeAgentWorld) -> None
     assert battle.state["battle"]["opponent"]["species"] == "ZIGZAGOON"
     assert (await world.act(gba("button_press", button="a", repeat=2))).ok
     after = await world.observe()
-    assert after.scene == "overworld" and after.state["money"] == 3000 + PRIZE_MONEY
+    assert after.scene == "overworld" and after.state["metrics"]["money"] == 3000 + PRIZE_MONEY
     assert after.state["milestones"] == [
         "GAME_RUNNING",
         "PLAYER_NAME_SET",
