@@ -5,6 +5,7 @@ publishes settled turns to subscribers (narration, the activity page)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections import deque
@@ -17,7 +18,7 @@ import structlog
 
 from bot.play.feed import TurnFeed
 from bot.play.lines import Speech, summary_line, turn_line
-from bot.play.minds.base import DecisionView, Mind
+from bot.play.minds.base import DecisionView, Mind, look_at
 from bot.play.progress import ProgressTracker, location_of
 from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker, objective_warning
@@ -254,6 +255,7 @@ class PlaySession:
                 recent=list(self._recent_for_mind),
                 warnings=warnings,
                 story_source=self.story_card,
+                look=functools.partial(look_at, self.world),
             )
             try:
                 rec = await run_turn(self.world, self.mind, view, self._decide)

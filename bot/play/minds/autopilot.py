@@ -2,7 +2,8 @@
 
 - sandbox: follows the world's walkthrough guide (A* toward the next milestone); its objective
   is the next milestone's description, kept until that milestone is reached;
-- browser: a greedy 2048 player over the board the page shows;
+- browser: a 2048 player that reads the board by sight from stills of the page
+  (:mod:`bot.play.minds.autopilot_2048`) and answers the page's own win and game-over states;
 - pokeagent: a fixed exploration cycle of directions and A presses (it has no map knowledge).
 
 It speaks when milestones were reached — at the first decision that sees them, and never
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.play.decision import MindFailed
+from bot.play.minds.autopilot_2048 import SightPlayer
 from bot.play.minds.base import DecisionView
 from bot.play.session import SPEECH_COOLDOWN_TURNS
 
@@ -62,12 +64,6 @@ def _sandbox() -> Playbook:
 def _playbook(world: str) -> Playbook:
     if world == "sandbox":
         return _sandbox()
-    if world == "browser":
-        from bot.worlds.browser import guide_2048
-
-        return Playbook(
-            guide_2048.next_action, guide_2048.describe, lambda state: "Merge tiles up to 2048.", _plain
-        )
     if world == "pokeagent":
         counter = {"n": 0}
 
@@ -97,23 +93,36 @@ def _scene_text(state: State, scene: str) -> str:
     }.get(scene, f"I see the {scene}.")
 
 
+BROWSER_OBJECTIVE = "Merge tiles up to 2048."
+
+
 class AutopilotMind:
     name = "autopilot"
 
     def __init__(self, world: str) -> None:
-        self._book = _playbook(world)
+        self._sight = SightPlayer() if world == "browser" else None
+        self._book = _playbook(world) if self._sight is None else None
         self._known: list[str] | None = None  # milestones seen at the previous decision
         self._unsaid: list[str] = []
         self._spoke_at: int | None = None
 
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         state = view.observation.state
-        try:
-            action = self._book.next_action(state)
-            intent = self._book.describe(state)
-            objective = self._book.objective(state)
-        except Exception as exc:
-            raise MindFailed(f"autopilot guide failed: {type(exc).__name__}: {exc}") from exc
+        objective: str | None
+        announce: Callable[[list[str], State], str]
+        if self._sight is not None:
+            step = await self._sight.next(view)  # raises MindFailed (or the permanent kind) itself
+            action, intent, objective = step.action, step.intent, BROWSER_OBJECTIVE
+            announce = _plain
+        else:
+            assert self._book is not None
+            try:
+                action = self._book.next_action(state)
+                intent = self._book.describe(state)
+                objective = self._book.objective(state)
+            except Exception as exc:
+                raise MindFailed(f"autopilot guide failed: {type(exc).__name__}: {exc}") from exc
+            announce = self._book.announce
         listed = state.get("milestones")
         reached = [str(m) for m in listed] if isinstance(listed, list) else []
         if self._known is not None:  # what was there at the first look is not news
@@ -127,7 +136,7 @@ class AutopilotMind:
         }
         quiet = self._spoke_at is not None and view.turn - self._spoke_at < SPEECH_COOLDOWN_TURNS
         if self._unsaid and not quiet:
-            decision["speak"] = self._book.announce(self._unsaid, state)[:400]
+            decision["speak"] = announce(self._unsaid, state)[:400]
             decision["speakWanted"] = True
             self._unsaid, self._spoke_at = [], view.turn
         if objective != view.objective:

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.worlds.base import Observation, Still
+from bot.worlds.base import Observation, Still, World
 from journal.actions import Catalog
+
+Region = tuple[int, int, int, int]
+"""x, y, width, height in the world's picture coordinates (CSS pixels for the browser)."""
+Look = Callable[[Region | None], Awaitable[Still | None]]
+"""Take a fresh still now: the whole picture (None) or one region of it, if the world can."""
+
+
+async def look_at(world: World, region: Region | None = None) -> Still | None:
+    """A fresh still of ``world``; only ``region`` of it when the world can cut one
+    (``still_region``), else the whole picture."""
+    if region is not None:
+        cut = getattr(world, "still_region", None)
+        if cut is not None:
+            still: Still | None = await cut(region)
+            return still
+    return await world.still()
 
 
 @dataclass(frozen=True)
@@ -24,6 +40,8 @@ class DecisionView:
     recent: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     story_source: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
+    look: Look | None = field(default=None, repr=False)
+    """Fresh stills on demand, for a mind that watches the picture settle (None: no world)."""
 
     @property
     def story(self) -> dict[str, Any] | None:

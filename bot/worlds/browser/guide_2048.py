@@ -1,10 +1,8 @@
-"""A deterministic 2048 player for the autopilot: a two-move expectimax over the page's board.
+"""A deterministic 2048 player for the autopilot: a two-move expectimax over a board.
 
-``next_action(state)`` takes a browser observation state (``state["game"]["board"]`` as the
-builtin page exposes it, or the page text's "Board (rows top to bottom): …" line) and returns a
-browser catalog action dict: ``{"kind": "press", "key": "ArrowLeft"}`` and so on. When no move is
-possible (game over) it returns ``{"kind": "press", "key": "n"}``, which starts a new game on the
-builtin page.
+``choose_direction(board)`` is the move to make (None when no move changes the board) and
+``KEY_FOR`` its arrow key; where the board comes from is the caller's business (the autopilot
+reads it by sight, :mod:`bot.play.minds.autopilot_2048`).
 
 The search looks at our move, every spawn (2 with p 0.9, 4 with p 0.1, on every empty cell), and
 our next move, and scores leaves with a per-line heuristic (free cells, mergeable neighbours,
@@ -15,11 +13,8 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-from collections.abc import Mapping
-from typing import Any
 
-from bot.worlds.browser.model_2048 import SIZE, Board, Direction, empty_cells, move, place, to_board
+from bot.worlds.browser.model_2048 import SIZE, Board, Direction, empty_cells, move, place
 
 KEY_FOR: dict[Direction, str] = {
     "up": "ArrowUp",
@@ -27,35 +22,7 @@ KEY_FOR: dict[Direction, str] = {
     "left": "ArrowLeft",
     "right": "ArrowRight",
 }
-NEW_GAME_KEY = "n"
 _ORDER: tuple[Direction, ...] = ("left", "up", "right", "down")
-_BOARD_LINE = re.compile(r"Board \(rows top to bottom\):\s*([0-9. |]+)")
-
-
-class BoardUnreadable(ValueError):
-    """The observation holds no 2048 board the guide can read."""
-
-
-def board_from_state(state: Mapping[str, Any]) -> Board:
-    """The 4×4 board from an observation state; raises BoardUnreadable saying where it looked."""
-    game = state.get("game")
-    if isinstance(game, Mapping) and game.get("board") is not None:
-        try:
-            return to_board(game["board"])
-        except (TypeError, ValueError) as exc:
-            raise BoardUnreadable(f"state.game.board is not a 4×4 board of tiles: {exc}") from exc
-    text = state.get("text")
-    if isinstance(text, str):
-        found = _BOARD_LINE.search(text)
-        if found:
-            rows = [part.split() for part in found.group(1).split("|")]
-            try:
-                return to_board([[0 if cell == "." else int(cell) for cell in row] for row in rows])
-            except ValueError as exc:
-                raise BoardUnreadable(f"the page text's board line is malformed: {exc}") from exc
-    raise BoardUnreadable(
-        "no 2048 board in state.game.board nor a 'Board (rows top to bottom):' line in state.text"
-    )
 
 
 def _rank(v: int) -> int:
@@ -128,24 +95,8 @@ def choose_direction(board: Board) -> Direction | None:
     return best[1] if best else None
 
 
-def next_action(state: dict[str, Any]) -> dict[str, Any]:
-    """The next browser action for the 2048 page shown in ``state`` (a pure function)."""
-    game = state.get("game")
-    if isinstance(game, Mapping) and game.get("over") is True:
-        return {"kind": "press", "key": NEW_GAME_KEY}
-    direction = choose_direction(board_from_state(state))
-    if direction is None:
-        return {"kind": "press", "key": NEW_GAME_KEY}
-    return {"kind": "press", "key": KEY_FOR[direction]}
-
-
-def describe(state: dict[str, Any]) -> str:
-    """One sentence on what next_action will do and why, for the mind's stated intent."""
-    try:
-        board = board_from_state(state)
-    except BoardUnreadable:
-        return "find the 2048 board on the page"
-    direction = choose_direction(board)
+def describe_board(board: Board, direction: Direction | None) -> str:
+    """One sentence on a move chosen for ``board`` and why, for the mind's stated intent."""
     best = max(max(row) for row in board)
     free = sum(v == 0 for row in board for v in row)
     if direction is None:

@@ -1,7 +1,7 @@
 """What the browser world reads from a page in one evaluation: text, outline and game state.
 
-The outline lists interactive elements (links, buttons, form fields, ARIA widgets) in document
-order, each with a ref ("e1", "e2", …) that the page element carries as ``data-clankie-ref`` until
+The outline lists interactive elements (links, buttons, form fields, ARIA widgets, and elements
+styled with a pointer cursor, as games draw their buttons) in document order, each with a ref ("e1", "e2", …) that the page element carries as ``data-clankie-ref`` until
 the next observation renumbers them; ``click{ref}`` resolves refs from the last outline.
 """
 
@@ -12,9 +12,10 @@ from typing import Any
 TEXT_LIMIT = 3000
 OUTLINE_LIMIT = 50
 REF_ATTRIBUTE = "data-clankie-ref"
+POINTER_LIMIT = 3000  # elements checked for a pointer cursor (styled controls) per snapshot
 
 SNAPSHOT_JS = """
-([textLimit, outlineLimit, refAttr]) => {
+([textLimit, outlineLimit, refAttr, pointerLimit]) => {
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\\u2026" : s);
   const body = document.body;
   let text = body ? body.innerText || "" : "";
@@ -44,9 +45,23 @@ SNAPSHOT_JS = """
     }
     return tag;
   };
+  // Besides what markup calls interactive, an element the page styles as clickable (its own
+  // cursor is a pointer, not one inherited from a clickable parent) is a control too: many
+  // games make buttons of bare <a> or <div> elements with a click handler.
+  const clickable = [];
+  let looked = 0;
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.matches(selector)) { clickable.push(el); continue; }
+    if (looked >= pointerLimit) continue;
+    looked += 1;
+    if (window.getComputedStyle(el).cursor !== "pointer") continue;
+    const parent = el.parentElement;
+    if (parent && window.getComputedStyle(parent).cursor === "pointer") continue;
+    clickable.push(el);
+  }
   const outline = [];
   let total = 0;
-  for (const el of document.querySelectorAll(selector)) {
+  for (const el of clickable) {
     const rect = el.getBoundingClientRect();
     const style = window.getComputedStyle(el);
     if (rect.width <= 0 || rect.height <= 0 || style.visibility === "hidden" || style.display === "none") continue;
@@ -106,4 +121,4 @@ TARGET_JS = """
 
 
 def snapshot_args() -> list[Any]:
-    return [TEXT_LIMIT, OUTLINE_LIMIT, REF_ATTRIBUTE]
+    return [TEXT_LIMIT, OUTLINE_LIMIT, REF_ATTRIBUTE, POINTER_LIMIT]

@@ -1,9 +1,10 @@
 """The browser world: a Chromium page driven through Playwright (DESIGN §4 "browser").
 
 ``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
-Chromium at 1280×800. ``observe()`` reads URL, title, visible text, an outline of interactive
+Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text, an outline of interactive
 elements with refs and, on the builtin 2048 page, ``game = {board, score, over, moves}``; the
-scene is always ``"page"``. ``still()`` is a PNG of the viewport. ``act()`` applies one
+scene is always ``"page"``. ``still()`` is a PNG of the viewport, ``still_region(box)`` one of a
+part of it. ``act()`` applies one
 BROWSER_CATALOG action and never raises: problems come back as refusals —
 
 - ``page_not_open``: the world was closed (or never started);
@@ -12,6 +13,7 @@ BROWSER_CATALOG action and never raises: problems come back as refusals —
 - ``navigated_away``: the page had left the start origin; the world went back to the start URL
   and the action was not applied — act again;
 - ``ref_not_found``: the ref is not in the last outline or its element is gone or hidden;
+- ``outside_viewport``: click coordinates beyond a viewport smaller than the catalog's bounds;
 - ``key_not_typable``, ``unsupported_action``; ``browser_error`` (source ``exception``) for
   anything Playwright itself reports.
 
@@ -60,7 +62,14 @@ class BrowserWorld:
         *,
         chromium_path: str = "/usr/bin/chromium",
         static_base_url: str | None = None,
+        viewport: tuple[int, int] = BROWSER_VIEWPORT,
     ) -> None:
+        if not (200 <= viewport[0] <= BROWSER_VIEWPORT[0] and 200 <= viewport[1] <= BROWSER_VIEWPORT[1]):
+            raise ValueError(
+                f"viewport {viewport[0]}x{viewport[1]} is outside 200x200 … "
+                f"{BROWSER_VIEWPORT[0]}x{BROWSER_VIEWPORT[1]} (clicks are bounded by the largest)"
+            )
+        self._viewport = viewport
         self._target = resolve_url(url, static_base_url)
         self._requested_url = url
         self._chromium_path = chromium_path
@@ -87,7 +96,7 @@ class BrowserWorld:
             "startUrl": self._target.url,
             "builtin": self._target.builtin,
             "browserVersion": self._browser_version or None,
-            "viewport": f"{BROWSER_VIEWPORT[0]}x{BROWSER_VIEWPORT[1]}",
+            "viewport": f"{self._viewport[0]}x{self._viewport[1]}",
         }
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -119,7 +128,7 @@ class BrowserWorld:
             self._context = None
         if self._context is None:
             self._context = await self._browser.new_context(
-                viewport={"width": BROWSER_VIEWPORT[0], "height": BROWSER_VIEWPORT[1]}
+                viewport={"width": self._viewport[0], "height": self._viewport[1]}
             )
             if self._target.serve_locally:
                 await self._context.route(f"{BUILTIN_ORIGIN}/**", self._serve_builtin)
@@ -216,7 +225,7 @@ class BrowserWorld:
                 "outline": snap["outline"],
                 "outlineTotal": snap["outlineTotal"],
                 "scrollY": snap["scrollY"],
-                "viewport": {"width": BROWSER_VIEWPORT[0], "height": BROWSER_VIEWPORT[1]},
+                "viewport": {"width": self._viewport[0], "height": self._viewport[1]},
                 "offsite": origin_of(snap["url"]) != self._origin,
             }
             if snap["game"] is not None:
@@ -239,15 +248,33 @@ class BrowserWorld:
         raise AssertionError("unreachable")
 
     async def still(self) -> Still | None:
+        return await self._screenshot(None)
+
+    async def still_region(self, region: tuple[int, int, int, int]) -> Still | None:
+        """A still of part of the viewport (x, y, width, height in CSS pixels, clamped to the
+        viewport): cheaper to capture and decode than the whole view, for a mind watching one spot."""
+        x, y = max(0, region[0]), max(0, region[1])
+        w = min(region[0] + region[2], self._viewport[0]) - x
+        h = min(region[1] + region[3], self._viewport[1]) - y
+        if w <= 0 or h <= 0:
+            return None
+        return await self._screenshot((x, y, w, h))
+
+    async def _screenshot(self, clip: tuple[int, int, int, int] | None) -> Still | None:
         async with self._lock:
             page = self._page
             if self._closed or page is None or self._broken is not None:
                 return None
             try:
-                png = await page.screenshot(type="png")
+                if clip is None:
+                    png = await page.screenshot(type="png")
+                else:
+                    box = {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3]}
+                    png = await page.screenshot(type="png", clip=box)  # type: ignore[arg-type]
             except PlaywrightError:
                 return None
-            return Still.of(png, "image/png", BROWSER_VIEWPORT[0], BROWSER_VIEWPORT[1])
+            w, h = (clip[2], clip[3]) if clip is not None else self._viewport
+            return Still.of(png, "image/png", w, h)
 
     # --- actions -------------------------------------------------------------------------
 
@@ -344,6 +371,11 @@ class BrowserWorld:
         else:
             assert action.x is not None and action.y is not None
             x, y = action.x, action.y
+            if x >= self._viewport[0] or y >= self._viewport[1]:
+                return _refuse(
+                    "outside_viewport",
+                    f"({x}, {y}) is outside the {self._viewport[0]}x{self._viewport[1]} viewport",
+                )
         target = await page.evaluate(TARGET_JS, [x, y])
         await page.mouse.move(x, y)
         await page.mouse.down()

@@ -7,12 +7,10 @@ import random
 import pytest
 
 from bot.worlds.browser.guide_2048 import (
-    BoardUnreadable,
-    board_from_state,
+    KEY_FOR,
     choose_direction,
-    describe,
+    describe_board,
     evaluate,
-    next_action,
 )
 from bot.worlds.browser.model_2048 import (
     DIRECTIONS,
@@ -82,32 +80,20 @@ def test_bad_boards_say_what_is_wrong(rows: list[list[int]], message: str) -> No
         to_board(rows)
 
 
-def test_board_is_read_from_the_game_or_from_the_text() -> None:
-    rows = [[2, 0, 0, 0], [0, 0, 4, 0], [0, 0, 0, 0], [0, 128, 0, 2]]
-    text = "2048\nBoard (rows top to bottom): 2 . . . | . . 4 . | . . . . | . 128 . 2\nScore 0"
-    assert board_from_state({"game": {"board": rows}}) == to_board(rows)
-    assert board_from_state({"text": text}) == to_board(rows)
-    with pytest.raises(BoardUnreadable, match="no 2048 board"):
-        board_from_state({"text": "just a page"})
-    with pytest.raises(BoardUnreadable, match="state.game.board"):
-        board_from_state({"game": {"board": [[1, 2]]}})
-
-
-def test_next_action_is_a_valid_catalog_press_that_changes_the_board() -> None:
+def test_the_chosen_move_is_a_valid_catalog_press_that_changes_the_board() -> None:
     rows = [[0, 0, 0, 2], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 0]]
-    action = next_action({"game": {"board": rows, "over": False}})
-    assert BROWSER_CATALOG.validate(action).kind == "press"  # type: ignore[attr-defined]
     direction = choose_direction(to_board(rows))
     assert direction is not None and move(to_board(rows), direction)[2]
+    action = {"kind": "press", "key": KEY_FOR[direction]}
+    assert BROWSER_CATALOG.validate(action).kind == "press"  # type: ignore[attr-defined]
     # The only moves that change this board are down and left; up/right are no-ops.
     only = to_board([[2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 64], [0, 32, 64, 128]])
     assert choose_direction(only) in ("down", "left")
 
 
-def test_game_over_asks_for_a_new_game() -> None:
-    stuck = [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]
-    assert next_action({"game": {"board": stuck, "over": False}}) == {"kind": "press", "key": "n"}
-    assert next_action({"game": {"board": stuck, "over": True}}) == {"kind": "press", "key": "n"}
+def test_a_stuck_board_has_no_move() -> None:
+    stuck = to_board([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]])
+    assert choose_direction(stuck) is None
 
 
 def test_guide_is_deterministic_and_prefers_an_open_sorted_board() -> None:
@@ -134,10 +120,8 @@ def test_guide_plays_the_model_to_512_within_600_moves(seed: int) -> None:
 
 
 def test_describe_says_the_move_and_the_board() -> None:
-    rows = [[0, 0, 0, 2], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 64]]
-    sentence = describe({"game": {"board": rows}})
-    assert sentence.startswith(f"slide {choose_direction(to_board(rows))}:") and "best tile 64" in sentence
-    assert "new game" in describe(
-        {"game": {"board": [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]}}
-    )
-    assert describe({"text": "nothing"}) == "find the 2048 board on the page"
+    board = to_board([[0, 0, 0, 2], [0, 0, 0, 2], [0, 0, 0, 0], [0, 0, 0, 64]])
+    direction = choose_direction(board)
+    sentence = describe_board(board, direction)
+    assert sentence.startswith(f"slide {direction}:") and "best tile 64" in sentence
+    assert "new game" in describe_board(board, None)

@@ -1,0 +1,266 @@
+"""The autopilot's 2048 player: it plays any 2048 page by sight, as a person would.
+
+Each decision:
+
+1. **The page's own states**, from its text and its controls (outline entries found by their
+   accessible name): "You win!" with a "Keep going" control → click it; "Game over!" with a
+   "Try again" (retry, play again, new game) control → click it.
+2. **The board, by sight** (:mod:`bot.worlds.browser.sight_2048`): a full look finds the board
+   once; after that only the board's region is looked at. Reads repeat until two in a row agree
+   and every cell matched the palette (a move's slide, a new tile growing in and a merge's pop
+   all make reads disagree). A board cut by the view's edge is scrolled into view; a page with
+   no board is searched by scrolling down (and once from the top) before giving up.
+3. **The move**: the guide's search over the settled board, pressed as an arrow key. When no
+   move changes the board, the page's retry or new-game control is clicked.
+
+A page that is not a 2048 game — no board anywhere on it, a 4×4 board whose tiles are not 2048
+tiles, a board that never answers the arrow keys — raises :class:`PermanentMindFailure`, which
+ends play. A board caught mid-animation for too long is a plain, retried :class:`MindFailed`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bot.play.decision import MindFailed, PermanentMindFailure
+from bot.play.minds.base import DecisionView, Look
+from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction, describe_board
+from bot.worlds.browser.model_2048 import Board, Direction
+from bot.worlds.browser.sight_2048 import (
+    BoardGeometry,
+    BoardRead,
+    OffScreen,
+    describe_colours,
+    locate_board,
+    pixels_of,
+    read_cells,
+)
+
+KEEP_GOING = re.compile(r"\b(keep (going|playing)|continue)\b", re.I)
+RETRY = re.compile(r"\b(try again|retry|play again|new game|restart)\b", re.I)
+NEW_GAME = re.compile(r"\b(new game|restart|play again)\b", re.I)
+WON_TEXT = re.compile(r"\byou (win|won)\b", re.I)
+OVER_TEXT = re.compile(r"\b(game over|no more moves|you (lose|lost))\b", re.I)
+
+MAX_LOOKS = 40  # looks at one settling board before this turn gives up (a transient failure)
+UNCLEAN_BEFORE_RELOCATE = 8  # unclean region reads in a row before the board is looked for anew
+SAME_BOARD_WAIT_S = 0.3  # a board unchanged by our move must stay so this long to count as read
+UNREADABLE_TURNS = 3  # turns in a row with a board whose tiles are not 2048's → not a 2048 game
+DEAF_MOVES = 6  # moves in a row that changed nothing → the board does not answer the keys
+FOCUS_AFTER = 2  # moves that changed nothing before clicking the board to give it focus
+REGION_MARGIN = 4  # CSS pixels looked at around the board
+
+
+@dataclass(frozen=True)
+class Step:
+    action: dict[str, Any]
+    intent: str
+    board: Board | None = None
+
+
+def control(outline: list[dict[str, Any]], pattern: re.Pattern[str]) -> dict[str, Any] | None:
+    """The first outline entry (a ref'd control on the page) whose name matches."""
+    for item in outline:
+        name = str(item.get("name") or "")
+        if pattern.search(name):
+            return item
+    return None
+
+
+class SightPlayer:
+    """Plays 2048 on whatever page the browser shows, reading the board from stills."""
+
+    def __init__(self) -> None:
+        self._geometry: BoardGeometry | None = None  # in CSS pixels of the viewport
+        self._scroll_at_locate: int | None = None
+        self._before_move: tuple[Board, Direction] | None = None
+        self._deaf = 0
+        self._unreadable = 0
+        self._searched: set[int] = set()
+        self._went_to_top = False
+        self.board: Board | None = None
+
+    async def next(self, view: DecisionView) -> Step:
+        state = view.observation.state
+        outline = [i for i in state.get("outline") or [] if isinstance(i, dict)]
+        text = str(state.get("text") or "")
+        if view.look is None:
+            raise PermanentMindFailure(
+                "the 2048 autopilot plays by sight, and this play loop gives it no picture"
+            )
+        keep = control(outline, KEEP_GOING)
+        if keep is not None and WON_TEXT.search(text):
+            self._before_move = None
+            return Step(_click(keep), f"the page says I won; click {keep['name']!r} to keep playing")
+        if OVER_TEXT.search(text):
+            retry = control(outline, RETRY)
+            if retry is None:
+                raise PermanentMindFailure(
+                    "the page says the game is over but shows no control named like "
+                    "'Try again' or 'New game' to start another"
+                )
+            self._before_move = None
+            return Step(_click(retry), f"the game is over; click {retry['name']!r} for a new one")
+        seen = await self._read(view, state)
+        if isinstance(seen, Step):
+            return seen
+        return self._move(seen, outline)
+
+    def _move(self, read: BoardRead, outline: list[dict[str, Any]]) -> Step:
+        board = read.board
+        self.board = board
+        if self._before_move is not None and self._before_move[0] == board:
+            self._deaf += 1
+        else:
+            self._deaf = 0
+        if self._deaf >= DEAF_MOVES:
+            raise PermanentMindFailure(
+                f"the board did not change after {self._deaf} arrow-key moves in a row: this page's "
+                "2048 board does not answer the keyboard"
+            )
+        if self._deaf == FOCUS_AFTER and self._geometry is not None:
+            self._before_move = None
+            x, y = self._geometry.cell_centre(0, 0)
+            return Step(
+                {"kind": "click", "x": x, "y": y},
+                "the board ignored my keys; click it to give it focus",
+                board,
+            )
+        direction = choose_direction(board)
+        if direction is None:
+            again = control(outline, NEW_GAME) or control(outline, RETRY)
+            if again is None:
+                raise MindFailed("no move changes the board and the page offers no new game yet")
+            self._before_move = None
+            return Step(_click(again), f"no move is left; click {again['name']!r}", board)
+        self._before_move = (board, direction)
+        return Step({"kind": "press", "key": KEY_FOR[direction]}, describe_board(board, direction), board)
+
+    # --- sight -----------------------------------------------------------------------------
+
+    async def _read(self, view: DecisionView, state: dict[str, Any]) -> BoardRead | Step:
+        assert view.look is not None
+        scroll_y = int(state.get("scrollY") or 0)
+        if self._geometry is not None and scroll_y != self._scroll_at_locate:
+            self._geometry = None  # the page moved under the board we knew
+        first: BoardRead | None = None
+        if self._geometry is None:
+            found = await self._locate(view.look, state, scroll_y)
+            if isinstance(found, Step):
+                return found
+            first = found
+        return await self._settle(view.look, first)
+
+    async def _locate(self, look: Look, state: dict[str, Any], scroll_y: int) -> BoardRead | Step:
+        still = await look(None)
+        if still is None:
+            raise MindFailed("the browser gave no picture of the page")
+        px = pixels_of(still.data)
+        scale = _scale(px.shape[1], state)
+        found = locate_board(px)
+        if isinstance(found, OffScreen):
+            return Step(
+                {"kind": "scroll", "dy": round(found.scroll_by / scale)}, f"{found.why}; scroll to it"
+            )
+        if found is None:
+            return self._search(state, scroll_y)
+        read = read_cells(px, found)
+        assert read is not None
+        if not read.clean and not self._tiles_plausible(read):
+            self._unreadable += 1
+            if self._unreadable >= UNREADABLE_TURNS:
+                raise PermanentMindFailure(
+                    "this page has a 4×4 board, but its tiles are not 2048's tiles (cell colours "
+                    f"{describe_colours(px, found)}): it is not a 2048 game I can read"
+                )
+            raise MindFailed("the board's tiles did not match 2048's colours; looking again")
+        self._searched.clear()
+        self._went_to_top = False
+        self._geometry = _scaled(found, 1 / scale)
+        self._scroll_at_locate = scroll_y
+        return read
+
+    def _tiles_plausible(self, read: BoardRead) -> bool:
+        """Most cells read: an animation in flight, not a board of foreign tiles."""
+        return len(read.unclear) <= 6
+
+    def _search(self, state: dict[str, Any], scroll_y: int) -> Step:
+        viewport = state.get("viewport") or {}
+        height = int(viewport.get("height") or 600)
+        if scroll_y not in self._searched:
+            self._searched.add(scroll_y)
+            return Step(
+                {"kind": "scroll", "dy": int(height * 0.8)},
+                "no 2048 board in view; scroll down to look for it",
+            )
+        if min(self._searched) > 0 and not self._went_to_top:
+            self._went_to_top = True
+            return Step({"kind": "scroll", "dy": -scroll_y}, "no 2048 board below; look from the top")
+        looked = sorted(self._searched)
+        raise PermanentMindFailure(
+            f"no 2048 board on this page ({state.get('url')!r}): looked at the whole page "
+            f"(scrolled from {looked[0]} to {looked[-1]} px) and found no 4×4 board in 2048's colours"
+        )
+
+    async def _settle(self, look: Look, first: BoardRead | None) -> BoardRead:
+        """Look at the board until two reads in a row agree (and every cell read cleanly)."""
+        previous = first if first is not None and first.clean else None
+        started = time.monotonic()
+        unclean = 0
+        for _ in range(MAX_LOOKS):
+            geometry = self._geometry
+            assert geometry is not None
+            x, y, w, h = geometry.box
+            region = (x - REGION_MARGIN, y - REGION_MARGIN, w + 2 * REGION_MARGIN, h + 2 * REGION_MARGIN)
+            still = await look(region)
+            if still is None:
+                raise MindFailed("the browser gave no picture of the board")
+            ox, oy = max(0, region[0]), max(0, region[1])
+            px = pixels_of(still.data)
+            k = px.shape[1] / still.width if still.width else 1.0
+            read = read_cells(px, _scaled(geometry.shifted(ox, oy), k))
+            if read is None or not read.clean:
+                unclean += 1
+                previous = None
+                if unclean >= UNCLEAN_BEFORE_RELOCATE:
+                    self._geometry = None
+                    raise MindFailed("the board kept moving or changed place; looking for it again")
+                continue
+            unclean = 0
+            if previous is not None and previous.board == read.board:
+                unchanged = self._before_move is not None and self._before_move[0] == read.board
+                if not unchanged or time.monotonic() - started >= SAME_BOARD_WAIT_S:
+                    self._unreadable = 0
+                    return read
+            previous = read
+        raise MindFailed(f"the board did not settle within {MAX_LOOKS} looks")
+
+
+def _click(item: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "click", "ref": str(item["ref"])}
+
+
+def _scale(picture_width: int, state: dict[str, Any]) -> float:
+    """Picture pixels per CSS pixel (1 unless the page is rendered at another device scale)."""
+    viewport = state.get("viewport") or {}
+    width = viewport.get("width")
+    return picture_width / width if isinstance(width, int) and width > 0 else 1.0
+
+
+def _scaled(geometry: BoardGeometry, k: float) -> BoardGeometry:
+    """The geometry with every coordinate multiplied by ``k``."""
+    if k == 1.0:
+        return geometry
+
+    def px(v: int) -> int:
+        return round(v * k)
+
+    x, y, w, h = geometry.box
+    return BoardGeometry(
+        (px(x), px(y), px(w), px(h)),
+        tuple((px(a), px(b)) for a, b in geometry.rows),
+        tuple((px(a), px(b)) for a, b in geometry.cols),
+    )

@@ -1,0 +1,68 @@
+"""Driving the autopilot on a browser world turn by turn, as the play loop does (observe, decide
+with a way to look, act), and the page's own board for cross-checks (``data-board`` where a
+page has it, read in the test only — the autopilot never sees it)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.play.minds.autopilot import AutopilotMind
+from bot.play.minds.base import DecisionView, look_at
+from bot.worlds.browser import BrowserWorld
+from journal.actions import BROWSER_CATALOG
+
+
+@dataclass
+class Played:
+    turns: int = 0
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    intents: list[str] = field(default_factory=list)
+    best: int = 0
+
+
+async def page_board(world: BrowserWorld) -> list[list[int]] | None:
+    """The board as the page's own script holds it (``window.__board`` or ``data-board``)."""
+    page = world._page
+    assert page is not None
+    board: list[list[int]] | None = await page.evaluate(
+        "() => window.__board ? window.__board() : "
+        "(document.querySelector('[data-board]') ? JSON.parse(document.querySelector('[data-board]').dataset.board) : null)"
+    )
+    return board
+
+
+async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[str, Any]:
+    obs = await world.observe()
+    view = DecisionView(
+        turn=turn,
+        world="browser",
+        observation=obs,
+        still=None,
+        catalog=BROWSER_CATALOG,
+        signals={},
+        objective=None,
+        notes=None,
+        progress={},
+        look=functools.partial(look_at, world),
+    )
+    return await mind.decide(view)
+
+
+async def autoplay(world: BrowserWorld, mind: AutopilotMind, *, turns: int, goal: int) -> Played:
+    """Play until the page's best tile reaches ``goal`` or ``turns`` run out."""
+    played = Played()
+    while played.turns < turns:
+        decision = await decide(world, mind, played.turns + 1)
+        result = await world.act(BROWSER_CATALOG.validate(decision["action"]))
+        assert result.ok, result
+        played.turns += 1
+        played.actions.append(decision["action"])
+        played.intents.append(decision["intent"])
+        board = await page_board(world)
+        if board is not None:
+            played.best = max(played.best, max(max(row) for row in board))
+            if played.best >= goal:
+                break
+    return played
