@@ -45,10 +45,6 @@ class PermanentMindFailure(MindFailed):
     as ``mind_failed`` and the session ends at once as ``failed`` with this reason."""
 
 
-class PermanentMindFailure(MindFailed):
-    """A failure that retrying cannot heal: play ends at once as failed with this reason."""
-
-
 class InvalidDecision(Exception):
     """The mind produced something that is not a decision (malformed JSON, wrong shape)."""
 
