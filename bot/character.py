@@ -15,6 +15,7 @@ from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_re
 from bot.tools.base import Surface
 from bot.web.app import WebHandle, WebSurface
 from bot.web.share_store import ShareStore
+from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.character")
 
@@ -29,9 +30,16 @@ class Character:
     web: WebSurface
     services: ToolServices = field(default_factory=ToolServices)
 
-    def tool_context(self, surface: Surface, speaker: Speaker | None = None) -> ToolContext:
+    def tool_context(
+        self, surface: Surface, speaker: Speaker | None = None, place: Place | None = None
+    ) -> ToolContext:
         """The context a surface's tool calls run with (the mouth passes the speaker)."""
-        return ToolContext(self.services, surface, speaker)
+        return ToolContext(self.services, surface, speaker, place)
+
+    def in_call(self, guild_id: int | str, channel_id: int | str) -> InCall:
+        """The character as the mouth in one voice call sees it: its tool calls (and the
+        captain consults they make) carry that server and call, so they see that call's shares."""
+        return InCall(self, Place.of(guild_id, channel_id))
 
     async def start(self) -> WebHandle | None:
         """Close sessions a dead process left running; start the web surface when enabled."""
@@ -51,6 +59,21 @@ class Character:
         """Stop play (the journal gets its summary) and the web surface."""
         await self.play_host.close()
         await self.web.close()
+
+
+class InCall:
+    """A :class:`Character` seen from one voice call (what :class:`bot.mouth.realtime.MouthSession`
+    is handed): the same settings, registry and play host; tool contexts carry the call."""
+
+    def __init__(self, character: Character, place: Place) -> None:
+        self.character = character
+        self.place = place
+        self.settings = character.settings
+        self.registry = character.registry
+        self.play_host = character.play_host
+
+    def tool_context(self, surface: Surface, speaker: Speaker | None = None) -> ToolContext:
+        return self.character.tool_context(surface, speaker, self.place)
 
 
 def build_character(settings: Settings) -> Character:

@@ -1,7 +1,13 @@
 """structlog set-up: readable console output in development, JSON lines in production.
 
 Configured once (``configure``); a redaction processor removes secrets — by key name and by
-value (any registered secret string, e.g. the Discord token, wherever it appears).
+value (any registered secret string, of any length, e.g. the Discord token, wherever it
+appears). Every string that reaches a line has its control and format characters escaped
+(``\x00``, ``\n``, ``\u202e`` …), so a name a model or a client made up cannot forge a line,
+move the cursor or hide text; tracebacks keep their lines. Records of the standard library
+(aiohttp, asyncio, discord.py) that repeat — the same logger and message, e.g. ``accept()``
+failing with "Too many open files" — are let through at most :data:`REPEAT_BURST` times per
+:data:`REPEAT_WINDOW_S`; the next one that passes says how many were held back.
 """
 
 from __future__ import annotations
@@ -9,22 +15,38 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Iterable, MutableMapping
+import time
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
 import structlog
 
 REDACTED = "[redacted]"
 SECRET_KEY_PATTERN = re.compile(r"(token|api[_-]?key|secret|password|authorization)", re.I)
-_known_secrets: set[str] = set()
+REPEAT_WINDOW_S = 60.0
+REPEAT_BURST = 3
+_known_secrets: list[str] = []  # longest first, so a secret containing another goes whole
 _configured = False
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_KEEP_LINES = frozenset({"exception", "stack"})
 
 
 def register_secrets(values: Iterable[str | None]) -> None:
     """Remember secret values so they are scrubbed wherever they appear in a log event."""
     for value in values:
-        if value and len(value) >= 6:
-            _known_secrets.add(value)
+        if value and value not in _known_secrets:
+            _known_secrets.append(value)
+    _known_secrets.sort(key=len, reverse=True)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_text(text: str) -> str:
+    """``text`` with control and invisible format characters written as escapes."""
+    return _UNSAFE.sub(_escape_char, text)
 
 
 def _hides_secret(key: object, value: Any) -> bool:
@@ -57,6 +79,74 @@ def redact_secrets(
     return event_dict
 
 
+def _escaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return escape_text(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_escaped(v) for v in value)
+    return value
+
+
+def escape_controls(
+    _logger: Any, _name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: control characters in every value (and key) become escapes, except
+    in a rendered traceback."""
+    for key in list(event_dict):
+        value = event_dict.pop(key)
+        event_dict[escape_text(key) if isinstance(key, str) else key] = (
+            value if key in _KEEP_LINES else _escaped(value)
+        )
+    return event_dict
+
+
+class Throttle:
+    """At most ``burst`` of one kind of thing per ``window_s``; counts what it held back."""
+
+    def __init__(
+        self, window_s: float = REPEAT_WINDOW_S, burst: int = 1, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.window_s = window_s
+        self.burst = burst
+        self.clock = clock
+        self._seen: dict[object, tuple[float, int, int]] = {}  # key -> (window start, passed, held)
+
+    def allow(self, key: object) -> int | None:
+        """None to hold this one back; else how many were held back since the last let through."""
+        now = self.clock()
+        start, passed, held = self._seen.get(key, (now, 0, 0))
+        if now - start >= self.window_s:
+            start, passed = now, 0
+        if passed >= self.burst:
+            self._seen[key] = (start, passed, held + 1)
+            return None
+        self._seen[key] = (start, passed + 1, 0)
+        if len(self._seen) > 4096:  # keys made of messages: never let them grow without end
+            self._seen.pop(next(iter(self._seen)))
+        return held
+
+
+class RepeatFilter(logging.Filter):
+    """Lets a repeated stdlib record (same logger, same message template) through
+    :data:`REPEAT_BURST` times per :data:`REPEAT_WINDOW_S`; notes how many were held back."""
+
+    def __init__(self, throttle: Throttle | None = None) -> None:
+        super().__init__()
+        self.throttle = throttle or Throttle(REPEAT_WINDOW_S, REPEAT_BURST)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        key = (record.name, str(record.msg), type(exc).__name__, getattr(exc, "errno", None))
+        held = self.throttle.allow(key)
+        if held is None:
+            return False
+        if held:
+            record.msg = f"{record.msg} (and {held} more like it held back)"
+        return True
+
+
 def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) -> None:
     """Configure structlog and the stdlib root logger once (later calls reconfigure)."""
     global _configured
@@ -70,6 +160,7 @@ def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) ->
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
         redact_secrets,
+        escape_controls,
     ]
     structlog.configure(
         processors=[*shared, renderer],
@@ -79,6 +170,7 @@ def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) ->
     )
     # Route stdlib logging (discord.py, aiohttp) through the same redaction and renderer.
     handler = logging.StreamHandler(stream)
+    handler.addFilter(RepeatFilter())
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],

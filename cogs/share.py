@@ -5,6 +5,11 @@ Discord cannot invoke a command that has subcommands, so the pair is ``/share st
 link) and ``/share stop``. Replies are ephemeral: the link is personal, unguessable and expires
 (``[share] link_ttl_minutes``); asking again replaces the old link.
 
+**Where a share is seen.** A share belongs to the server where ``/share start`` ran and to the
+voice channel the person was in then (or the voice channel whose chat the command was typed
+in); Clankie looks at it only when asked from that server and that call. Started outside any
+call, it is seen from any call of that server.
+
 **Go-live offer.** When a member's voice state turns ``self_stream`` on (False → True) and
 ``[discord] share_offer_on_go_live`` is set, the bot offers the link once per member per run:
 
@@ -25,6 +30,7 @@ from discord.ext import commands
 
 from bot.character import Character
 from bot.web.share_store import ShareLink
+from bot.web.share_types import Place
 from cogs import character_of
 
 log = structlog.get_logger("clankie.discord.share")
@@ -43,16 +49,19 @@ class Share(commands.Cog):
         self.character = character
         self.offered: set[tuple[int, int]] = set()  # (guild id, member id) offered this run
 
-    def _link_for(self, user: discord.abc.User) -> tuple[ShareLink, str] | None:
+    def _link_for(self, user: discord.abc.User, place: Place) -> tuple[ShareLink, str] | None:
         base = self.character.web_url
         if not base:
             return None
-        link = self.character.share_store.create_link(user.id, user.display_name)
+        link = self.character.share_store.create_link(user.id, user.display_name, place)
         return link, f"{base.rstrip('/')}/share/{link.token}"
 
     @share.command(name="start", description="Get your private screen-capture link")
     async def start(self, interaction: discord.Interaction) -> None:
-        made = self._link_for(interaction.user)
+        if interaction.guild_id is None:  # guild_only: Discord does not offer it elsewhere
+            await interaction.response.send_message("Use /share start in a server.", ephemeral=True)
+            return
+        made = self._link_for(interaction.user, place_of(interaction, interaction.guild_id))
         if made is None:
             await interaction.response.send_message(NO_WEB, ephemeral=True)
             return
@@ -102,12 +111,14 @@ class Share(commands.Cog):
         if not self.should_offer(member, before, after):
             return
         channel = after.channel
-        made = self._link_for(member)
+        if channel is None:
+            return
+        made = self._link_for(member, Place.of(member.guild.id, channel.id))
         if made is None:
             return
         link, url = made
         expires = int(link.expires_at.timestamp())
-        where = f" in **{channel.name}**" if channel is not None else ""
+        where = f" in **{channel.name}**"
         try:
             await member.send(
                 f"You just went live{where}. Clankie can't watch Go Live streams, but if you'd like him "
@@ -128,6 +139,18 @@ class Share(commands.Cog):
                 log.info("share_offered", member_id=member.id, via="channel")
             except discord.HTTPException as exc:
                 log.warning("share_offer_failed", member_id=member.id, status=exc.status, code=exc.code)
+
+
+def place_of(interaction: discord.Interaction, guild_id: int) -> Place:
+    """The server, and the call: the voice channel the person is in, else the voice channel
+    whose text chat the command was typed in, else none."""
+    user = interaction.user
+    state = user.voice if isinstance(user, discord.Member) else None
+    if state is not None and state.channel is not None:
+        return Place.of(guild_id, state.channel.id)
+    if isinstance(interaction.channel, (discord.VoiceChannel, discord.StageChannel)):
+        return Place.of(guild_id, interaction.channel.id)
+    return Place.of(guild_id)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -227,7 +227,10 @@ class Voice(commands.Cog):
             return member.display_name if member is not None else None
 
         return MouthSession(
-            self.character, client=self.openai_client, name_of=name_of, label=f"{guild.id}/{channel.id}"
+            self.character.in_call(guild.id, channel.id),
+            client=self.openai_client,
+            name_of=name_of,
+            label=f"{guild.id}/{channel.id}",
         )
 
     # -- commands -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from bot.config import Settings
 from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.pokeagent import bounded_card
 from bot.tools.registry import ToolRegistry
+from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.captain")
 
@@ -94,7 +95,7 @@ class Captain:
         )
         return conversation
 
-    async def consult(self, speaker: Speaker, request: str) -> str:
+    async def consult(self, speaker: Speaker, request: str, *, place: Place | None = None) -> str:
         client = self._get_client()
         if client is None:
             return NO_MODEL
@@ -107,7 +108,7 @@ class Captain:
         )
         conversation = self.briefing(speaker, request)
         self.last = conversation
-        ctx = ToolContext(self.services, "captain", speaker)
+        ctx = ToolContext(self.services, "captain", speaker, place)
         budget = self.settings.openai.timeout_s * 2  # one consult, all rounds, however the endpoint behaves
         try:
             async with asyncio.timeout(budget):

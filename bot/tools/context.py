@@ -1,6 +1,7 @@
 """What a tool handler may reach: the play host (read side), the share store, the captain —
-each seen through a small protocol so tools never depend on how those are built — and who is
-asking (the speaker whose speech the mouth is answering, if any)."""
+each seen through a small protocol so tools never depend on how those are built — who is
+asking (the speaker whose speech the mouth is answering, if any) and where (the server and
+voice call the question came from: shares are only seen from where they were made)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.tools.base import Surface
-from bot.web.share_types import ShareLookup
+from bot.web.share_types import Place, ShareLookup
 from bot.worlds.base import Still
 
 
@@ -28,7 +29,7 @@ class PlayView(Protocol):
 class ShareSource(Protocol):
     """The share store as tools see it (bot.web.share_store.ShareStore satisfies it)."""
 
-    def latest(self, user_id: str | None) -> ShareLookup: ...
+    def latest(self, user_id: str | None, place: Place | None) -> ShareLookup: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Speaker:
 class Consulter(Protocol):
     """The captain: one consult turn on behalf of a speaker, returning the reply text."""
 
-    async def consult(self, speaker: Speaker, request: str) -> str: ...
+    async def consult(self, speaker: Speaker, request: str, *, place: Place | None = None) -> str: ...
 
 
 @dataclass
@@ -59,3 +60,4 @@ class ToolContext:
     services: ToolServices
     surface: Surface
     speaker: Speaker | None = None
+    place: Place | None = None

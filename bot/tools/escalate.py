@@ -1,5 +1,6 @@
 """``ask_clankie`` (mouth, escalate): the one door from the mouth to the captain. It runs one
-captain consult on behalf of the speaker the mouth is answering; with no speaker (a response
+captain consult on behalf of the speaker the mouth is answering, in the mouth's server and call
+(so the captain sees only that call's shares); with no speaker (a response
 to narration, not to a person) it is refused here and nothing is consulted."""
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ async def ask_clankie(args: AskArgs, ctx: ToolContext) -> ToolResult:
     captain = ctx.services.captain
     if captain is None:
         return ToolResult(NO_CAPTAIN, is_error=True)
-    reply = await captain.consult(ctx.speaker, args.request)
+    reply = await captain.consult(ctx.speaker, args.request, place=ctx.place)
     return ToolResult(reply)
 
 

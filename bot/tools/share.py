@@ -1,5 +1,6 @@
 """``observe_share`` (captain, read): up to four 1 fps JPEG samples of a person's screen share,
-oldest first (DESIGN §11)."""
+oldest first (DESIGN §11) — only shares made in the server and call the question came from
+(``ToolContext.place``); asked from nowhere in particular, it sees none."""
 
 from __future__ import annotations
 
@@ -54,7 +55,10 @@ def describe(lookup: ShareLookup) -> dict[str, Any]:
 
 async def observe_share(args: ShareArgs, ctx: ToolContext) -> ToolResult:
     store = ctx.services.shares
-    lookup = store.latest(args.user_id) if store is not None else ShareLookup("none", reason="no share store")
+    if store is None:
+        lookup = ShareLookup("none", reason="no share store")
+    else:
+        lookup = store.latest(args.user_id, ctx.place)
     text = json.dumps(describe(lookup), ensure_ascii=False, separators=(",", ":"))
     images = [("image/jpeg", f.data) for f in lookup.frames] if lookup.outcome == "frame" else []
     return ToolResult(text, images=images)

@@ -13,7 +13,8 @@ import structlog
 from aiohttp import web
 
 from bot.web import embodiment, share_routes
-from bot.web.auth import check_bind, token_middleware
+from bot.web.auth import check_bind, host_middleware, token_middleware
+from bot.web.limits import WebLimits
 from bot.web.share_store import ShareStore
 from bot.web.still_cache import StillCache
 
@@ -51,8 +52,13 @@ def make_app(
     *,
     token: str | None = None,
     stills: StillCache | None = None,
+    limits: WebLimits | None = None,
+    public_url: str | None = None,
 ) -> web.Application:
-    middlewares = [token_middleware(token)] if token else []
+    """The app; with a token every data request needs it, without one only loopback ``Host``
+    names (and ``public_url``'s) are answered."""
+    limits = limits or WebLimits()
+    middlewares = [token_middleware(token) if token else host_middleware([public_url])]
     app = web.Application(middlewares=middlewares)
     app[embodiment.PLAY_HOST] = play_host
     app[embodiment.STILLS] = stills or StillCache()
@@ -71,7 +77,7 @@ def make_app(
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/games/{name}.html", game_page)
     embodiment.add_routes(app)
-    share_routes.add_routes(app, share_store)
+    share_routes.add_routes(app, share_store, limits)
     return app
 
 
@@ -88,11 +94,14 @@ class WebHandle:
 class WebSurface:
     """Builds the app for the character and runs it when asked (not on construction)."""
 
-    def __init__(self, settings: Any, play_host: Any, share_store: ShareStore) -> None:
+    def __init__(
+        self, settings: Any, play_host: Any, share_store: ShareStore, limits: WebLimits | None = None
+    ) -> None:
         self.settings = settings
         self.play_host = play_host
         self.share_store = share_store
         self.stills = StillCache()
+        self.limits = limits or WebLimits()
         self.handle: WebHandle | None = None
 
     def token(self) -> str | None:
@@ -106,7 +115,14 @@ class WebSurface:
         port = self.settings.web.port if port is None else port
         token = self.token()
         check_bind(host, token)
-        app = make_app(self.play_host, self.share_store, token=token, stills=self.stills)
+        app = make_app(
+            self.play_host,
+            self.share_store,
+            token=token,
+            stills=self.stills,
+            limits=self.limits,
+            public_url=self.settings.web.public_url,
+        )
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
         await runner.setup()
         site = web.TCPSite(runner, host, port)

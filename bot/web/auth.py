@@ -2,17 +2,25 @@
 told otherwise, refuses any other address without ``web.token``, and when a token is set
 every data request must carry it (``Authorization: Bearer …`` or ``?token=…``). Share links
 carry their own per-person token and the bundled game pages and static files hold no data,
-so those paths need no web token."""
+so those paths need no web token. A token must be at least :data:`MIN_TOKEN_CHARS` long when it
+is required (a bind beyond loopback). Without a token the surface answers only requests that
+name it by a loopback name or address and its own port (``Host``), or by ``[web] public_url``'s
+host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a 421, not the data."""
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable
+import ipaddress
+from collections.abc import Awaitable, Callable, Iterable
+from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OPEN_PREFIXES = ("/share/", "/games/", "/static/")
+MIN_TOKEN_CHARS = 16
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class WebConfigError(Exception):
@@ -20,11 +28,65 @@ class WebConfigError(Exception):
 
 
 def check_bind(host: str, token: str | None) -> None:
-    if host not in LOOPBACK and not token:
+    if host in LOOPBACK:
+        return
+    if not token:
         raise WebConfigError(
             f"refusing to listen on {host}: the web surface only binds 127.0.0.1 unless [web] token is set "
             "(every request then needs it)"
         )
+    if len(token.strip()) < MIN_TOKEN_CHARS:
+        raise WebConfigError(
+            f"refusing to listen on {host}: [web] token is {len(token.strip())} characters; a token that "
+            f"guards a surface beyond loopback must be at least {MIN_TOKEN_CHARS} (a random one: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(24))')"
+        )
+
+
+def _is_loopback_name(name: str) -> bool:
+    name = name.rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _split_host(value: str) -> tuple[str, int | None] | None:
+    """(name, port) of a ``Host`` header value, or None when it is not one."""
+    try:
+        parts = urlsplit("//" + value)
+        return (parts.hostname or "", parts.port)
+    except ValueError:
+        return None
+
+
+def host_middleware(public_urls: Iterable[str | None] = ()) -> Middleware:
+    """For a surface without a token: only requests whose ``Host`` is a loopback name or address
+    with the port the request came in on (none for port 80), or the host of a public URL."""
+    public = {(p.hostname or "", p.port) for p in (urlsplit(u) for u in public_urls if u) if p.hostname}
+
+    @web.middleware
+    async def loopback_host_only(request: web.Request, handler: Handler) -> web.StreamResponse:
+        named = _split_host(request.headers.get("Host", ""))
+        sock = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        port = int(sock[1]) if sock else None
+        ok = named is not None and (
+            (_is_loopback_name(named[0]) and (named[1] or 80) == port)
+            or (named[0].lower(), named[1]) in public
+        )
+        if not ok:
+            return web.json_response(
+                {
+                    "error": "misdirected",
+                    "message": "this web surface answers only to its loopback address (it has no [web] token)",
+                },
+                status=421,
+            )
+        return await handler(request)
+
+    return loopback_host_only
 
 
 def presented_token(request: web.Request) -> str | None:
@@ -34,16 +96,23 @@ def presented_token(request: web.Request) -> str | None:
     return request.query.get("token")
 
 
-def token_middleware(token: str) -> Callable[..., Awaitable[web.StreamResponse]]:
+def _matches(given: str | None, expected: bytes) -> bool:
+    if given is None:
+        return False
+    try:
+        raw = given.encode("utf-8")  # a header byte that is not UTF-8 arrives as a lone surrogate
+    except UnicodeEncodeError:
+        return False
+    return hmac.compare_digest(raw, expected)
+
+
+def token_middleware(token: str) -> Middleware:
     expected = token.encode()
 
     @web.middleware
-    async def require_token(
-        request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-    ) -> web.StreamResponse:
+    async def require_token(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not request.path.startswith(OPEN_PREFIXES):
-            given = presented_token(request)
-            if given is None or not hmac.compare_digest(given.encode(), expected):
+            if not _matches(presented_token(request), expected):
                 if request.path == "/":
                     return web.Response(
                         text="This activity page needs the web token: open it as /?token=<your [web] token>.",

@@ -2,8 +2,10 @@
 
 ``GET  /share/{token}``        the capture page (screen capture in the browser, 1 JPEG a second)
 ``POST /share/{token}/frame``  one JPEG (body ``image/jpeg``); 201 when stored, else a refusal
-                               ``{error: reason, message}`` with 404 bad_token, 410 expired or
-                               stopped, 413 too_large, 415 not_jpeg, 429 too_fast
+                               ``{error: reason, message}`` with 404 bad_token, 408 slow_body,
+                               410 expired or stopped, 413 too_large, 415 not_jpeg,
+                               422 too_complex or too_slow, 429 too_fast or busy (with
+                               ``Retry-After``)
 ``POST /share/{token}/stop``   ends the share (the page's Stop button, or the page closing)
 """
 
@@ -17,10 +19,14 @@ from pathlib import Path
 
 from aiohttp import web
 
-from bot.web.share_store import MAX_BYTES, FrameRefused, ShareStore, decode_jpeg
+from bot.web.limits import WebLimits
+from bot.web.share_decode import DecodePool
+from bot.web.share_store import MAX_BYTES, FrameRefused, ShareStore
 
 STATIC = Path(__file__).parent / "static"
 SHARES: web.AppKey[ShareStore] = web.AppKey("shares", ShareStore)
+DECODER: web.AppKey[DecodePool] = web.AppKey("share_decoder", DecodePool)
+BODY_TIMEOUT: web.AppKey[float] = web.AppKey("share_body_timeout", float)
 _PAGE_HEADERS = {
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
@@ -46,7 +52,9 @@ def render_page(page: str, /, **values: str) -> str:
 
 
 def _refusal(exc: FrameRefused) -> web.Response:
-    return web.json_response({"error": exc.reason, "message": exc.message}, status=exc.status)
+    return web.json_response(
+        {"error": exc.reason, "message": exc.message}, status=exc.status, headers=exc.headers
+    )
 
 
 async def capture_page(request: web.Request) -> web.Response:
@@ -65,12 +73,21 @@ async def post_frame(request: web.Request) -> web.Response:
     store = request.app[SHARES]
     token = request.match_info["token"]
     try:
-        store.admit(token, request.content_length)
-        data = await _read_bounded(request)
-        width, height = await asyncio.to_thread(decode_jpeg, data)
+        store.begin(token, request.content_length)
+    except FrameRefused as exc:
+        return _refusal(exc)
+    try:
+        try:
+            async with asyncio.timeout(request.app[BODY_TIMEOUT]):
+                data = await _read_bounded(request)
+        except TimeoutError:
+            raise FrameRefused("slow_body") from None
+        width, height = await request.app[DECODER].decode(data)
         frame = store.commit(token, data, width, height)
     except FrameRefused as exc:
         return _refusal(exc)
+    finally:
+        store.finish(token)
     return web.json_response(
         {
             "stored": True,
@@ -106,8 +123,16 @@ async def stop_share(request: web.Request) -> web.Response:
     return web.json_response({"stopped": True})
 
 
-def add_routes(app: web.Application, store: ShareStore) -> None:
+def add_routes(app: web.Application, store: ShareStore, limits: WebLimits) -> None:
     app[SHARES] = store
+    pool = DecodePool(limits.decode_workers, limits.decode_budget_s)
+    app[DECODER] = pool
+    app[BODY_TIMEOUT] = limits.body_timeout_s
+
+    async def close_pool(_app: web.Application) -> None:
+        pool.close()
+
+    app.on_cleanup.append(close_pool)
     app.router.add_get("/share/{token}", capture_page)
     app.router.add_post("/share/{token}/frame", post_frame)
     app.router.add_post("/share/{token}/stop", stop_share)

@@ -2,15 +2,18 @@
 
 A link is per person (a new link replaces that person's old one), unguessable
 (``secrets.token_urlsafe``) and expires ``link_ttl`` after it was made; when a share ends
-(stopped, replaced or expired) its frames are dropped. A share keeps its last
-:data:`MAX_FRAMES` frames, accepted at least :data:`MIN_INTERVAL_S` apart; each frame must be a
-JPEG that decodes, at most :data:`MAX_SIDE` px a side and :data:`MAX_BYTES` bytes. A refused
-frame is never stored and says why (:class:`FrameRefused`).
+(stopped, replaced or expired) its frames are dropped. A share belongs to the :class:`Place`
+where it was made (the server, and the voice channel when there was one) and is only seen from
+there (:meth:`ShareStore.latest`). A share keeps its last :data:`MAX_FRAMES` frames; each must
+be a JPEG that decodes (:mod:`bot.web.share_decode`), at most :data:`MAX_SIDE` px a side and
+:data:`MAX_BYTES` bytes. Attempts are paced per link (:meth:`ShareStore.begin`): one at a time,
+and at least :data:`MIN_INTERVAL_S` apart, whether or not the previous one was stored. A
+refused frame is never stored and says why (:class:`FrameRefused`).
 """
 
 from __future__ import annotations
 
-import io
+import math
 import secrets
 import time
 from collections import deque
@@ -19,9 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from PIL import Image, UnidentifiedImageError
-
-from bot.web.share_types import ShareFrame, ShareInfo, ShareLookup
+from bot.web.share_types import Place, ShareFrame, ShareInfo, ShareLookup
 
 MAX_FRAMES = 4
 MIN_INTERVAL_S = 0.9
@@ -35,16 +36,28 @@ REFUSALS: dict[str, tuple[int, str]] = {
     "stopped": (410, "This share was stopped."),
     "too_large": (413, f"A frame may be at most {MAX_BYTES // (1024 * 1024)} MB and {MAX_SIDE} px a side."),
     "not_jpeg": (415, "A frame must be a JPEG image."),
+    "too_complex": (422, "A frame must be a plain JPEG (baseline, or progressive as browsers write it)."),
+    "too_slow": (422, "A frame must decode quickly."),
     "too_fast": (429, f"Frames must be at least {int(MIN_INTERVAL_S * 1000)} ms apart."),
+    "busy": (429, "The previous frame from this link is still being read; send one at a time."),
+    "slow_body": (408, "The frame took too long to arrive."),
 }
 
 
 class FrameRefused(Exception):
-    def __init__(self, reason: str, detail: str | None = None) -> None:
+    def __init__(self, reason: str, detail: str | None = None, *, retry_after: float | None = None) -> None:
         self.reason = reason
         self.status, message = REFUSALS[reason]
         self.message = f"{message} {detail}" if detail else message
+        self.retry_after = retry_after
         super().__init__(self.message)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """``Retry-After`` (whole seconds, at least 1) for a refusal that says when to retry."""
+        if self.retry_after is None:
+            return {}
+        return {"Retry-After": str(max(1, math.ceil(self.retry_after)))}
 
 
 class ShareLink(NamedTuple):
@@ -60,8 +73,10 @@ class _Share:
     user_name: str
     expires_mono: float
     expires_at: datetime
+    place: Place
     frames: deque[ShareFrame] = field(default_factory=lambda: deque(maxlen=MAX_FRAMES))
-    last_accepted: float | None = None
+    last_attempt: float | None = None
+    busy: bool = False
     count: int = 0
 
     def info(self) -> ShareInfo:
@@ -71,26 +86,6 @@ class _Share:
 
 def _utc(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def decode_jpeg(data: bytes) -> tuple[int, int]:
-    """Width and height of a JPEG that really decodes; raises FrameRefused otherwise."""
-    if len(data) > MAX_BYTES:
-        raise FrameRefused("too_large", f"This one is {len(data)} bytes.")
-    if not data.startswith(b"\xff\xd8"):
-        raise FrameRefused("not_jpeg")
-    try:
-        with Image.open(io.BytesIO(data), formats=["JPEG"]) as img:
-            width, height = img.size
-            if width > MAX_SIDE or height > MAX_SIDE:
-                raise FrameRefused("too_large", f"This one is {width}x{height}.")
-            img.draft("RGB", (max(1, width // 8), max(1, height // 8)))  # a cheap but full decode
-            img.load()
-    except FrameRefused:
-        raise
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError, SyntaxError):
-        raise FrameRefused("not_jpeg") from None
-    return width, height
 
 
 class ShareStore:
@@ -111,14 +106,15 @@ class ShareStore:
         self._ended: dict[str, tuple[str, float]] = {}  # token -> (reason, when)
 
     # -- links -------------------------------------------------------------------------
-    def create_link(self, user_id: str | int, user_name: str) -> ShareLink:
-        """A new private capture link for a person; their previous link (and frames) end."""
+    def create_link(self, user_id: str | int, user_name: str, place: Place) -> ShareLink:
+        """A new private capture link for a person, seen only from ``place`` (where it was asked
+        for); their previous link (and its frames) end."""
         self._purge()
         uid = str(user_id)
         self._end(self._by_user.get(uid), "stopped")
         token = secrets.token_urlsafe(24)
         expires_at = self._now() + timedelta(seconds=self.ttl_s)
-        share = _Share(token, uid, user_name[:100], self._clock() + self.ttl_s, expires_at)
+        share = _Share(token, uid, user_name[:100], self._clock() + self.ttl_s, expires_at, place)
         self._by_token[token] = share
         self._by_user[uid] = share
         return ShareLink(token, f"{self.base_url}/share/{token}", expires_at)
@@ -146,42 +142,70 @@ class ShareStore:
         return share.user_name, _utc(share.expires_at)
 
     # -- frames ------------------------------------------------------------------------
-    def admit(self, token: str, size: int | None) -> None:
-        """Cheap checks before a frame is read and decoded."""
+    def begin(self, token: str, size: int | None) -> None:
+        """Admit one frame attempt before its body is read and decoded: a link may have one
+        attempt at a time, and start one at most every :data:`MIN_INTERVAL_S` (refused frames
+        count); anything more is ``busy``/``too_fast`` with the time to wait. Every admitted
+        attempt must end with :meth:`finish`."""
         share = self._lookup(token)
         if size is not None and size > MAX_BYTES:
             raise FrameRefused("too_large", f"This one is {size} bytes.")
-        if share.last_accepted is not None and self._clock() - share.last_accepted < MIN_INTERVAL_S:
-            raise FrameRefused("too_fast")
+        now = self._clock()
+        if share.busy:
+            raise FrameRefused("busy", retry_after=MIN_INTERVAL_S)
+        if share.last_attempt is not None and now - share.last_attempt < MIN_INTERVAL_S:
+            raise FrameRefused("too_fast", retry_after=MIN_INTERVAL_S - (now - share.last_attempt))
+        share.busy = True
+        share.last_attempt = now
+
+    def finish(self, token: str) -> None:
+        """The attempt :meth:`begin` admitted has ended (stored or not)."""
+        share = self._by_token.get(token)
+        if share is not None:
+            share.busy = False
 
     def commit(self, token: str, data: bytes, width: int, height: int) -> ShareFrame:
-        """Store a frame that decoded (see :func:`decode_jpeg`); re-checks token and pace."""
-        self.admit(token, len(data))
-        share = self._by_token[token]
+        """Store a frame that decoded; the link must still be live (it may have been stopped
+        while the frame was read or decoded)."""
+        share = self._lookup(token)
         share.count += 1
         frame = ShareFrame(data, width, height, _utc(self._now()), share.count)
         share.frames.append(frame)
-        share.last_accepted = self._clock()
         return frame
 
     def add_frame(self, token: str, data: bytes) -> ShareFrame:
-        self.admit(token, len(data))
-        width, height = decode_jpeg(data)
-        return self.commit(token, data, width, height)
+        """One whole attempt in the calling thread (begin, decode, commit, finish)."""
+        from bot.web.share_decode import decode_jpeg
+
+        self.begin(token, len(data))
+        try:
+            width, height = decode_jpeg(data)
+            return self.commit(token, data, width, height)
+        finally:
+            self.finish(token)
 
     # -- reading (observe_share) -------------------------------------------------------
-    def latest(self, user_id: str | int | None = None) -> ShareLookup:
+    def latest(self, user_id: str | int | None, place: Place | None) -> ShareLookup:
+        """The frames (or the list) of shares seen from ``place`` — the server and call of
+        whoever asks; with no place, none (a share is never shown outside where it was made)."""
         self._purge()
+        if place is None:
+            return ShareLookup(
+                "none", reason="shares are only seen from the server and call they were made in"
+            )
+        here = [s for s in self._by_user.values() if place.sees(s.place)]
         if user_id is not None:
-            share = self._by_user.get(str(user_id))
+            share = next((s for s in here if s.user_id == str(user_id)), None)
             if share is None:
                 return ShareLookup(
-                    "none", user_id=str(user_id), reason="that person is not sharing their screen"
+                    "none",
+                    user_id=str(user_id),
+                    reason="that person is not sharing their screen in this call",
                 )
             return self._frames_of(share)
-        shares = list(self._by_user.values())
+        shares = here
         if not shares:
-            return ShareLookup("none", reason="nobody is sharing their screen")
+            return ShareLookup("none", reason="nobody in this call is sharing their screen")
         if len(shares) == 1:
             return self._frames_of(shares[0])
         return ShareLookup(

@@ -9,6 +9,24 @@ ShareOutcome = Literal["none", "listed", "frame"]
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a share was made, or where someone asks about one: a Discord server (guild) and,
+    when there is one, the voice channel (the call). A share is seen only from its own place."""
+
+    guild_id: str
+    channel_id: str | None = None
+
+    @classmethod
+    def of(cls, guild_id: int | str, channel_id: int | str | None = None) -> Place:
+        return cls(str(guild_id), None if channel_id is None else str(channel_id))
+
+    def sees(self, made_at: Place) -> bool:
+        """True when a share made at ``made_at`` may be seen from here: the same server, and
+        the same call (a share made outside any call is seen from any call of its server)."""
+        return self.guild_id == made_at.guild_id and made_at.channel_id in (None, self.channel_id)
+
+
+@dataclass(frozen=True)
 class ShareFrame:
     """One accepted JPEG sample of a person's screen."""
 

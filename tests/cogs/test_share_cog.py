@@ -3,13 +3,31 @@ surface (the capture page itself is tested in Chromium under tests/web/)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 from pathlib import Path
 
 import aiohttp
+from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.tools import Speaker
+from bot.web.share_types import Place
+from tests.captain.test_consult import images_in
 from tests.cogs.harness import Live, live_bot
+from tests.fakes.discord.model import (
+    EVERYONE_PERMISSIONS,
+    VOICE_CHANNEL,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeRole,
+    FakeUser,
+)
+from tests.fakes.openai import FakeOpenAI, Text, tool_call
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
+from tests.tools.fakes import jpeg_bytes
 
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/share/[A-Za-z0-9_-]+)")
 
@@ -140,3 +158,81 @@ async def test_no_offer_when_it_is_turned_off(tmp_path: Path) -> None:
         await fake.set_voice_state(fake.member, fake.voice_channel, self_stream=True)
         await fake.flush()
         assert fake.requests_to("create_dm") == [] and share_cog(live).offered == set()
+
+
+# -- two servers ------------------------------------------------------------------------------
+async def join_second_guild(live: Live) -> tuple[FakeGuild, FakeMember, FakeChannel]:
+    """The bot is added to a second server (Discord sends GUILD_CREATE), and its commands are
+    synced there too; returns that server, a member in it and its voice channel."""
+    fake = live.fake
+    owner = FakeUser(fake.ids.next(), "owner2")
+    guild = FakeGuild(fake.ids.next(), "Second Server", owner.id, fake.ids)
+    guild.roles[guild.id] = FakeRole(guild.id, "@everyone", EVERYONE_PERMISSIONS, position=0)
+    guild.add_member(owner)
+    bea = guild.add_member(FakeUser(fake.ids.next(), "bea"))
+    guild.add_member(fake.bot_user)
+    guild.add_channel("chat")
+    den = guild.add_channel("Den", VOICE_CHANNEL)
+    fake.guilds[guild.id] = guild
+    joined = asyncio.ensure_future(
+        live.bot.wait_for("guild_available", check=lambda g: g.id == guild.id, timeout=5)
+    )
+    await fake.dispatch("GUILD_CREATE", guild.create_payload())
+    await joined
+    await live.bot.sync_commands(guild.id)
+    return guild, bea, den
+
+
+async def post_frame(url: str, data: bytes) -> int:
+    async with aiohttp.ClientSession() as http, http.post(url + "/frame", data=data) as resp:
+        return resp.status
+
+
+async def test_a_share_is_seen_only_from_the_server_and_call_it_was_made_in(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("test")
+
+    async with live_bot(tmp_path, configure) as live:
+        fake = live.fake
+        _guild2, bea, den = await join_second_guild(live)
+        gaming = await fake.add_channel("Gaming", voice=True)  # another call in the first server
+        await fake.set_voice_state(fake.member, fake.voice_channel)
+        await fake.set_voice_state(bea, den)
+        await fake.flush()
+        pat_url = link_in(
+            (await (await fake.send_interaction("share start", by=fake.member)).response()).content
+        )
+        bea_url = link_in((await (await fake.send_interaction("share start", by=bea)).response()).content)
+        pat_frame, bea_frame = jpeg_bytes((250, 0, 0)), jpeg_bytes((0, 0, 250))
+        assert await post_frame(pat_url, pat_frame) == 201
+        assert await post_frame(bea_url, bea_frame) == 201
+
+        cog = live.bot.get_cog("Voice")
+        assert cog is not None
+
+        async def seen_from(channel: FakeChannel) -> list[bytes]:
+            """What the captain is shown when someone in ``channel``'s call asks the mouth, which
+            asks the captain (ask_clankie), which looks (observe_share)."""
+            session = cog._session_for(live.bot.get_channel(channel.id))  # type: ignore[attr-defined]
+            before = len(openai_fake.chat.requests)
+            openai_fake.chat.script(tool_call("observe_share", {}, call_id="look"), Text("seen"))
+            ctx = session.host.tool_context("mouth", Speaker("1", "someone"))
+            result = await live.character.registry.dispatch(
+                "ask_clankie", json.dumps({"request": "what's on the shared screen?"}), ctx
+            )
+            assert result.text == "seen"
+            follow_up = openai_fake.chat.requests[before + 1].messages
+            return [image for message in follow_up for image in images_in(message)]
+
+        assert await seen_from(fake.voice_channel) == [pat_frame]
+        assert await seen_from(den) == [bea_frame]
+        assert await seen_from(gaming) == []  # same server, another call: nothing
+
+        # the captain asked directly, from each place, with a user id from elsewhere
+        store = live.character.share_store
+        assert store.latest(str(bea.id), Place.of(fake.guild.id, fake.voice_channel.id)).outcome == "none"
+        assert store.latest(str(fake.member.id), Place.of(_guild2.id, den.id)).outcome == "none"

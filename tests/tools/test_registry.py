@@ -195,7 +195,7 @@ class Watched:
         self.touched.append(name)
         raise AssertionError(f"a refused tool call reached the services ({name})")
 
-    async def consult(self, *_args: object) -> str:
+    async def consult(self, *_args: object, **_kwargs: object) -> str:
         self.touched.append("consult")
         return "consulted"
 

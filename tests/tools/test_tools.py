@@ -8,20 +8,34 @@ from bot.tools import Speaker, ToolContext, ToolServices, build_registry
 from bot.tools.escalate import NO_SPEAKER
 from bot.tools.screen import NOT_PLAYING, STARTING
 from bot.web.share_store import ShareStore
+from bot.web.share_types import Place
 from tests.tools.fakes import PlayViewStub, jpeg_bytes, playing, png_still
 
 
 class CaptainStub:
     def __init__(self) -> None:
         self.asked: list[tuple[Speaker, str]] = []
+        self.places: list[Place | None] = []
 
-    async def consult(self, speaker: Speaker, request: str) -> str:
+    async def consult(self, speaker: Speaker, request: str, *, place: Place | None = None) -> str:
         self.asked.append((speaker, request))
+        self.places.append(place)
         return f"answer for {speaker.name}"
 
 
-async def call(name: str, args: dict, services: ToolServices, surface: str, speaker: Speaker | None = None):
-    return await build_registry().dispatch(name, json.dumps(args), ToolContext(services, surface, speaker))  # type: ignore[arg-type]
+HERE = Place("100", "1000")  # the server and call of the tests that ask about shares
+
+
+async def call(
+    name: str,
+    args: dict,
+    services: ToolServices,
+    surface: str,
+    speaker: Speaker | None = None,
+    place: Place | None = HERE,
+):
+    context = ToolContext(services, surface, speaker, place)  # type: ignore[arg-type]
+    return await build_registry().dispatch(name, json.dumps(args), context)
 
 
 async def test_look_at_screen_when_not_playing() -> None:
@@ -59,6 +73,7 @@ async def test_ask_clankie_consults_on_behalf_of_the_speaker() -> None:
     )
     assert result.text == "answer for Ada"
     assert captain.asked == [(speaker, "how far are you?")]
+    assert captain.places == [HERE]  # the captain looks from the mouth's server and call
 
 
 async def test_ask_clankie_is_not_callable_from_the_captain() -> None:
@@ -128,7 +143,7 @@ async def test_observe_share_none_listed_and_frames_oldest_first() -> None:
         == "none"
     )
 
-    ada = store.create_link("1", "Ada")
+    ada = store.create_link("1", "Ada", HERE)
     listed = json.loads((await call("observe_share", {"user_id": None}, services, "captain")).text)
     assert listed["outcome"] == "listed" and listed["shares"][0]["frameCount"] == 0
 
@@ -143,10 +158,39 @@ async def test_observe_share_none_listed_and_frames_oldest_first() -> None:
     assert body["frame"]["userId"] == "1" and len(body["frame"]["capturedAt"]) == 4
     assert result.images == [("image/jpeg", d) for d in frames[2:]]
 
-    store.create_link("2", "Bob")
+    store.create_link("2", "Bob", HERE)
     several = json.loads((await call("observe_share", {}, services, "captain")).text)
     assert several["outcome"] == "listed" and {s["userId"] for s in several["shares"]} == {"1", "2"}
     chosen = await call("observe_share", {"user_id": "1"}, services, "captain")
     assert len(chosen.images) == 4
     nobody = json.loads((await call("observe_share", {"user_id": "3"}, services, "captain")).text)
     assert nobody["outcome"] == "none"
+
+
+async def test_observe_share_sees_only_the_askers_server_and_call() -> None:
+    store = ShareStore(30, clock=Clock())
+    services = ToolServices(shares=store)
+    ada = store.create_link("1", "Ada", Place("100", "1000"))
+    store.add_frame(ada.token, jpeg_bytes((200, 0, 0)))
+    store.create_link("2", "Bob", Place("200", "2000"))  # another server
+    store.create_link("3", "Cy", Place("100", "1001"))  # same server, another call
+    outside_calls = store.create_link("4", "Dee", Place("100"))  # made outside any call
+    store.add_frame(outside_calls.token, jpeg_bytes((0, 200, 0)))
+
+    async def seen(args: dict, place: Place | None) -> dict:
+        return json.loads((await call("observe_share", args, services, "captain", place=place)).text)
+
+    here = await seen({}, Place("100", "1000"))
+    assert here["outcome"] == "listed" and {s["userId"] for s in here["shares"]} == {"1", "4"}
+    assert (await seen({}, Place("200", "2000")))["shares"] == [
+        {"userId": "2", "userName": "Bob", "frameCount": 0, "lastCapturedAt": None}
+    ]
+    for user_id in ("2", "3"):  # named, but not in this call: nothing about them
+        refused = await seen({"user_id": user_id}, Place("100", "1000"))
+        assert refused["outcome"] == "none" and "this call" in refused["reason"]
+    elsewhere = await call("observe_share", {"user_id": "1"}, services, "captain", place=Place("200", "2000"))
+    assert elsewhere.images == [] and json.loads(elsewhere.text)["outcome"] == "none"
+    nowhere = await call("observe_share", {"user_id": "1"}, services, "captain", place=None)
+    assert nowhere.images == [] and json.loads(nowhere.text)["outcome"] == "none"
+    mine = await call("observe_share", {"user_id": "1"}, services, "captain", place=Place("100", "1000"))
+    assert len(mine.images) == 1

@@ -10,7 +10,10 @@ from bot.character import build_character
 from bot.config import WebSettings
 from bot.tools import Speaker
 from bot.tools.escalate import NO_SPEAKER
+from bot.web.share_types import Place
 from tests.web.sandbox import settings_for
+
+HERE = Place("100", "1000")  # where these shares are made and looked at
 
 
 async def test_build_character_wires_everything(tmp_path: Path) -> None:
@@ -34,7 +37,7 @@ async def test_build_character_wires_everything(tmp_path: Path) -> None:
     handle = await character.start()
     try:
         assert handle is not None and character.web_url == handle.url
-        link = character.share_store.create_link(5, "Eve")
+        link = character.share_store.create_link(5, "Eve", HERE)
         assert link.url.startswith(handle.url)
         async with aiohttp.ClientSession() as session, session.get(link.url) as page:
             assert page.status == 200 and "Eve" in await page.text()

@@ -7,7 +7,10 @@ from aiohttp.test_utils import TestClient
 from bot.play.host import PlayHost
 from bot.web.app import make_app
 from bot.web.share_store import MAX_BYTES, ShareStore
+from bot.web.share_types import Place
 from tests.tools.fakes import jpeg_bytes
+
+HERE = Place("100", "1000")  # where these shares are made and looked at
 
 
 class Clock:
@@ -27,7 +30,7 @@ async def test_capture_page_frames_refusals_and_stop(host: PlayHost, client_for)
     clock = Clock()
     store = ShareStore(5, clock=clock)
     client = await client_for(make_app(host, store))
-    link = store.create_link("7", "<b>Ada</b>")
+    link = store.create_link("7", "<b>Ada</b>", HERE)
 
     page = await client.get(f"/share/{link.token}")
     assert page.status == 200 and page.content_type == "text/html"
@@ -37,30 +40,34 @@ async def test_capture_page_frames_refusals_and_stop(host: PlayHost, client_for)
 
     status, body = await post(client, link.token, jpeg_bytes((200, 0, 0)))
     assert status == 201 and body["number"] == 1 and (body["width"], body["height"]) == (64, 48)
-    assert await post(client, link.token, jpeg_bytes((0, 200, 0))) == (
-        429,
-        {"error": "too_fast", "message": "Frames must be at least 900 ms apart."},
-    )
+    too_fast = await client.post(f"/share/{link.token}/frame", data=jpeg_bytes((0, 200, 0)))
+    assert too_fast.status == 429 and too_fast.headers["Retry-After"] == "1"
+    assert await too_fast.json() == {"error": "too_fast", "message": "Frames must be at least 900 ms apart."}
     clock.now += 1
     status, body = await post(client, link.token, b"GIF89a not a jpeg")
     assert (status, body["error"]) == (415, "not_jpeg")
     status, body = await post(client, link.token, b"\xff\xd8" + b"\0" * MAX_BYTES)
-    assert (status, body["error"]) == (413, "too_large")
+    assert (status, body["error"]) == (413, "too_large")  # refused by its length: not an attempt
+    clock.now += 0.5
+    status, body = await post(client, link.token, jpeg_bytes((1, 1, 1), (4100, 10)))
+    assert (status, body["error"]) == (429, "too_fast")  # the refused GIF was an attempt
+    clock.now += 0.5
     status, body = await post(client, link.token, jpeg_bytes((1, 1, 1), (4100, 10)))
     assert (status, body["error"]) == (413, "too_large")
+    clock.now += 1
     status, body = await post(client, "x" * 32, jpeg_bytes((1, 1, 1)))
     assert (status, body["error"]) == (404, "bad_token")
-    assert [f.number for f in store.latest("7").frames] == [1]
+    assert [f.number for f in store.latest("7", HERE).frames] == [1]
 
     status, _ = await post(client, link.token, jpeg_bytes((0, 0, 200)))
     assert status == 201
     assert (await client.post(f"/share/{link.token}/stop")).status == 200
     status, body = await post(client, link.token, jpeg_bytes((0, 0, 200)))
     assert (status, body["error"]) == (410, "stopped")
-    assert store.latest("7").outcome == "none"
+    assert store.latest("7", HERE).outcome == "none"
     assert (await client.get(f"/share/{link.token}")).status == 410
 
-    later = store.create_link("7", "Ada")
+    later = store.create_link("7", "Ada", HERE)
     clock.now += 5 * 60
     status, body = await post(client, later.token, jpeg_bytes((1, 1, 1)))
     assert (status, body["error"]) == (410, "expired")
@@ -85,7 +92,7 @@ async def test_capture_pages_are_read_once_and_filled_in_one_pass(
     monkeypatch.setattr(Path, "read_text", counting_read_text)
     store = ShareStore(5)
     client = await client_for(make_app(host, store))
-    link = store.create_link("7", "{{expires}} & co")
+    link = store.create_link("7", "{{expires}} & co", HERE)
     for _ in range(3):
         page = await client.get(f"/share/{link.token}")
         html = await page.text()

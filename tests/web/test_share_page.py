@@ -16,8 +16,11 @@ from bot.play.host import PlayHost
 from bot.tools import ToolContext, ToolServices, build_registry
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
+from bot.web.share_types import Place
 from tests.web.browser import FAKE_CAPTURE_FLAGS, chromium
 from tests.web.sandbox import settings_for
+
+HERE = Place("100", "1000")  # where these shares are made and looked at
 
 SENT = "(n) => { const m = /(\\d+) pictures? sent/.exec(document.getElementById('status').textContent); return m && +m[1] >= n; }"
 
@@ -50,10 +53,10 @@ async def test_capture_page_feeds_observe_share(tmp_path: Path) -> None:
     surface = WebSurface(settings, PlayHost(settings), store)
     handle = await surface.start()
     registry = build_registry()
-    ctx = ToolContext(ToolServices(shares=store), "captain")
+    ctx = ToolContext(ToolServices(shares=store), "captain", place=HERE)
     try:
         async with chromium(*FAKE_CAPTURE_FLAGS) as browser:
-            ada = store.create_link("7", "Ada")
+            ada = store.create_link("7", "Ada", HERE)
             assert ada.url.startswith(handle.url + "share/")
             page = await started_share(browser, ada.url, 5)
 
@@ -71,11 +74,11 @@ async def test_capture_page_feeds_observe_share(tmp_path: Path) -> None:
             for mime, data in result.images:
                 with Image.open(io.BytesIO(data)) as img:
                     assert mime == "image/jpeg" and img.format == "JPEG" and img.size == (1280, 720)
-            numbers = [f.number for f in store.latest("7").frames]
+            numbers = [f.number for f in store.latest("7", HERE).frames]
             assert numbers == sorted(numbers) and numbers[-1] >= 5
 
             # bad frames sent from a capture page's origin are refused with their reason
-            dee = store.create_link("10", "Dee")
+            dee = store.create_link("10", "Dee", HERE)
             refusals = await page.evaluate(
                 """async (token) => {
                     const post = async (t, body) => {
@@ -87,7 +90,7 @@ async def test_capture_page_feeds_observe_share(tmp_path: Path) -> None:
                 dee.token,
             )
             assert refusals == [[415, "not_jpeg"], [404, "bad_token"]]
-            assert store.latest("10").outcome == "listed" and store.stop("10")
+            assert store.latest("10", HERE).outcome == "listed" and store.stop("10")
 
             # /share stop (the cog) ends it: the page notices on its next post and stops capturing
             assert store.stop("7") is True
@@ -95,20 +98,20 @@ async def test_capture_page_feeds_observe_share(tmp_path: Path) -> None:
                 "() => document.getElementById('status').textContent.includes('stopped')", timeout=10_000
             )
             assert await page.is_hidden("#preview") and await page.is_disabled("#start")
-            assert store.latest("7").outcome == "none"
+            assert store.latest("7", HERE).outcome == "none"
 
             # the page's Stop button ends the share
-            bob = store.create_link("8", "Bob")
+            bob = store.create_link("8", "Bob", HERE)
             page = await started_share(browser, bob.url, 1)
             await page.click("#stop")
             assert await asyncio.wait_for(store.page_stops.get(), 10) == bob.token
             assert not store.sharing("8")
 
             # closing the page ends the share
-            cy = store.create_link("9", "Cy")
+            cy = store.create_link("9", "Cy", HERE)
             page = await started_share(browser, cy.url, 1)
             await page.goto("about:blank")
             assert await asyncio.wait_for(store.page_stops.get(), 10) == cy.token
-            assert not store.sharing("9") and store.latest("9").outcome == "none"
+            assert not store.sharing("9") and store.latest("9", HERE).outcome == "none"
     finally:
         await handle.close()

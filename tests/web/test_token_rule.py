@@ -13,7 +13,10 @@ from bot.play.host import PlayHost
 from bot.web.app import WebSurface, make_app
 from bot.web.auth import WebConfigError, check_bind
 from bot.web.share_store import ShareStore
+from bot.web.share_types import Place
 from tests.web.sandbox import settings_for
+
+HERE = Place("100", "1000")  # where these shares are made and looked at
 
 TOKEN = "s3cret-web-token-for-tests"
 
@@ -61,7 +64,7 @@ async def test_default_surface_listens_on_loopback_only(tmp_path: Path) -> None:
     try:
         assert handle.host == "127.0.0.1" and handle.port > 0
         assert handle.url == f"http://127.0.0.1:{handle.port}/"
-        assert store.create_link(1, "A").url.startswith(f"http://127.0.0.1:{handle.port}/share/")
+        assert store.create_link(1, "A", HERE).url.startswith(f"http://127.0.0.1:{handle.port}/share/")
         with socket.create_connection(("127.0.0.1", handle.port), timeout=2):
             pass
     finally:

@@ -57,7 +57,7 @@
       if (r.status === 201) { sent += 1; say("Sharing… " + sent + " picture" + (sent === 1 ? "" : "s") + " sent."); return; }
       const body = await r.json().catch(() => ({}));
       if (["bad_token", "expired", "stopped"].includes(body.error)) { ended = true; stop(body.message || "The share ended."); }
-      else if (body.error !== "too_fast") say("A picture was refused: " + (body.message || r.status));
+      else if (!["too_fast", "busy"].includes(body.error)) say("A picture was refused: " + (body.message || r.status));
     } catch (e) {
       say("Could not send a picture (" + e.message + "); trying again.");
     } finally { busy = false; }
