@@ -32,6 +32,7 @@ from discord.ext import commands
 
 from bot.character import Character, build_character
 from bot.config import Settings
+from bot.play.host import PlayRefused
 from bot.web.auth import WebConfigError
 from cogs import BadOptionValue, NotModerator
 
@@ -229,6 +230,9 @@ async def serve(character: Character, token: str, **options: Any) -> int:
             handle = await character.start()
         except WebConfigError as exc:
             _say(f"the web surface cannot start: {exc}")
+            return 2
+        except PlayRefused as exc:  # the state directory cannot be written
+            _say(f"cannot start: {exc}")
             return 2
         if handle is not None:
             log.info("activity_page", url=handle.url)

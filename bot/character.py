@@ -42,7 +42,9 @@ class Character:
         return InCall(self, Place.of(guild_id, channel_id))
 
     async def start(self) -> WebHandle | None:
-        """Close sessions a dead process left running; start the web surface when enabled."""
+        """Check the state directory (PlayRefused ``state_unwritable`` if it cannot be
+        written); close sessions a dead process left running; start the web surface."""
+        self.play_host.preflight()
         lapsed = self.play_host.reconcile()
         if lapsed:
             log.warning("sessions_lease_lapsed", count=len(lapsed))

@@ -8,6 +8,7 @@ was expected (:class:`ConfigError`).
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -153,6 +154,31 @@ def _describe(err: Mapping[str, Any]) -> str:
     return f"{msg}{shown}" if kind != "missing" else msg
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The file's TOML table; any problem reading or decoding it is a ConfigError naming it."""
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{path}: is a directory, not a configuration file")
+        if not stat.S_ISREG(mode):  # a FIFO would block the read, a device never ends
+            raise ConfigError(f"{path}: not a regular file")
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at line {line} (offset {exc.start})"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:  # a directory, no permission, a loop of symlinks, an I/O error
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. a NUL byte, absurd nesting
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Load settings from a TOML file (optional) and the environment (which wins)."""
     env = os.environ if env is None else env
@@ -161,12 +187,7 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     where = str(path) if path else "<environment>"
     raw: dict[str, Any] = {}
     if path is not None:
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{path}: no such configuration file") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raw = _read_toml(path)
         for section, key in SECRET_KEYS:
             if isinstance(raw.get(section), dict) and key in raw[section]:
                 env_name = next(k for k, v in ENV_MAP.items() if v == (section, key))

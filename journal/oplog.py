@@ -18,6 +18,7 @@ Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
 
 from __future__ import annotations
 
+import io
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from journal.writer import append_whole
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -71,18 +74,19 @@ class ReceiptLine(_OpLine):
 
 
 def append_line(path: Path, line: BaseModel) -> None:
-    """Append one whole JSON line (created 0600), flushed and fsynced."""
+    """Append one whole JSON line (created 0600), flushed and fsynced.
+
+    Never leaves part of a line: on a failed write or fsync the file is cut back to its size
+    before the append (:func:`journal.writer.append_whole`) and the OSError is raised. A line
+    a crash of an older writer left torn is never glued onto: a newline goes first."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = orjson.dumps(line.model_dump(mode="json")) + b"\n"
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
+    with io.FileIO(fd, "ab", closefd=True) as fh:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a crash left a torn last line: never glue onto it
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+            data = b"\n" + data
+        append_whole(fh, data, size)
 
 
 @dataclass

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,32 @@ def test_example_config_documents_every_setting():
     assert missing == []
     for env_name in ENV_MAP:
         assert env_name in text
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (
+            lambda p: p.write_bytes(b"[play]\nmax_turns = 7\n# caf\xe9\n"),
+            "not UTF-8 text: byte 0xe9 at line 3",
+        ),
+        (lambda p: p.mkdir(), "is a directory, not a configuration file"),
+        (lambda p: os.mkfifo(p), "not a regular file"),
+        (lambda p: (p.symlink_to(p.with_name("loop")), p.with_name("loop").symlink_to(p)), "cannot read: "),
+        (lambda p: p.write_text("[play]\nmax_turns = 7\nmax_turns = 8\n"), "not valid TOML: "),
+        (lambda p: p.write_bytes(b"[play]\nseed = 1\x00\n"), "not valid TOML: "),
+    ],
+    ids=["invalid-utf8", "directory", "fifo", "symlink-loop", "duplicate-key", "nul-byte"],
+)
+def test_any_unreadable_config_is_a_configuration_error_naming_the_file(tmp_path, capsys, make, expected):
+    cfg = tmp_path / "config.toml"
+    make(cfg)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cfg, env={})
+    assert str(caught.value).startswith(f"{cfg}: {expected}")
+    assert "\n" not in str(caught.value)
+    from bot.cli import main
+
+    assert main(["play", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clankie: configuration error:\n{cfg}: ") and "Traceback" not in err

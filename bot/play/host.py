@@ -18,9 +18,11 @@ from bot.play.events import EventLog
 from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
+from bot.play.state import StateUnwritable, check_state
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import ident_of
 from journal.journeys import JourneyIndex, StoryProjector
+from journal.writer import disk_failure
 
 log = structlog.get_logger("clankie.play.host")
 
@@ -76,8 +78,18 @@ class PlayHost:
 
     # -- lifecycle -------------------------------------------------------------------------
     def reconcile(self) -> list[str]:
-        """Run at start-up: sessions left running by a dead process become lease_lapsed."""
-        return self.events.reconcile()
+        """Sessions left running by a process that is gone become lease_lapsed (at start-up,
+        and before each start: a run of this very process that is not playing is closed too)."""
+        active = self.active
+        return self.events.reconcile({active.run_id} if active is not None else set())
+
+    def preflight(self) -> None:
+        """Refuse (PlayRefused ``state_unwritable``) unless the journal directory and the
+        event log can be written: checked before a session takes any state."""
+        try:
+            check_state(self.journal_dir, self.events.path)
+        except StateUnwritable as exc:
+            raise PlayRefused("state_unwritable", str(exc)) from None
 
     @property
     def active(self) -> PlaySession | None:
@@ -102,6 +114,8 @@ class PlayHost:
                 raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
             if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
                 raise PlayRefused("bad_budget", "minutes must be more than 0 and at most 1440.")
+            self.preflight()
+            self.reconcile()
             try:
                 mind = self._make_mind(mind_name, world_name, self.settings)
             except (ValueError, RuntimeError) as exc:
@@ -128,8 +142,24 @@ class PlayHost:
             session = PlaySession(
                 spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story
             )
+            data = {
+                "runId": session.run_id,
+                "sessionId": session.session_id,
+                "journeyId": session.journey_id,
+                "world": session.spec.world,
+                "mind": session.spec.mind,
+            }
+            try:
+                self.events.running(data)
+            except OSError as exc:  # e.g. the disk filled since the check: nothing has started
+                for closing in (mind.aclose, world.close):
+                    with contextlib.suppress(Exception):
+                        await closing()
+                raise PlayRefused(
+                    "state_unwritable", disk_failure("event log", self.events.path, exc)
+                ) from None
             self.session = session
-            self._task = asyncio.create_task(self._run(session), name=f"play-{session.run_id}")
+            self._task = asyncio.create_task(self._run(session, data), name=f"play-{session.run_id}")
             return session
 
     def _story_for(self, journey_id: str) -> StoryProjector:
@@ -140,21 +170,18 @@ class PlayHost:
             log.warning("story_seed_failed", journey_id=journey_id, error=str(exc)[:300])
             return StoryProjector()
 
-    async def _run(self, session: PlaySession) -> str:
-        data = {
-            "runId": session.run_id,
-            "sessionId": session.session_id,
-            "journeyId": session.journey_id,
-            "world": session.spec.world,
-            "mind": session.spec.mind,
-        }
-        self.events.running(data)
-        session.add_listener(self._feed.publish)
+    async def _run(self, session: PlaySession, data: dict[str, Any]) -> str:
+        """Play the session (its running line is written); write its terminal line if the log
+        can take it — a failure to write it is logged, never raised into whoever waits."""
         outcome = "failed"
         try:
+            session.add_listener(self._feed.publish)
             outcome = await session.run()
         finally:
-            self.events.ended(data, outcome, session.error)
+            try:
+                self.events.ended(data, outcome, session.error)
+            except OSError as exc:
+                log.error("event_log_write_failed", error=disk_failure("event log", self.events.path, exc))
             log.info(
                 "play_session_ended",
                 run_id=session.run_id,

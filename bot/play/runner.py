@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from bot.config import Settings
@@ -61,6 +62,22 @@ def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
     return line
 
 
+def _evaluation(journal: Path, settings: Settings, out: TextIO) -> None:
+    """The closing evaluation; an invalid journal is reported as ``clankie journal eval``
+    reports one (``path:line: reason``), never with a traceback."""
+    from journal.cli import write_report
+    from journal.evaluate import evaluate
+    from journal.reader import JournalError
+
+    print("\nevaluation:", file=out)
+    try:
+        report = evaluate(journal, events=settings.event_log)
+    except JournalError as exc:
+        print(f"the journal is not valid: {exc}", file=out)
+        return
+    write_report(report, out)
+
+
 def _milestone_total(world: str) -> int | None:
     if world != "sandbox":
         return None
@@ -76,6 +93,11 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     if demo and mind is None:
         mind = "openai" if settings.openai.api_key else "autopilot"
     host = PlayHost(settings)
+    try:
+        host.preflight()  # before anything is taken: the page, a world, a mind
+    except PlayRefused as exc:
+        print(f"clankie: cannot start play: {exc}", file=sys.stderr)
+        return 2
     lapsed = host.reconcile()
     if lapsed:
         print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
@@ -148,11 +170,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     kept = f" · journal {session.journal_path}" if session.journal_path is not None else ""
     print(f"\nsession ended: {outcome} after {session.turn} turns{kept}", file=out)
     if session.journal_path is not None:
-        from journal.cli import write_report
-        from journal.evaluate import evaluate
-
-        print("\nevaluation:", file=out)
-        write_report(evaluate(session.journal_path, events=settings.event_log), out)
+        _evaluation(session.journal_path, settings, out)
     if outcome == "failed":  # last, on one line, where a script or a person looks for it
         print(
             f"clankie: play failed: {one_line(session.error or 'no reason was given', 1000)}", file=sys.stderr

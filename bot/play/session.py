@@ -26,7 +26,7 @@ from bot.play.turn import TurnRecord, run_turn
 from bot.worlds.base import Observation, Still, World, WorldUnavailable, declared_metrics, utc_now
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
-from journal.writer import JournalLineTooLarge, JournalWriter
+from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
 
 __all__ = ["PlaySession", "SessionSpec", "SettledTurn", "narration_line"]
 
@@ -174,6 +174,10 @@ class PlaySession:
             self.outcome = "stopped"
         except WorldUnavailable as exc:  # the world refused to start (or kept refusing): say why
             log.error("play_world_unavailable", run_id=self.run_id, error=str(exc))
+            self.error = str(exc)
+            self.outcome = "failed"
+        except JournalWriteError as exc:  # the journal cannot be written (a full disk): play stops
+            log.error("play_journal_failed", run_id=self.run_id, error=str(exc))
             self.error = str(exc)
             self.outcome = "failed"
         except Exception as exc:
@@ -354,6 +358,8 @@ class PlaySession:
             written = writer.append_turn(line)
         except JournalLineTooLarge as exc:
             log.error("journal_line_too_large", turn=rec.turn, error=str(exc))
+        except JournalDiskError:
+            raise  # the disk refused the line (cut back, nothing torn): play cannot go on
         except Exception as exc:
             log.error("journal_line_refused", turn=rec.turn, error=str(exc)[:500])
         else:

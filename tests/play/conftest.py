@@ -9,6 +9,7 @@ from bot.config import load_settings
 from bot.play.host import PlayHost, StartRequest
 from journal.reader import read_journal
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture for the openai mind tests)
+from tests.faults import small_tmpfs  # noqa: F401  (fixture)
 from tests.play.scripted import GridWorld, ScriptedMind
 
 
