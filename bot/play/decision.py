@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.tools.schema import strict_json_schema
+
 
 class Decision(BaseModel):
     """What a mind decided for one turn.
@@ -49,11 +51,56 @@ class InvalidDecision(Exception):
     """The mind produced something that is not a decision (malformed JSON, wrong shape)."""
 
 
+TEXT_LIMITS = {"monologue": 600, "intent": 200, "objective": 160, "notes": 800, "speak": 400}
+
+
+def _text(what: str, field: str) -> dict[str, Any]:
+    return {"type": "string", "description": f"{what} (at most {TEXT_LIMITS[field]} characters)"}
+
+
+def _nullable(what: str, field: str) -> dict[str, Any]:
+    return {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "description": f"{what} (at most {TEXT_LIMITS[field]} characters)",
+    }
+
+
 def decision_json_schema(action_schema: dict[str, Any]) -> dict[str, Any]:
-    """The JSON schema a model is asked to answer with: a decision whose action is the catalog."""
-    schema = Decision.model_json_schema()
-    schema["properties"]["action"] = action_schema
-    defs = action_schema.pop("$defs", None)
-    if defs:
-        schema.setdefault("$defs", {}).update(defs)
-    return schema
+    """The JSON schema a model answers a turn with: a decision whose action is one of the live
+    catalog's actions. Strict-mode compatible (every property required, nullable where the
+    decision may leave a value as it is, ``anyOf`` for the actions, no length keywords: the limits
+    are in the descriptions and :func:`decision_from_wire` applies them)."""
+    properties: dict[str, Any] = {
+        "monologue": _text("your private thinking", "monologue"),
+        "intent": _text("what this action is for", "intent"),
+        "objective": _nullable("your current goal; null keeps it, an empty string clears it", "objective"),
+        "notes": _nullable("your memory between turns; null keeps it, a string replaces it", "notes"),
+        "speak": _nullable("something to say to the people watching, or null", "speak"),
+        "speakWanted": {"type": "boolean", "description": "true only for something worth saying aloud"},
+        "action": strict_json_schema(action_schema),
+    }
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def decision_from_wire(raw: dict[str, Any]) -> dict[str, Any]:
+    """A decision as a strict schema lets a model send it, in the decision's own terms: on the
+    wire every field is present, so ``objective: null`` keeps the objective and ``""`` clears
+    it, ``notes: null`` keeps the notes; text longer than its limit is cut to it (strict mode
+    cannot bound a length). A field left out (an endpoint that ignores ``strict``) means what it
+    always meant."""
+    out = dict(raw)
+    for name in ("objective", "notes"):
+        if name in out and out[name] is None:
+            del out[name]  # keep
+    if out.get("objective") == "":
+        out["objective"] = None  # clear
+    for name, limit in TEXT_LIMITS.items():
+        value = out.get(name)
+        if isinstance(value, str) and len(value) > limit:
+            out[name] = value[: limit - 1] + "…"
+    return out

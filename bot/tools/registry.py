@@ -38,6 +38,7 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
         self._schemas: dict[str, dict[str, Any]] = {}
+        self._realtime_schemas: dict[str, dict[str, Any]] = {}
         for tool in tools:
             self.register(tool)
 
@@ -54,10 +55,12 @@ class ToolRegistry:
             raise RegistryError(f"tool {tool.name!r}: {problem}")
         try:
             schema = strict_schema(tool.args)
+            realtime = strict_schema(tool.args, keep_limits=True)
         except TypeError as exc:
             raise RegistryError(f"tool {tool.name!r}: {exc}") from None
         self._tools[tool.name] = tool
         self._schemas[tool.name] = schema
+        self._realtime_schemas[tool.name] = realtime
 
     @staticmethod
     def _problem(tool: AnyTool) -> str | None:
@@ -118,7 +121,9 @@ class ToolRegistry:
         return json.loads(json.dumps(self._schemas[name]))  # type: ignore[no-any-return]
 
     def export(self, surface: str) -> list[dict[str, Any]]:
-        """The tool definitions a surface's model is given, and only those."""
+        """The tool definitions a surface's model is given, and only those. Chat-completions
+        tools are sent ``strict: true`` (their schemas are strict-compatible, see
+        :mod:`bot.tools.schema`); the Realtime format has no such flag."""
         if surface not in SURFACES:
             raise RegistryError(f"unknown surface {surface!r}")
         out: list[dict[str, Any]] = []
@@ -130,7 +135,7 @@ class ToolRegistry:
                         "type": "function",
                         "name": name,
                         "description": tool.description,
-                        "parameters": self.schema(name),
+                        "parameters": json.loads(json.dumps(self._realtime_schemas[name])),
                     }
                 )
             else:
@@ -141,6 +146,7 @@ class ToolRegistry:
                             "name": name,
                             "description": tool.description,
                             "parameters": self.schema(name),
+                            "strict": True,
                         },
                     }
                 )

@@ -14,10 +14,15 @@ from tests.play.scripted import GridWorld
 
 
 def decision(**extra):
+    """A decision as strict structured output sends it: every field present."""
     return {
         "monologue": "east looks open",
         "intent": "walk east",
-        "action": {"kind": "button_press", "button": "right"},
+        "objective": None,
+        "notes": None,
+        "speak": None,
+        "speakWanted": False,
+        "action": {"kind": "button_press", "button": "right", "holdFrames": 16, "repeat": 1},
         **extra,
     }
 
@@ -47,6 +52,7 @@ async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(o
 
 
 async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(openai_fake, run_scripted):
+    openai_fake.chat.ignore_strict = True  # only an endpoint that ignores strict can answer these
     openai_fake.chat.script(
         Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision())
     )
@@ -128,6 +134,7 @@ async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_fail
 ):
     from tests.fakes.openai import Malformed
 
+    openai_fake.chat.ignore_strict = True  # only an endpoint that ignores strict can answer a list
     openai_fake.chat.script(Structured(["right"]), Malformed(b"{not json", 200), Structured(decision()))
     mind = OpenAIMind(openai_fake.client(), "m")
     session, journal = await run_scripted(mind, turns=3)
@@ -192,3 +199,40 @@ async def test_transient_failures_keep_play_going(openai_fake, run_scripted, set
     assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "mind_failed", "accepted"]
     assert session.outcome == "budget_exhausted" and session.error is None
     assert journal.summary.outcome == "budget_exhausted" and journal.summary.reason is None
+
+
+async def test_the_decision_is_asked_for_in_strict_mode_and_its_wire_form_is_understood(
+    openai_fake, run_scripted
+):
+    """Strict mode needs every field: on the wire null keeps the objective or notes and an empty
+    objective clears it; text past its limit is cut to it (strict cannot bound a length)."""
+    openai_fake.chat.script(
+        Structured(decision(objective="reach the wall", notes="east is open", monologue="m" * 700)),
+        Structured(decision(objective=None, notes=None)),
+        Structured(decision(objective="", notes="")),
+    )
+    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "m"), turns=3)
+    spec = openai_fake.chat.requests[0].body["response_format"]["json_schema"]
+    assert spec["strict"] is True and spec["name"] == "decision"
+    turns = [t.turn for t in journal.turns]
+    assert [t.outcome for t in turns] == ["accepted"] * 3
+    assert [t.objective for t in turns] == ["reach the wall", "reach the wall", None]
+    assert [t.notes for t in turns] == ["east is open", "east is open", ""]
+    assert len(turns[0].monologue) == 600 and turns[0].monologue.endswith("…")
+
+
+async def test_an_endpoint_that_ignores_strict_still_cannot_slip_an_off_schema_action_in(
+    openai_fake, run_scripted
+):
+    openai_fake.chat.ignore_strict = True
+    openai_fake.chat.script(
+        Structured(decision(action={"kind": "button_press", "button": "z", "holdFrames": 16, "repeat": 1})),
+        Structured(decision(action={"kind": "restart_game"})),
+        Structured(decision(speakWanted="yes please")),
+    )
+    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "m"), turns=3)
+    turns = [t.turn for t in journal.turns]
+    assert [t.outcome for t in turns] == ["invalid_decision"] * 3
+    assert turns[0].detail.startswith("action button_press.button")
+    assert "'restart_game' is not in the" in turns[1].detail
+    assert turns[2].detail.startswith("decision speakWanted")

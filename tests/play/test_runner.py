@@ -15,6 +15,7 @@ from bot.play.runner import run_play
 from bot.worlds.sandbox import MILESTONE_IDS
 from journal.reader import read_journal
 from tests.fakes.openai import Structured
+from tests.play.wire import wire_decision
 
 
 def settings_for(tmp_path, **env):
@@ -106,7 +107,7 @@ async def test_the_demo_stops_playing_once_the_story_is_done(tmp_path):
 
 
 async def test_demo_with_a_key_plays_with_the_openai_mind(tmp_path, openai_fake):
-    decision = {"intent": "look around", "action": {"kind": "button_press", "button": "down"}}
+    decision = wire_decision({"kind": "button_press", "button": "down"}, intent="look around")
     openai_fake.chat.responder = lambda body: Structured(decision)
     settings = settings_for(tmp_path, OPENAI_API_KEY="sk-test-not-real", OPENAI_BASE_URL=openai_fake.base_url)
     code, out = await run("demo --no-web --turns 2 --pace 0".split(), settings)

@@ -16,6 +16,7 @@ from aiohttp import web
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
+from .strict import rejection, strict_schemas
 from .validate import UnionChecker, strict_validator
 
 _MESSAGES = UnionChecker(ChatCompletionMessageParam, "role", "chat message")
@@ -107,9 +108,17 @@ class ChatRequest:
 
 @dataclass
 class ChatFake:
-    """The scripted chat-completions endpoint. Use `script(...)` or set `responder`."""
+    """The scripted chat-completions endpoint. Use `script(...)` or set `responder`.
+
+    Like the real API, a request whose `strict: true` schema (response format or tool) breaks
+    strict mode's rules is answered HTTP 400 (and recorded as a violation: our code must never
+    send one); and since the real API's answer then always conforms to that schema, a scripted
+    reply that does not is recorded as a violation too (the script asked the impossible). Set
+    `ignore_strict` to play an endpoint that accepts `strict` and ignores it (Ollama, a vLLM
+    without guided decoding): no schema check, and any reply goes."""
 
     replies: list[Reply] = field(default_factory=list)
+    ignore_strict: bool = False
     responder: Responder | None = None
     requests: list[ChatRequest] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
@@ -176,10 +185,16 @@ class ChatFake:
         async with self._changed:
             self.requests.append(record)
             self._changed.notify_all()
+        refused = None if self.ignore_strict else rejection(body)
+        if refused is not None:
+            self.violations.append(f"{where}: strict schema refused: {refused.message}")
+            return _error(400, refused.message, "invalid_request_error", refused.code, refused.param)
         reply = await self._next_reply(record)
         if reply is None:
             self.violations.append(f"{where}: no scripted reply left and no responder")
             return _error(500, "the fake has no scripted reply for this request", "fake_unscripted")
+        if not self.ignore_strict:
+            self.violations.extend(_off_schema(where, reply, body))
         return await self._answer(reply, body)
 
     async def _next_reply(self, record: ChatRequest) -> Reply | None:
@@ -240,7 +255,44 @@ class ChatFake:
         )
 
 
-def _error(status: int, message: str, type_: str, code: str | None = None) -> web.Response:
+def _error(
+    status: int, message: str, type_: str, code: str | None = None, param: str | None = None
+) -> web.Response:
     return web.json_response(
-        {"error": {"message": message, "type": type_, "param": None, "code": code}}, status=status
+        {"error": {"message": message, "type": type_, "param": param, "code": code}}, status=status
     )
+
+
+def _off_schema(where: str, reply: Reply, body: Any) -> list[str]:
+    """A scripted reply that a strict request's schema rules out (the real API cannot send it)."""
+    from jsonschema import Draft202012Validator
+
+    response, tools = strict_schemas(body)
+    found: list[str] = []
+
+    def check(schema: dict[str, Any], raw: Any, what: str) -> None:
+        try:
+            value = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            found.append(f"{where}: scripted {what} is not JSON, but strict mode guarantees JSON")
+            return
+        error = next(iter(Draft202012Validator(schema).iter_errors(value)), None)
+        if error is not None:
+            path = "/".join(str(p) for p in error.absolute_path) or "<root>"
+            found.append(
+                f"{where}: scripted {what} breaks the strict schema at {path}: {error.message[:200]}"
+            )
+
+    if response is not None and isinstance(reply, Structured):
+        check(response, reply.value, "structured output")
+    elif response is not None and isinstance(reply, Text):
+        check(response, reply.content, "text answer to a strict response format")
+    if isinstance(reply, ToolCalls):
+        for call in reply.calls:
+            if call.name in tools:
+                check(tools[call.name], call.arguments, f"{call.name} call")
+            elif tools:
+                found.append(
+                    f"{where}: scripted call of {call.name!r}, a tool this strict request does not offer"
+                )
+    return found

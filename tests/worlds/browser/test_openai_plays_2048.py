@@ -18,6 +18,7 @@ from bot.play.minds.openai_mind import OpenAIMind
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, Structured
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
+from tests.play.wire import wire_decision
 
 KEYS = ("ArrowLeft", "ArrowDown", "ArrowRight", "ArrowDown")
 
@@ -36,7 +37,10 @@ def look(body: dict[str, Any]) -> tuple[Image.Image, str, dict[str, Any]]:
 
 def bounds(schema: dict[str, Any], axis: str) -> tuple[int, int]:
     """(minimum, maximum) of the click action's ``axis`` in the decision schema."""
-    (number,) = [a for a in schema["$defs"]["Click"]["properties"][axis]["anyOf"] if a["type"] == "integer"]
+    (click,) = [
+        a for a in schema["properties"]["action"]["anyOf"] if a["properties"]["kind"]["enum"] == ["click"]
+    ]
+    (number,) = [a for a in click["properties"][axis]["anyOf"] if a["type"] == "integer"]
     return number["minimum"], number["maximum"]
 
 
@@ -55,11 +59,7 @@ async def test_the_openai_mind_plays_2048_by_sight(
         assert (bounds(schema, "x"), bounds(schema, "y")) == ((0, 1279), (0, 799))  # the viewport
         key = KEYS[len(seen) % len(KEYS)]
         return Structured(
-            {
-                "monologue": "the tiles slide",
-                "intent": f"slide {key}",
-                "action": {"kind": "press", "key": key},
-            }
+            wire_decision({"kind": "press", "key": key}, monologue="the tiles slide", intent=f"slide {key}")
         )
 
     openai_fake.chat.responder = model
