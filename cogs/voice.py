@@ -6,7 +6,10 @@ playback ``AudioSource`` (the session's playback buffer) and one :class:`MouthSe
 mouth's behaviour lives in ``bot.mouth``; this module only connects it to Discord:
 
 - join: the caller must be in a voice channel (else an ephemeral error); the bot connects
-  un-deafened (it must hear), starts receive and playback and opens the realtime session;
+  un-deafened (it must hear), starts receive and playback (talk spurts only while there is
+  audio) and opens the realtime session. The answer comes within ``connect_timeout``: a
+  connect that takes longer fails the join at once and finishes (or is undone) in the
+  background (``Voice.connect_within``);
 - leave: on ``/voice leave``, or by itself once nobody (no human) has been in the channel for
   ``[voice] idle_leave_seconds``;
 - a dropped voice connection (the bot's own voice state goes away without a leave, or the
@@ -30,7 +33,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.character import Character
-from bot.mouth.discord_audio import PlaybackSource
+from bot.mouth.discord_audio import VoicePlayback
 from bot.mouth.narrator import Narrator
 from bot.mouth.presence import Backoff, IdleTimer
 from bot.mouth.realtime.session import MouthSession
@@ -49,6 +52,11 @@ CONNECT_TIMEOUT_S = 20.0
 WATCHDOG_S = 15.0
 
 
+async def _leave_quietly(vc: discord.VoiceClient) -> None:
+    with contextlib.suppress(Exception):
+        await vc.disconnect(force=True)
+
+
 class VoiceLink:
     """One voice channel: the VoiceClient, receive, playback and the MouthSession."""
 
@@ -58,6 +66,7 @@ class VoiceLink:
         self.session = session
         self.vc: discord.VoiceClient | None = None
         self.receiver: VoiceReceiver | None = None
+        self.playback: VoicePlayback | None = None
         self.leaving = False
         self.opened = False  # joined once; only then is a lost connection a drop to rejoin
         self.rejoins = 0
@@ -72,7 +81,7 @@ class VoiceLink:
         return self.channel.guild.id
 
     async def open(self) -> None:
-        self.attach(await self.cog.connector(self.channel))
+        self.attach(await self.cog.connect_within(self.channel))
         await self.session.start()
         self.cog.narrator.attach(self.session)
         self.opened = True
@@ -83,13 +92,16 @@ class VoiceLink:
         self.vc = vc
         self.receiver = VoiceReceiver(vc, loop_sink(asyncio.get_running_loop(), self.session.feed))
         self.receiver.start()
-        if not vc.is_playing():
-            vc.play(PlaybackSource(self.session.playback))
+        self.playback = VoicePlayback(vc, self.session.playback, asyncio.get_running_loop())
+        self.playback.start()  # talk spurts only while there is audio
 
     def detach(self) -> discord.VoiceClient | None:
         if self.receiver is not None:
             self.receiver.stop()
             self.receiver = None
+        if self.playback is not None:
+            self.playback.stop()
+            self.playback = None
         vc, self.vc = self.vc, None
         if vc is not None:
             vc.stop()
@@ -152,7 +164,7 @@ class VoiceLink:
                 await self.close("alone after a dropped connection")
                 return
             try:
-                self.attach(await self.cog.connector(self.channel))
+                self.attach(await self.cog.connect_within(self.channel))
             except Exception as exc:
                 log.warning(
                     "voice_rejoin_failed", guild_id=self.guild_id, error=f"{type(exc).__name__}: {exc}"
@@ -197,6 +209,7 @@ class Voice(commands.Cog):
         self.watchdog_s = WATCHDOG_S
         self.backoff = Backoff()
         self.links: dict[int, VoiceLink] = {}
+        self.late_connects: set[asyncio.Future[Any]] = set()  # connects given up on, still cleaning up
         self.narrator = Narrator(
             character.play_host,
             self.settings.receipt_path,
@@ -210,10 +223,43 @@ class Voice(commands.Cog):
     async def cog_unload(self) -> None:
         for link in list(self.links.values()):
             await link.close("unloading")
+        for task in list(self.late_connects):
+            task.cancel()
         await self.narrator.close()
 
     async def _connect(self, channel: Channel) -> discord.VoiceClient:
         return await channel.connect(timeout=self.connect_timeout, reconnect=True, self_deaf=False)
+
+    async def connect_within(self, channel: Channel) -> discord.VoiceClient:
+        """The connector, answered within ``connect_timeout`` whatever it does after.
+
+        discord.py's ``connect(timeout=t)`` raises only after its own cleanup, which waits up to
+        another ``t`` for Discord to confirm the disconnect, so a failed join took twice what
+        ``/voice join`` promises. Here the join fails at ``connect_timeout`` and the connect
+        goes on in the background: its cleanup finishes there, and a client that connects after
+        all is disconnected again.
+        """
+        task: asyncio.Future[discord.VoiceClient] = asyncio.ensure_future(self.connector(channel))
+        done, _ = await asyncio.wait({task}, timeout=self.connect_timeout)
+        if task in done:
+            return task.result()
+        self.late_connects.add(task)
+        task.add_done_callback(self._late_connect_done)
+        raise TimeoutError(f"voice connect to {channel.id} took over {self.connect_timeout:g} s")
+
+    def _late_connect_done(self, task: asyncio.Future[Any]) -> None:
+        self.late_connects.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.info("voice_connect_gave_up", error=f"{type(exc).__name__}: {exc}")
+            return
+        vc: discord.VoiceClient = task.result()  # connected after the join had failed: leave
+        log.info("voice_connect_late", channel=getattr(vc.channel, "name", None))
+        leave = asyncio.get_running_loop().create_task(_leave_quietly(vc), name="voice-late-leave")
+        self.late_connects.add(leave)
+        leave.add_done_callback(self.late_connects.discard)
 
     def _voice_ready(self) -> bool:
         cfg = self.settings.openai
@@ -260,10 +306,11 @@ class Voice(commands.Cog):
             await link.open()
         except Exception as exc:
             self.links.pop(interaction.guild.id, None)
-            await link.close("join failed")
             log.warning("voice_join_failed", channel=channel.name, error=f"{type(exc).__name__}: {exc}")
             why = "it timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
+            # answer first, clean up after: the caller is not kept waiting on the cleanup
             await interaction.followup.send(f"I couldn't join **{channel.name}** ({why}).", ephemeral=True)
+            await link.close("join failed")
             return
         log.info("voice_join", guild_id=interaction.guild.id, channel=channel.name, by=user.id)
         await interaction.followup.send(f"Joined **{channel.name}**. I'm listening!", ephemeral=True)

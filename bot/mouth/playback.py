@@ -2,8 +2,10 @@
 
 `push(item_id, pcm24)` takes a 24 kHz mono pcm16 delta of the model's item `item_id`, converts
 it to 48 kHz stereo at once (one streaming resampler for the playback direction), and queues it.
-`read()` — called by the voice player thread every 20 ms — returns exactly 3840 bytes: queued
-audio, else silence. Per item it counts the milliseconds actually handed out, so a barge-in can
+`read_audio()` — called by the voice player thread every 20 ms — returns exactly 3840 bytes of
+queued audio (the last frame padded with silence), or None when nothing is queued; `read()` is
+the same with silence for None. A listener set with `set_listener` is called after each push
+that queued audio, so playback can start when there is something to play. Per item it counts the milliseconds actually handed out, so a barge-in can
 truncate the model's item at the played position: `clear()` drops everything queued and returns
 `(item_id, audio_end_ms)` of the item that was playing. Deltas that still arrive for a cleared
 item are ignored.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.mouth.audio import DISCORD_CHANNELS, DISCORD_FRAME_BYTES, DISCORD_RATE, Upsampler
@@ -51,6 +54,12 @@ class PlaybackBuffer:
         self._current: str | None = None  # the item whose audio is being pushed
         self._playing: str | None = None  # the item of the newest audio read
         self._cleared: set[str] = set()
+        self._listener: Callable[[], None] | None = None
+
+    def set_listener(self, listener: Callable[[], None] | None) -> None:
+        """``listener()`` is called (on the pushing thread, outside the lock) after a push queued
+        audio; None removes it."""
+        self._listener = listener
 
     # -- from the event loop ------------------------------------------------------------------
     def push(self, item_id: str, pcm24: bytes) -> None:
@@ -71,12 +80,19 @@ class PlaybackBuffer:
                 progress.lead_bytes = self._up.lead_samples * DISCORD_CHANNELS * 2
             progress.received_ms += len(pcm24) / 2 / 24.0
             self._enqueue(item_id, out)
+            queued = self._queued > 0
+        if queued:
+            self._notify()
 
     def end(self, item_id: str) -> None:
         """No more audio for `item_id` (response.output_audio.done): release the resampler's tail."""
         with self._lock:
-            if self._current == item_id:
-                self._end_current()
+            if self._current != item_id:
+                return
+            self._end_current()
+            queued = self._queued > 0
+        if queued:
+            self._notify()
 
     def clear(self) -> tuple[str, int] | None:
         """Barge-in: drop all queued audio at once. Returns `(item_id, audio_end_ms)` of the item
@@ -101,9 +117,14 @@ class PlaybackBuffer:
     # -- from the player thread -------------------------------------------------------------
     def read(self) -> bytes:
         """Exactly 3840 bytes: the next 20 ms of queued audio, padded with silence."""
+        frame = self.read_audio()
+        return SILENCE if frame is None else frame
+
+    def read_audio(self) -> bytes | None:
+        """The next 20 ms of queued audio (3840 bytes, padded with silence), or None if none."""
         with self._lock:
             if not self._queued:
-                return SILENCE
+                return None
             parts: list[bytes] = []
             need = DISCORD_FRAME_BYTES
             while need and self._queue:
@@ -130,6 +151,12 @@ class PlaybackBuffer:
             return bool(self._queued) or self._current is not None
 
     @property
+    def has_audio(self) -> bool:
+        """Audio is queued and not yet read."""
+        with self._lock:
+            return bool(self._queued)
+
+    @property
     def queued_ms(self) -> float:
         with self._lock:
             return self._queued / _BYTES_PER_MS
@@ -141,6 +168,11 @@ class PlaybackBuffer:
     def played_ms(self, item_id: str) -> int:
         progress = self.progress(item_id)
         return progress.played_ms if progress else 0
+
+    def _notify(self) -> None:
+        listener = self._listener
+        if listener is not None:
+            listener()
 
     # -- internals (lock held) -----------------------------------------------------------------
     def _track(self, item_id: str) -> ItemProgress:

@@ -27,6 +27,7 @@ from pydantic import SecretStr
 from bot.config import Settings
 from bot.mouth.discord_audio import PlaybackSource
 from bot.mouth.presence import Backoff
+from bot.mouth.receive.dave import OPUS_SILENCE
 from bot.mouth.receive.rtp import parse_rtp
 from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
 from cogs.voice import NO_VOICE_MODEL, NOT_HERE, NOT_IN_VOICE, Voice
@@ -91,6 +92,47 @@ async def test_a_real_connect_asks_discord_for_the_callers_channel_and_reports_a
         assert openai_fake.realtime.connections == []  # no realtime session for a failed join
 
 
+@pytest.mark.parametrize("connects_late", [False, True])
+async def test_a_failed_join_is_answered_in_the_promised_time_and_cleaned_up_after(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+    connects_late: bool,
+) -> None:
+    """discord.py answers a timed-out connect only after its cleanup (up to another timeout):
+    the cog answers at its own timeout and lets that cleanup run on."""
+    server = VoiceServer()
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    async def stuck_connect(channel: Any) -> discord.VoiceClient:
+        started.set()
+        await release.wait()  # discord.py still waiting for Discord to confirm the disconnect
+        if connects_late:
+            return await server.connect(channel)  # or it connected after all
+        raise TimeoutError
+
+    async with live_bot(tmp_path, with_openai(openai_fake)) as live:
+        fake, cog = live.fake, voice_cog(live)
+        cog.connector = stuck_connect
+        cog.connect_timeout = 0.2
+        await fake.set_voice_state(fake.member, fake.voice_channel)
+        await fake.flush()
+        handle = await fake.send_interaction("voice join", by=fake.member)
+        text = await handle.reply_text()
+        assert text == f"I couldn't join **{fake.voice_channel.name}** (it timed out)."
+        assert started.is_set() and not release.is_set()  # answered while discord.py still cleans up
+        assert cog.links == {} and len(cog.late_connects) == 1
+        release.set()
+        async with asyncio.timeout(WAIT):
+            while cog.late_connects:
+                await asyncio.wait(set(cog.late_connects))
+        if connects_late:
+            (vc,) = server.clients
+            assert vc.disconnects == 1  # a connection that came too late is left again
+        assert openai_fake.realtime.connections == []
+    server.close()
+
+
 # -- a real VoiceClient over loopback UDP ------------------------------------------------------
 
 
@@ -99,9 +141,13 @@ class WsSink:
 
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
+        self.speaking: asyncio.Queue[int] = asyncio.Queue()  # each SPEAKING state sent, in order
 
     async def send_str(self, data: str) -> None:
-        self.sent.append(json.loads(data))
+        msg = json.loads(data)
+        self.sent.append(msg)
+        if msg.get("op") == 5:
+            self.speaking.put_nowait(msg["d"]["speaking"])
 
 
 @dataclass
@@ -216,7 +262,8 @@ async def test_join_streams_both_ways_and_leave_closes_everything(
     cog = voice_cog(live)
     link = cog.links[live.fake.guild.id]
     (vc,) = server.clients
-    assert link.vc is vc and isinstance(vc.source, PlaybackSource) and vc.is_playing()
+    assert link.vc is vc and link.playback is not None and link.playback.vc is vc
+    assert not vc.is_playing()  # nothing to say yet: no audio, no SPEAKING
     update = await openai_fake.realtime.wait_for_client_event("session.update")
     assert [t["name"] for t in update["session"]["tools"]] == ["look_at_screen", "ask_clankie"]
 
@@ -249,6 +296,46 @@ async def test_join_streams_both_ways_and_leave_closes_everything(
     assert reply == f"Left **{live.fake.voice_channel.name}**. Bye for now!"
     assert cog.links == {} and vc.disconnects == 1 and not vc.is_playing()
     await asyncio.wait_for(conn.closed.wait(), WAIT)  # the realtime socket is closed too
+
+
+async def spurt(server: socket.socket) -> tuple[int, int]:
+    """Read one talk spurt at the voice server: (audio packets, trailing silence frames); the
+    spurt ends with Discord's five Opus silence frames."""
+    loop = asyncio.get_running_loop()
+    audio = silence = 0
+    async with asyncio.timeout(WAIT):
+        while silence < 5:
+            data = await loop.sock_recv(server, 2048)
+            payload = TransportDecryptor().decrypt(data, parse_rtp(data), XCHACHA_MODE, KEY)
+            if payload == OPUS_SILENCE:
+                silence += 1
+            else:
+                assert silence == 0, "audio after the closing silence in one spurt"
+                audio += 1
+    return audio, silence
+
+
+def speaking_states(vc: LoopbackVoiceClient) -> list[int]:
+    return [m["d"]["speaking"] for m in vc.ws_sink.sent if m.get("op") == 5]
+
+
+async def test_the_bot_sends_audio_and_speaking_only_while_it_speaks(
+    joined: tuple[Live, VoiceServer],
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    live, server = joined
+    link = voice_cog(live).links[live.fake.guild.id]
+    (vc,) = server.clients
+    await openai_fake.realtime.wait_for_client_event("session.update")
+    assert speaking_states(vc) == [] and not vc.is_playing()
+    for n in (1, 2):  # two replies: two spurts, each closed by silence and SPEAKING off
+        await openai_fake.realtime.speak_tone(200, freq=440.0)
+        audio, silence = await spurt(server.sockets[0])
+        assert audio >= 10 and silence == 5  # 200 ms of reply, then the five silence frames
+        on, off = [await asyncio.wait_for(vc.ws_sink.speaking.get(), WAIT) for _ in range(2)]
+        assert (on, off) == (1, 0) and not vc.is_playing()
+        assert link.playback is not None and link.playback.spurts == n
+    assert isinstance(vc.source, PlaybackSource)
 
 
 async def test_the_bot_leaves_by_itself_when_the_channel_empties(joined: tuple[Live, VoiceServer]) -> None:
@@ -286,8 +373,9 @@ async def test_a_dropped_voice_connection_is_rejoined_keeping_the_realtime_sessi
     await asyncio.wait_for(link.rejoined.wait(), WAIT)
     assert link.rejoins == 1
     first, second = server.clients
-    assert first.disconnects == 1 and link.vc is second and second.is_playing()
-    assert isinstance(second.source, PlaybackSource) and second.source.buffer is session.playback
+    assert first.disconnects == 1 and link.vc is second
+    assert link.playback is not None and link.playback.vc is second
+    assert link.playback.buffer is session.playback
     assert link.session is session and session.connects == 1 and len(openai_fake.realtime.connections) == 1
     assert not link.leaving
 

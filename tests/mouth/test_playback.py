@@ -74,13 +74,52 @@ def test_a_new_item_ends_the_previous_one() -> None:
     assert buffer.played_ms("a") == 40 and buffer.played_ms("b") == 40
 
 
-def test_audio_source_reads_exact_pcm_frames() -> None:
+def test_audio_source_reads_exact_pcm_frames_then_ends_the_spurt() -> None:
     buffer = PlaybackBuffer()
     source = PlaybackSource(buffer)
     assert isinstance(source, discord.AudioSource)
     assert source.is_opus() is False
     buffer.push("item_1", tone24(30))
-    reads = [source.read() for _ in range(3)]
-    assert [len(r) for r in reads] == [DISCORD_FRAME_BYTES] * 3
-    assert any(reads[0]) and reads[2] == SILENCE
-    assert source.frames_read == 3
+    buffer.end("item_1")
+    reads = []
+    while (frame := source.read()) != b"":
+        reads.append(frame)
+    assert [len(r) for r in reads] == [DISCORD_FRAME_BYTES] * len(reads) and any(reads[0])
+    assert len(reads) == 2  # 30 ms of audio (+ the resampler's lead) padded to whole frames
+    assert source.underruns == 0 and source.read() == b""  # dry: nothing more to send
+
+
+def test_an_underrun_inside_a_reply_is_bridged_then_the_spurt_ends() -> None:
+    buffer = PlaybackBuffer()
+    source = PlaybackSource(buffer, max_underrun=3)
+    buffer.push("item_1", tone24(20))  # the item goes on arriving: no end() yet
+    first = source.read()
+    assert any(first)
+    gap = [source.read() for _ in range(3)]
+    assert gap == [SILENCE] * 3 and source.underruns == 3
+    assert source.read() == b""  # the audio stopped coming: the spurt ends anyway
+
+
+def test_a_barge_in_ends_the_spurt_at_once() -> None:
+    buffer = PlaybackBuffer()
+    source = PlaybackSource(buffer)
+    buffer.push("item_1", tone24(200))
+    assert any(source.read())
+    buffer.clear()
+    assert source.read() == b""
+
+
+def test_the_listener_hears_of_each_push_that_queued_audio() -> None:
+    buffer = PlaybackBuffer()
+    calls: list[bool] = []
+    buffer.set_listener(lambda: calls.append(buffer.has_audio))
+    buffer.push("item_1", tone24(20))
+    buffer.end("item_1")
+    assert calls and all(calls)
+    buffer.clear()
+    buffer.push("item_1", tone24(20))  # a cleared item's late delta queues nothing
+    n = len(calls)
+    assert buffer.has_audio is False and len(calls) == n
+    buffer.set_listener(None)
+    buffer.push("item_2", tone24(20))
+    assert len(calls) == n
