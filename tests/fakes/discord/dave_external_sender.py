@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -105,3 +106,22 @@ class ExternalSender:
 def proposals_payload(messages: list[bytes]) -> bytes:
     """The body of op 27 (after the opcode) appending ``messages``."""
     return bytes([APPEND]) + vec(b"".join(messages))
+
+
+def form_group(sender: ExternalSender, channel_id: int, sessions: list[Any]) -> None:
+    """Bring ``davey`` sessions into one group as the gateway does for a new call: the first
+    commits the external sender's Add proposals for the others, who are welcomed."""
+    import davey
+
+    package = sender.package()
+    for session in sessions:
+        session.set_external_sender(package)
+    first, *rest = sessions
+    if not rest:
+        return
+    epoch = int(first.epoch or 0)
+    adds = [sender.add(channel_id, epoch, s.get_serialized_key_package()) for s in rest]
+    result = first.process_proposals(davey.ProposalsOperationType.append, proposals_payload(adds)[1:])
+    first.process_commit(result.commit)
+    for session in rest:
+        session.process_welcome(result.welcome)

@@ -34,7 +34,7 @@ from discord.voice_state import ConnectionFlowState
 from bot.mouth.receive.opus_decoders import Decoder
 from bot.mouth.receive.transport import XCHACHA_MODE
 from tests.fakes.discord import voice_gateway as vg
-from tests.fakes.discord.dave_external_sender import proposals_payload
+from tests.fakes.discord.dave_external_sender import form_group, proposals_payload
 from tests.mouth.receive.wire import KEY, DiscordSender, tone_pcm
 
 CHANNEL_ID = 5
@@ -166,17 +166,7 @@ class DaveRoom:
 
     async def form(self, *members: Member) -> None:
         """Members already in the call before the bot: a group of their own (no bot yet)."""
-        sender = self.gateway.external_sender.package()
-        for m in members:
-            m.session.set_external_sender(sender)
-        first, *rest = members
-        self.members = [first]
-        if rest:
-            payload = proposals_payload([self._add(m.session.get_serialized_key_package()) for m in rest])
-            cw = first.session.process_proposals(APPEND, payload[1:])
-            first.session.process_commit(cw.commit)
-            for m in rest:
-                m.session.process_welcome(cw.welcome)
+        form_group(self.gateway.external_sender, CHANNEL_ID, [m.session for m in members])
         self.members = list(members)
         for m in members:
             m.encrypting = True
