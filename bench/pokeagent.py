@@ -4,7 +4,7 @@ server's 80 fps (frames on the wall clock, queue semantics of server/app.py at f
 - ``frame_advance(N)`` for N = 30, 120, 600: wall time of the action against N / current fps.
   Target: wall ≤ 1.5 × N / fps + one round trip (the round trip is measured: median GET /status).
   The figure printed is (wall − one round trip) / (N / fps), judged ≤ 1.5; the median of
-  REPEAT runs.
+  REPEAT runs. The same for the settle after a 16-frame button press (32 frames with its release).
 - A 40-turn autopilot session (the real play loop, journal and all): turns per second, beside
   the rate the emulator alone allows (each turn's press takes hold + release frames at 80 fps).
   Target: at least 1 / 1.5 of that rate.
@@ -88,6 +88,21 @@ async def frame_advances(url: str, report: Report, rtt: float) -> None:
                 "≤ 1.5",
                 (wall - rtt) / ideal <= SLACK,
             )
+        # The settle after a press: hold + 1 frames down, then the release, at current fps.
+        timing = press_timing(16)
+        walls = []
+        for button in ("left", "right", "left"):
+            start = time.perf_counter()
+            result = await world.act(GBA_CATALOG.validate({"kind": "button_press", "button": button}))
+            walls.append(time.perf_counter() - start)
+            if not result.ok or result.data.get("settled") is not True:
+                raise SystemExit(f"button_press({button}) did not settle: {result}")
+        wall, ideal = statistics.median(walls), timing.frames / FPS
+        report.info(
+            "button_press (16 frames down + 16 released) wall", f"{wall:.3f} s (frames / fps = {ideal:.3f} s)"
+        )
+        ratio = (wall - rtt) / ideal
+        report.check("button_press (wall - rtt) / (frames / fps)", ratio, "≤ 1.5", ratio <= SLACK)
     finally:
         await world.close()
 

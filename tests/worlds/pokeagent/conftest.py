@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from pydantic import BaseModel
 
+from bot.worlds.pokeagent import PokeAgentWorld
+from journal.actions import GBA_CATALOG
 from tests.fakes.pokeagent.server import FakePokeAgent
 
 TEST_FPS = 1200.0
@@ -20,3 +23,16 @@ async def fake() -> AsyncIterator[FakePokeAgent]:
     await server.start()
     yield server
     await server.die()
+
+
+def gba(kind: str, **args: object) -> BaseModel:
+    """A GBA catalog action, validated as a mind's would be."""
+    return GBA_CATALOG.validate({"kind": kind, **args})
+
+
+@pytest.fixture
+async def world(fake: FakePokeAgent) -> AsyncIterator[PokeAgentWorld]:
+    w = PokeAgentWorld(fake.base_url, timeout_s=3.0)
+    await w.start()
+    yield w
+    await w.close()

@@ -4,28 +4,13 @@ No test here measures time (bench/pokeagent.py does); they count the fake's fram
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-from pydantic import BaseModel
 
 from bot.worlds.pokeagent import PokeAgentWorld
-from journal.actions import GBA_CATALOG, ButtonPress
+from journal.actions import ButtonPress
 from tests.fakes.pokeagent.frames import DIALOG_FPS_FACTOR
 from tests.fakes.pokeagent.server import SIGN_TEXT, FakePokeAgent
-from tests.worlds.pokeagent.conftest import TEST_FPS
-
-
-def gba(kind: str, **args: object) -> BaseModel:
-    return GBA_CATALOG.validate({"kind": kind, **args})
-
-
-@pytest.fixture
-async def world(fake: FakePokeAgent) -> AsyncIterator[PokeAgentWorld]:
-    w = PokeAgentWorld(fake.base_url, timeout_s=3.0)
-    await w.start()
-    yield w
-    await w.close()
+from tests.worlds.pokeagent.conftest import TEST_FPS, gba
 
 
 def frames_now(fake: FakePokeAgent) -> int:

@@ -3,30 +3,16 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
-from pydantic import BaseModel
 
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.pokeagent import PokeAgentWorld
 from journal.actions import GBA_CATALOG, Click
 from tests.fakes.pokeagent.game import PRIZE_MONEY
 from tests.fakes.pokeagent.server import FakePokeAgent
-from tests.worlds.pokeagent.conftest import TEST_FPS
-
-
-def gba(kind: str, **args: object) -> BaseModel:
-    return GBA_CATALOG.validate({"kind": kind, **args})
-
-
-@pytest.fixture
-async def world(fake: FakePokeAgent) -> AsyncIterator[PokeAgentWorld]:
-    w = PokeAgentWorld(fake.base_url, timeout_s=3.0)
-    await w.start()
-    yield w
-    await w.close()
+from tests.worlds.pokeagent.conftest import TEST_FPS, gba
 
 
 def free_port() -> int:
