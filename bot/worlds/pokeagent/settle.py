@@ -8,11 +8,14 @@ a ``WAIT`` it stays false until another button runs. So a settle is:
    our last entry has been taken off the queue;
 2. then let the frames that entry still needs pass, counted as elapsed time × ``current_fps``
    from ``/status`` (re-read at least every quarter second and at the end; the lower of two
-   readings counts, since the dialog's higher rate can end mid-wait), plus one frame.
+   readings counts, since the dialog's higher rate can end mid-wait), plus one frame;
+3. for a press, whose hold and release the server counts down in ``/queue_status``, read those
+   counters again and repeat until none remain (a busy server runs slower than it reports).
+   A WAIT's frames are counted by nobody on the server, so they are time alone.
 
 A server without ``/queue_status`` (404) gets step 2 alone for everything it was sent. The game
 loop sleeps 1 / current_fps after each frame's work, so a busy server runs a little slower
-than it reports; frames are counted at the reported rate (nothing else is exposed).
+than it reports: a ``frame_advance`` is counted at the reported rate (nothing else is exposed).
 """
 
 from __future__ import annotations
@@ -76,11 +79,15 @@ class Settler:
         entry_frames: int,
         remaining: Callable[[Mapping[str, Any]], int],
         total_frames: int,
+        counted_by_server: bool,
     ) -> Settled:
         """Settle ``entries`` queued entries of ``entry_frames`` frames each on the queue.
 
         ``remaining(queue_status)`` says how many frames the last entry still needs once it has
-        been taken off the queue; ``total_frames`` is everything, for a server without a queue."""
+        been taken off the queue; ``total_frames`` is everything, for a server without a queue.
+        ``counted_by_server``: the server counts those frames down itself (a press's hold and
+        release; not a WAIT's), so after waiting them they are read again until none remain —
+        a server running slower than its current_fps is waited for."""
         loop = asyncio.get_running_loop()
         start = loop.time()
         if not self.has_queue_status:
@@ -99,16 +106,19 @@ class Settler:
             length = count(queue.get("queue_length"))
             if length is None:
                 raise BodyProtocolError("GET /queue_status answered without a queue_length count")
+            steps = count(status.get("step_count"))
+            left = remaining(queue) if length == 0 else 0
+            if length == 0 and (left == 0 or not counted_by_server):
+                return await self._frames(client, left, since=loop.time(), fps=fps, steps=steps)
             if length == 0:
-                steps = count(status.get("step_count"))
-                return await self._frames(client, remaining(queue), since=loop.time(), fps=fps, steps=steps)
+                await self._frames(client, left, since=loop.time(), fps=fps)
             if loop.time() > deadline:
+                waiting = f"{length} actions queued" if length else f"{left} frames of the last press to run"
                 return Settled(
-                    False,
-                    fps,
-                    count(status.get("step_count")),
-                    f"the server still had {length} actions queued after {loop.time() - start:.1f} s",
+                    False, fps, steps, f"the server still had {waiting} after {loop.time() - start:.1f} s"
                 )
+            if length == 0:
+                continue  # read the counters again
             await asyncio.sleep(min(POLL_MAX_S, max(POLL_MIN_S, length * entry_frames / fps / 2)))
 
     async def _frames(

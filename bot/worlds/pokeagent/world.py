@@ -226,6 +226,7 @@ class PokeAgentWorld:
                 entry_frames=1,  # the WAIT itself holds the queue one frame
                 remaining=lambda _queue: action.frames,
                 total_frames=action.frames,
+                counted_by_server=False,
             )
             return _done(frames=action.frames, queued=queued, **settled.record())
         if isinstance(action, AdvanceDialog):
@@ -250,6 +251,7 @@ class PokeAgentWorld:
             entry_frames=timing.frames,
             remaining=press_remaining(timing.release_frames, timing.frames),
             total_frames=timing.frames * repeat,
+            counted_by_server=True,
         )
         return settled, queued, timing
 

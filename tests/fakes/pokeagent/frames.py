@@ -20,7 +20,8 @@ Every behaviour follows ``server/app.py`` of sethkarten/pokeagent-speedrun at co
 - ``pokemon_env/emulator.py`` ``run_frame_with_buttons``: a name presses a key only if its
   lower case is in ``KEY_MAP`` (``"a"`` presses A; ``"X"`` presses nothing but still takes its
   frames and counts a step); ``get_current_fps``: base fps × 4 while a dialog is open.
-- The loop sleeps ``1 / current_fps`` after each frame, so the frame rate follows the dialog.
+- The loop sleeps ``1 / current_fps`` after each frame's work, so the frame rate follows the
+  dialog, and a busy server (``work_s`` per frame) runs slower than the fps it reports.
 
 Frames run on the wall clock at ``fps`` (configurable, so tests can run fast at a high rate):
 whatever touches the server first runs every frame that is due by now (``catch_up``), so an
@@ -49,6 +50,7 @@ class FrameLoop:
         in_dialog: Callable[[], bool],
         *,
         clock: Callable[[], float] = time.monotonic,
+        work_s: float = 0.0,
     ) -> None:
         if fps <= 0:
             raise ValueError(f"fps must be positive, not {fps}")
@@ -56,6 +58,7 @@ class FrameLoop:
         self.on_frame = on_frame  # the game sees the keys held during one frame
         self._in_dialog = in_dialog
         self._clock = clock
+        self.work_s = work_s  # each frame's own work before the loop's sleep (a busy server)
         self.queue: list[dict[str, Any]] = []
         self.current_action: str | None = None
         self.action_frames_remaining = 0
@@ -68,6 +71,9 @@ class FrameLoop:
     def restart_clock(self) -> None:
         """Frames are due from now on (the server was down; no frames ran meanwhile)."""
         self._next_frame_at = self._clock()
+
+    def _period(self) -> float:
+        return self.work_s + 1.0 / self.current_fps()
 
     def current_fps(self) -> float:
         return self.base_fps * DIALOG_FPS_FACTOR if self._in_dialog() else self.base_fps
@@ -106,14 +112,14 @@ class FrameLoop:
             if self._idle():
                 # Nothing held or queued: the remaining due frames press nothing and change
                 # nothing but the frame count, so they run at once (the rate cannot change).
-                period = 1.0 / self.current_fps()
+                period = self._period()
                 due = int((now - self._next_frame_at) / period) + 1
                 self.on_frame(frozenset())
                 self.frames += due
                 self._next_frame_at += due * period
                 return
             self._frame()
-            self._next_frame_at += 1.0 / self.current_fps()
+            self._next_frame_at += self._period()
 
     def _frame(self) -> None:
         """One pass of ``game_loop()``'s server-mode branch, then ``step_environment``."""

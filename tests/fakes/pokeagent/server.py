@@ -24,7 +24,8 @@ Switches for faults: ``hang`` (accept, answer nothing until ``die()``), ``garbag
 them), ``game.dialog_sticks`` (A stops turning pages). ``die()`` closes the port; ``start(port)``
 again brings it back. Every POSTed body is kept in ``posted``.
 
-``clock`` replaces the wall clock (tests/fakes/pokeagent's own tests step frames one by one).
+``work_s`` is each frame's work before the loop's sleep (a busy server runs slower than the
+fps it reports, as the real loop does). ``clock`` replaces the wall clock (tests/fakes/pokeagent's own tests step frames one by one).
 
 Run by hand: ``python -m tests.fakes.pokeagent.server [--port N] [--fps F]`` prints its URL.
 """
@@ -48,7 +49,12 @@ REAL_BASE_FPS = 80  # server/app.py module global ``fps``
 
 class FakePokeAgent:
     def __init__(
-        self, *, fps: float = REAL_BASE_FPS, legacy: bool = False, clock: Callable[[], float] = time.monotonic
+        self,
+        *,
+        fps: float = REAL_BASE_FPS,
+        legacy: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        work_s: float = 0.0,
     ) -> None:
         self.legacy = legacy
         self.hang = False
@@ -56,7 +62,9 @@ class FakePokeAgent:
         self.milestones_fail = False
         self.posted: list[dict[str, Any]] = []
         self.game = TinyGame()
-        self.loop = FrameLoop(fps, self.game.frame, lambda: bool(self.game.dialog), clock=clock)
+        self.loop = FrameLoop(
+            fps, self.game.frame, lambda: bool(self.game.dialog), clock=clock, work_s=work_s
+        )
         self._unhang = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.base_url = ""

@@ -236,3 +236,21 @@ async def test_frames_run_on_the_wall_clock_by_default() -> None:
             assert fake.step_count == 1 and fake.loop.frames >= 10
     finally:
         await fake.die()
+
+
+async def test_a_busy_server_runs_slower_than_the_fps_it_reports() -> None:
+    """Fact: game_loop sleeps 1 / current_fps after each frame's own work, so its real rate is
+    below current_fps while /status still reports current_fps."""
+    clock = Clock()
+    fake = FakePokeAgent(fps=FPS, clock=clock, work_s=1 / FPS)  # each frame's work = one period
+    await fake.start()
+    try:
+        fake.loop.catch_up()
+        before = fake.loop.frames
+        clock.now += 64 / FPS
+        fake.loop.catch_up()
+        assert fake.loop.frames - before == 32  # half the frames the reported rate promises
+        async with aiohttp.ClientSession() as http, http.get(fake.base_url + "/status") as r:
+            assert (await r.json())["current_fps"] == FPS
+    finally:
+        await fake.die()

@@ -133,3 +133,20 @@ async def test_a_queue_that_does_not_drain_is_reported_unsettled(fake: FakePokeA
         assert "actions queued after" in result.data["settleDetail"]
     finally:
         await world.close()
+
+
+async def test_a_press_on_a_server_slower_than_its_fps_is_waited_for_to_the_end() -> None:
+    """Fact: the real loop runs below current_fps when busy; a press's remaining hold and
+    release are re-read from /queue_status until none remain, so the press has really ended."""
+    slow = FakePokeAgent(fps=TEST_FPS, work_s=2 / TEST_FPS)  # runs at a third of what it reports
+    await slow.start()
+    world = PokeAgentWorld(slow.base_url, timeout_s=3.0)
+    try:
+        await world.start()
+        result = await world.act(gba("button_press", button="right", repeat=2))
+        assert result.ok and result.data["settled"] is True
+        assert slow.loop.queue_empty() is True and slow.step_count == 2
+        assert (await world.observe()).state["location"]["x"] == 12
+    finally:
+        await world.close()
+        await slow.die()
