@@ -17,10 +17,11 @@ from typing import Any, TextIO
 import orjson
 
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.dialect import Dialect, read_any
 from journal.evaluate import VERDICTS, evaluate
 from journal.journeys import JourneyIndex
-from journal.reader import JournalError, read_journal
-from journal.schema import TurnV2
+from journal.original.actions import ORIGINAL_ACTION_KINDS
+from journal.reader import JournalError
 
 __all__ = ["build_parser", "main"]
 
@@ -90,8 +91,8 @@ def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ended = r.outcome if r.outcome is not None else "open"
             body = f"{r.world or '-'}/{r.mind or '-'}"
             out.write(
-                f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt}  v{r.schemaVersion}  "
-                f"{body:<{body_w}}  turns={r.turns}  {ended}\n"
+                f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt}  {r.dialect:<8}  "
+                f"v{r.schemaVersion}  {body:<{body_w}}  turns={r.turns}  {ended}\n"
             )
         if not runs:
             out.write(f"no runs in {args.directory}\n")
@@ -108,10 +109,13 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if card is None:
         _report(index.errors, err)
         raise _UsageError(f"{args.directory}: no journey {journey!r}")
+    dialects = sorted({r.dialect for r in index.runs(journey)})
     if args.json:
-        _dump({"journeyId": journey, "card": card.model_dump(mode="json")}, out)
+        _dump({"journeyId": journey, "dialects": dialects, "card": card.model_dump(mode="json")}, out)
     else:
-        out.write(f"journey   {journey}\n")
+        out.write(
+            f"journey   {journey}  ({' + '.join(dialects)} journal{'s' if len(dialects) > 1 else ''})\n"
+        )
         out.write(
             f"session   {card.sessionId}  scenario {card.scenarioId}  env {card.environmentId or '-'}\n"
         )
@@ -125,29 +129,34 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return _report(index.errors, err)
 
 
-def _action_text(action: Any) -> str:
+def _action_text(action: Any, dialect: Dialect = "clankie") -> str:
     if action is None:
         return "-"
-    data = action.model_dump(mode="json")
+    data = action.model_dump(mode="json", exclude_none=dialect == "original")
     kind = data.pop("kind")
     args = ", ".join(f"{k}={v}" for k, v in data.items())
-    retired = isinstance(action, HistoricalAction) or kind not in LIVE_ACTION_KINDS
+    catalog = ORIGINAL_ACTION_KINDS if dialect == "original" else LIVE_ACTION_KINDS
+    retired = isinstance(action, HistoricalAction) or kind not in catalog
     return f"{kind}({args})" + (" [not in the live catalog]" if retired else "")
 
 
 def _sight(args: argparse.Namespace, out: TextIO) -> int:
-    journal = read_journal(_file(args.file, "journal"))
+    journal = read_any(_file(args.file, "journal"))
     h = journal.header
-    out.write(f"run {h.runId}  journey {journal.journey_id}  started {h.startedAt}  v{h.schemaVersion}\n")
+    out.write(
+        f"run {h.runId}  journey {journal.journey_id}  started {h.startedAt}  v{h.schemaVersion}"
+        f"  {journal.dialect}\n"
+    )
     for line in journal.turns:
         t = line.turn
         speech = ""
-        if isinstance(line, TurnV2) and line.speechDeliveryId:
+        delivery = getattr(line, "speechDeliveryId", None)
+        if delivery:
             said = f'says "{t.speak}" ' if t.speak else ""
-            speech = f"  {said}(speech {line.speechDeliveryId})"
+            speech = f"  {said}(speech {delivery})"
         out.write(
-            f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action)}  → {t.effect or t.detail or '-'}"
-            f"  [objective: {t.objective or '-'}]{speech}\n"
+            f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action, journal.dialect)}  → "
+            f"{t.effect or t.detail or '-'}  [objective: {t.objective or '-'}]{speech}\n"
         )
     s = journal.summary
     if s is None:
@@ -164,7 +173,8 @@ def write_report(report: dict[str, Any], out: TextIO) -> None:
     run, agg = report["run"], report["aggregate"]
     term = run["terminal"]
     out.write(
-        f"run {run['runId']}  v{run['schemaVersion']}  terminal {term['outcome']} (from {term['source']})\n"
+        f"run {run['runId']}  {run['dialect']} v{run['schemaVersion']}  "
+        f"terminal {term['outcome']} (from {term['source']})\n"
     )
     outcomes = "  ".join(f"{k}={v}" for k, v in sorted(agg["outcomes"].items())) or "-"
     out.write(f"turns {agg['turns']}  outcomes {outcomes}  retiredActionTurns {agg['retiredActionTurns']}\n")

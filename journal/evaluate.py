@@ -57,12 +57,14 @@ and ``stopped``); else source "none", outcome "unknown".
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
 from journal.oplog import ReceiptLine, read_events, read_receipts
-from journal.reader import Journal, read_journal
+from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalReceipt
+from journal.reader import Journal
 from journal.schema import ObservationRecord, Turn, TurnV2
 
 VERDICTS = (
@@ -86,7 +88,16 @@ _SCENE_KINDS: dict[str, frozenset[str]] = {
     "page": frozenset({"click", "press", "type", "scroll"}),
 }
 
-__all__ = ["VERDICTS", "evaluate", "evaluate_journal", "narration_verdict"]
+__all__ = [
+    "VERDICTS",
+    "evaluate",
+    "evaluate_journal",
+    "index_receipts",
+    "narration_verdict",
+    "report",
+    "settlement",
+    "terminal",
+]
 
 
 def _payload(action: Any) -> dict[str, Any] | None:
@@ -133,7 +144,39 @@ def _is_movement(action: dict[str, Any]) -> bool:
     return kind == "walk_to" or (kind == "button_press" and action.get("button") in _DIRECTIONS)
 
 
-def narration_verdict(line: Turn, receipts: dict[str, list[ReceiptLine]] | None) -> str:
+Receipts = dict[str, list[ReceiptLine | OriginalReceipt]]
+# An original receipt settles one of our narration names the way the original counted it.
+_ORIGINAL_SETTLEMENT = {
+    "response": "played",
+    "model_response:failed": "failed",
+    "refusal": "refused",
+    "suppressed": "suppressed",
+    "model_response:completed": "model_silent",
+}
+
+
+def settlement(r: ReceiptLine | OriginalReceipt) -> str | None:
+    """What one receipt says about its delivery, in either service's trail.
+
+    ``response`` (audio reached the room: the original's response receipt, settled or not,
+    or ours with ``played`` true), ``suppressed``, ``refusal`` (``play_*`` or the original's
+    older ``possessor_*`` names), ``model_response:completed|failed`` (ours says ``done``);
+    None for every other receipt.
+    """
+    kind = r.type.removeprefix("discord.voice.")
+    phase = r.data.get("phase")
+    if kind == "response":
+        return "response" if isinstance(r, OriginalReceipt) or r.data.get("played") is True else None
+    if kind in ("play_narration_suppressed", "possessor_narration_suppressed"):
+        return "suppressed"
+    if kind in ("play_refusal", "possessor_refusal"):
+        return "refusal"
+    if kind == "model_response" and phase in ("completed", "done", "failed"):
+        return "model_response:failed" if phase == "failed" else "model_response:completed"
+    return None
+
+
+def narration_verdict(line: Turn, receipts: Receipts | None) -> str:
     if not isinstance(line, TurnV2):
         return "unknown"
     delivery = line.speechDeliveryId
@@ -146,7 +189,9 @@ def narration_verdict(line: Turn, receipts: dict[str, list[ReceiptLine]] | None)
         return "attempted_no_receipt"
     types: Counter[str] = Counter()
     for r in mine:
-        if r.type == "discord.voice.response" and r.data.get("played") is True:
+        if isinstance(r, OriginalReceipt):
+            types[_ORIGINAL_SETTLEMENT.get(settlement(r) or "", "")] += 1
+        elif r.type == "discord.voice.response" and r.data.get("played") is True:
             types["played"] += 1
         elif r.type == "discord.voice.model_response" and r.data.get("phase") == "failed":
             types["failed"] += 1
@@ -233,53 +278,78 @@ def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:
     return out
 
 
-def _terminal(journal: Journal, events: Path | None, skipped: dict[str, list[str]]) -> dict[str, str]:
-    if journal.summary is not None:
-        return {"source": "summary", "outcome": journal.summary.outcome}
+def terminal(
+    summary_outcome: str | None, run_id: str, events: Path | None, skipped: dict[str, list[str]]
+) -> dict[str, str]:
+    """The run's terminal: its summary, else its last stopped/failed event, else unknown.
+
+    Events of either service count: ours name the run as ``data.runId``, the original's
+    as ``data.sessionId`` (journal/original/trails.py).
+    """
+    if summary_outcome is not None:
+        return {"source": "summary", "outcome": summary_outcome}
     if events is not None:
         read = read_events(events)
         skipped["events"] = read.skipped
-        outcome: str | None = None
-        for event in read.lines:
-            if event.data.get("runId") != journal.run_id or event.type == "embodiment.session.running":
-                continue
-            default = "failed" if event.type == "embodiment.session.failed" else "stopped"
-            value = event.data.get("outcome")
-            outcome = value if isinstance(value, str) and value else default
-        if outcome is not None:
-            return {"source": "event_log", "outcome": outcome}
+        # A run is one service's: its events are all ours or all the original's.
+        ends: list[tuple[str, Any]] = [
+            (e.type, e.data.get("outcome")) for e in read.lines if e.data.get("runId") == run_id
+        ]
+        ends = [end for end in ends if end[0] != "embodiment.session.running"]
+        ends += [
+            (e.type, e.data.get("outcome"))
+            for e in read.original
+            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES
+        ]
+        last = ends[-1] if ends else None
+        if last is not None:
+            default = "failed" if last[0] == "embodiment.session.failed" else "stopped"
+            value = last[1]
+            return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}
     return {"source": "none", "outcome": "unknown"}
 
 
-def evaluate_journal(
-    journal: Journal, events: Path | None = None, receipts: Path | None = None
-) -> dict[str, Any]:
-    """Evaluate an already-read journal (see :func:`evaluate`)."""
-    skipped: dict[str, list[str]] = {"events": [], "receipts": []}
-    by_delivery: dict[str, list[ReceiptLine]] | None = None
-    if receipts is not None:
-        read = read_receipts(receipts)
-        skipped["receipts"] = read.skipped
-        by_delivery = defaultdict(list)
-        for receipt in read.lines:
-            by_delivery[receipt.deliveryId].append(receipt)
+def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Receipts | None:
+    """The receipt trail (either service's lines) by delivery id; None when not given."""
+    if receipts is None:
+        return None
+    read = read_receipts(receipts)
+    skipped["receipts"] = read.skipped
+    by_delivery: Receipts = defaultdict(list)
+    for receipt in read.lines:
+        by_delivery[receipt.deliveryId].append(receipt)
+    for theirs in read.original:
+        if theirs.delivery_id is not None:
+            by_delivery[theirs.delivery_id].append(theirs)
+    return by_delivery
 
+
+Judge = Callable[[Any, Any, bool, "Receipts | None"], dict[str, str]]
+"""Verdicts of one turn line: (line, previous line or None, action retired?, receipts)."""
+
+
+def report(
+    journal: Any, events: Path | None, receipts: Path | None, catalog: frozenset[str], judge: Judge
+) -> dict[str, Any]:
+    """The report of a journal of any dialect: the run, one row per turn, the aggregate.
+
+    ``catalog`` is the dialect's live action kinds (an action outside it was read as a
+    historical shape); ``judge`` gives each turn's verdicts.
+    """
+    skipped: dict[str, list[str]] = {"events": [], "receipts": []}
+    by_delivery = index_receipts(receipts, skipped)
     turns: list[dict[str, Any]] = []
     outcomes: Counter[str] = Counter()
     tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
     retired = 0
-    prev: Turn | None = None
+    prev: Any = None
     for line in journal.turns:
         body = line.turn
         action = body.action
         is_retired = action is not None and (
-            isinstance(action, HistoricalAction) or action.kind not in LIVE_ACTION_KINDS
+            isinstance(action, HistoricalAction) or action.kind not in catalog
         )
-        if is_retired or not isinstance(line, TurnV2):
-            verdicts = dict.fromkeys(VERDICTS, "unknown")
-        else:
-            verdicts = _verdicts(line, prev)
-            verdicts["narration"] = narration_verdict(line, by_delivery)
+        verdicts = judge(line, prev, is_retired, by_delivery)
         retired += is_retired
         outcomes[body.outcome] += 1
         for name, value in verdicts.items():
@@ -299,16 +369,17 @@ def evaluate_journal(
             }
         )
         prev = line
-
     header = journal.header
+    summary = journal.summary.outcome if journal.summary is not None else None
     return {
         "run": {
+            "dialect": journal.dialect,
             "runId": header.runId,
             "journeyId": journal.journey_id,
             "schemaVersion": header.schemaVersion,
             "turnSchemaVersion": journal.turns[0].schemaVersion if journal.turns else None,
             "path": str(journal.path),
-            "terminal": _terminal(journal, events, skipped),
+            "terminal": terminal(summary, journal.run_id, events, skipped),
         },
         "turns": turns,
         "aggregate": {
@@ -321,12 +392,33 @@ def evaluate_journal(
     }
 
 
+def _judge(line: Turn, prev: Turn | None, is_retired: bool, receipts: Receipts | None) -> dict[str, str]:
+    if is_retired or not isinstance(line, TurnV2):
+        return dict.fromkeys(VERDICTS, "unknown")
+    verdicts = _verdicts(line, prev)
+    verdicts["narration"] = narration_verdict(line, receipts)
+    return verdicts
+
+
+def evaluate_journal(
+    journal: Journal, events: Path | None = None, receipts: Path | None = None
+) -> dict[str, Any]:
+    """Evaluate an already-read journal (see :func:`evaluate`)."""
+    return report(journal, events, receipts, LIVE_ACTION_KINDS, _judge)
+
+
 def evaluate(
     journal_path: Path | str, events: Path | None = None, receipts: Path | None = None
 ) -> dict[str, Any]:
-    """Read a journal (raising JournalError if invalid) and evaluate it.
+    """Read a journal of either dialect (raising JournalError if invalid) and evaluate it.
 
     ``events`` is the event log, ``receipts`` the voice receipt trail; both optional and
     read tolerantly (a torn line is skipped and listed under ``skippedOperationalLines``).
     """
-    return evaluate_journal(read_journal(journal_path), events, receipts)
+    from journal.dialect import read_any  # the dialect reader imports this module's peers
+    from journal.original.evaluate import evaluate_original
+
+    journal = read_any(journal_path)
+    if isinstance(journal, Journal):
+        return evaluate_journal(journal, events, receipts)
+    return evaluate_original(journal, events, receipts)

@@ -9,6 +9,8 @@ size). A file that shrinks or is replaced is read again from the start; an inval
 left out of every answer and reported in :attr:`JourneyIndex.errors` until it changes.
 
 V1/V2 headers have no journeyId: such a run is a journey of its own (journeyId = runId).
+Journals of the original service (journal/original/) sit beside ours: each file's dialect
+is decided by its first line, and its lines are validated and folded by that dialect only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from journal.dialect import Dialect, detect
+from journal.original.lines import HeaderV1 as OriginalHeaderV1
+from journal.original.lines import HeaderV3 as OriginalHeaderV3
+from journal.original.lines import OriginalHeader, OriginalSummary
+from journal.original.lines import TurnV1 as OriginalTurnV1
+from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
+from journal.original.story import feed_original_header, feed_original_turn
 from journal.reader import JournalError, LineChecker, journey_id_of, parse_line
 from journal.schema import Header, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
 from journal.story import StoryCard, StoryMoment, StoryProjector
@@ -46,9 +55,11 @@ class RunInfo:
     lastTurnAt: str | None
     state: Literal["open", "closed"]
     outcome: str | None  # the summary's outcome when closed
+    dialect: Dialect = "clankie"
 
     def to_json(self) -> dict[str, object]:
         return {
+            "dialect": self.dialect,
             "runId": self.runId,
             "journeyId": self.journeyId,
             "path": str(self.path),
@@ -75,12 +86,17 @@ class _FileState:
         self.size = 0  # size at the last refresh
         self.lines = 0
         self.checker = LineChecker(path)
+        self.original: OriginalChecker | None = None  # set when line 1 is the original's header
         self.story = StoryProjector()
         self.error: JournalError | None = None
 
     @property
-    def header(self) -> Header | None:
-        return self.checker.header
+    def header(self) -> Header | OriginalHeader | None:
+        return self.original.header if self.original is not None else self.checker.header
+
+    @property
+    def summary(self) -> Summary | OriginalSummary | None:
+        return self.original.summary if self.original is not None else self.checker.summary
 
     def consume(self) -> None:
         """Validate the complete lines appended since the last call."""
@@ -107,6 +123,11 @@ class _FileState:
     def _lines(self, block: bytes) -> None:
         for raw in block.split(b"\n"):
             self.lines += 1
+            if self.lines == 1 and detect(raw) == "original":
+                self.original = OriginalChecker(self.path)
+            if self.original is not None:
+                self._original_line(raw, self.original)
+                continue
             line = parse_line(raw, self.path, self.lines)
             self.checker.check(line, self.lines)
             if isinstance(line, (TurnV1, TurnV2)):
@@ -114,31 +135,55 @@ class _FileState:
             elif not isinstance(line, Summary):
                 self.story.feed_header(line)
 
+    def _original_line(self, raw: bytes, checker: OriginalChecker) -> None:
+        line = parse_original_line(raw, self.path, self.lines)
+        checker.check(line, self.lines)
+        if isinstance(line, OriginalTurnV1):
+            feed_original_turn(self.story, line)
+        elif line.kind == "header":
+            feed_original_header(self.story, line)
+
     def info(self) -> RunInfo | None:
         header = self.header
         if header is None:
             return None
-        summary = self.checker.summary
+        summary = self.summary
+        dialect: Dialect
+        environment: str | None
+        world: str | None = None
+        mind: str | None = None
+        if isinstance(header, OriginalHeaderV1):
+            dialect, journey, session = "original", original_journey_id(header), header.environmentSessionId
+            environment = header.environmentId if isinstance(header, OriginalHeaderV3) else None
+        else:
+            dialect, journey, session = "clankie", journey_id_of(header), header.sessionId
+            environment = header.environmentId if isinstance(header, HeaderV3) else None
+            if isinstance(header, HeaderV2):
+                world, mind = header.world, header.mind
         return RunInfo(
             runId=header.runId,
-            journeyId=journey_id_of(header),
+            journeyId=journey,
             path=self.path,
             schemaVersion=header.schemaVersion,
-            sessionId=header.sessionId,
+            sessionId=session,
             scenarioId=header.scenarioId,
-            environmentId=header.environmentId if isinstance(header, HeaderV3) else None,
-            world=header.world if isinstance(header, HeaderV2) else None,
-            mind=header.mind if isinstance(header, HeaderV2) else None,
+            environmentId=environment,
+            world=world,
+            mind=mind,
             startedAt=header.startedAt,
             turns=self.story.turns_taken,
             lastTurnAt=self.story.last_turn_at,
             state="closed" if summary is not None else "open",
             outcome=summary.outcome if summary is not None else None,
+            dialect=dialect,
         )
 
 
-JOURNAL_NAME = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9_.:-]+\.jsonl")
-"""What the writer names a journal; other files (an event log kept beside them) are not journals."""
+JOURNAL_NAME = re.compile(
+    r"\d{8}T\d{6}Z-[A-Za-z0-9_.:-]+\.jsonl"  # ours
+    r"|\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[A-Za-z0-9_-]+\.jsonl"  # the original service's
+)
+"""What the writers name a journal; other files (an event log kept beside them) are not journals."""
 
 
 class JourneyIndex:

@@ -14,6 +14,12 @@ Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
          discord.voice.play_narration_suppressed  data.reason ∈ speaking | cooldown | not_listening
          discord.voice.play_refusal     data.reason (e.g. no_voice_session)
   data may also hold runId and turn.
+
+The original service's trails (journal/original/trails.py) are read from the same paths,
+line by line by their envelope: an event line without ``schemaVersion`` is the original's
+DomainEvent, a receipt line without a top-level ``deliveryId`` is the original's receipt.
+So ``CLANKIE_EVENT_LOG`` and ``DISCORD_BRIDGE_RECEIPT_PATH`` may point at the original's
+files as they are, or at a file both services appended to.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import io
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,9 +37,12 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from journal.writer import append_whole
+from journal.original.trails import OriginalEvent, OriginalReceipt
 
 T = TypeVar("T")
+U = TypeVar("U")
 M = TypeVar("M", bound=BaseModel)
+N = TypeVar("N", bound=BaseModel)
 
 EventType = Literal[
     "embodiment.session.running",
@@ -90,9 +100,10 @@ def append_line(path: Path, line: BaseModel) -> None:
 
 
 @dataclass
-class TolerantRead(Generic[T]):
+class TolerantRead(Generic[T, U]):
     lines: list[T] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path:line: reason"
+    original: list[U] = field(default_factory=list)  # valid lines of the original service's
 
 
 def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
@@ -103,9 +114,15 @@ def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
     return f"{where}: {err['msg']}" if where else str(err["msg"])
 
 
-def _read_tolerant(path: Path, model: type[M]) -> TolerantRead[M]:
-    """Every valid line of an operational log; a torn or invalid line is skipped and named."""
-    out: TolerantRead[M] = TolerantRead()
+def _read_tolerant(
+    path: Path, ours: type[M], theirs: type[N], theirs_if: Callable[[dict[str, Any]], bool]
+) -> TolerantRead[M, N]:
+    """Every valid line of an operational log; a torn or invalid line is skipped and named.
+
+    A line for which ``theirs_if`` holds is the original service's and is validated as
+    ``theirs`` into ``original``; every other line as ``ours`` into ``lines``.
+    """
+    out: TolerantRead[M, N] = TolerantRead()
     if not path.exists():
         return out
     with open(path, "rb") as fh:
@@ -113,15 +130,21 @@ def _read_tolerant(path: Path, model: type[M]) -> TolerantRead[M]:
             if not raw.strip():
                 continue
             try:
-                out.lines.append(model.model_validate(orjson.loads(raw)))
+                data = orjson.loads(raw)
+                if isinstance(data, dict) and theirs_if(data):
+                    out.original.append(theirs.model_validate(data))
+                else:
+                    out.lines.append(ours.model_validate(data))
             except (orjson.JSONDecodeError, ValidationError) as exc:
                 out.skipped.append(f"{path}:{number}: {_reason(exc)}")
     return out
 
 
-def read_events(path: Path) -> TolerantRead[EventLine]:
-    return _read_tolerant(path, EventLine)
+def read_events(path: Path) -> TolerantRead[EventLine, OriginalEvent]:
+    """Our event lines, and the original's DomainEvents (they have no ``schemaVersion``)."""
+    return _read_tolerant(path, EventLine, OriginalEvent, lambda d: "schemaVersion" not in d)
 
 
-def read_receipts(path: Path) -> TolerantRead[ReceiptLine]:
-    return _read_tolerant(path, ReceiptLine)
+def read_receipts(path: Path) -> TolerantRead[ReceiptLine, OriginalReceipt]:
+    """Our receipts, and the original's (their ``deliveryId`` is inside ``data``)."""
+    return _read_tolerant(path, ReceiptLine, OriginalReceipt, lambda d: "deliveryId" not in d)

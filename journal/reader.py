@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Union, cast
+from typing import Annotated, Any, Literal, Union, cast
 
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
@@ -49,6 +49,8 @@ __all__ = [
     "Journal",
     "JournalError",
     "LineChecker",
+    "decode_line",
+    "describe_error",
     "iter_journal",
     "journey_id_of",
     "parse_line",
@@ -85,6 +87,7 @@ class Journal:
     header: Header
     turns: list[Turn] = field(default_factory=list)
     summary: Summary | None = None
+    dialect: Literal["clankie"] = "clankie"
 
     @property
     def run_id(self) -> str:
@@ -100,7 +103,8 @@ def journey_id_of(header: Header) -> str:
     return header.journeyId if isinstance(header, HeaderV3) else header.runId
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_error(exc: ValidationError) -> str:
+    """A pydantic error as one reason: the field path and what was wrong with it."""
     errors = exc.errors(include_url=False, include_input=False)
     # Within a union (the turn's action), the branch that says why is more useful than a
     # branch that merely did not match.
@@ -113,7 +117,7 @@ def _describe(exc: ValidationError) -> str:
     # Drop the discriminator tags pydantic puts in front: ('turn', 2, 'turn', 'outcome').
     if loc and loc[0] in _KINDS:
         loc.pop(0)
-        if loc and isinstance(loc[0], int):
+        if loc and isinstance(loc[0], int):  # the schemaVersion tag
             loc.pop(0)
     # Union member labels ('HistoricalAction', 'tagged-union[…]') are not field names.
     where = ".".join(str(p) for p in loc if not (isinstance(p, str) and ("[" in p or p[:1].isupper())))
@@ -137,8 +141,12 @@ def _describe(exc: ValidationError) -> str:
     return f"{where}: {msg}" if where else msg
 
 
-def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Header | Turn | Summary:
-    """Validate one line (without its newline) into its model, or raise JournalError."""
+def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Any:
+    """Decode one line (without its newline) to JSON, or raise JournalError.
+
+    Every dialect's lines go through here: the size limit, blank lines, malformed JSON and a
+    boolean schemaVersion fail the same way whichever format the file is in.
+    """
     if len(raw) > MAX_LINE_BYTES:
         raise JournalError(path, number, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit")
     if not raw or raw.isspace():
@@ -151,11 +159,17 @@ def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> H
     if type(data) is dict and type(data.get("schemaVersion")) is bool:
         # Python-mode Literal[1] would take True for 1; JSON keeps booleans apart.
         raise JournalError(path, number, "schemaVersion: Input should be an integer, not a boolean")
+    return data
+
+
+def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Header | Turn | Summary:
+    """Validate one line (without its newline) into its model, or raise JournalError."""
+    data = decode_line(raw, path, number)
     try:
         line: Header | Turn | Summary = _VALIDATE(data)
         return line
     except ValidationError as exc:
-        raise JournalError(path, number, _describe(exc)) from None
+        raise JournalError(path, number, describe_error(exc)) from None
     except (ValueError, TypeError, RecursionError) as exc:  # defensive: validators outside pydantic's net
         raise JournalError(path, number, f"invalid line: {exc}") from None
 
@@ -217,7 +231,8 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _raw_lines(path: Path) -> list[bytes]:
+def raw_lines(path: Path) -> list[bytes]:
+    """The file's lines without their newlines; an empty file or a torn last line fails."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -240,7 +255,7 @@ def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
     """
     path = Path(path)
     checker = LineChecker(path)
-    for number, raw in enumerate(_raw_lines(path), start=1):
+    for number, raw in enumerate(raw_lines(path), start=1):
         line = parse_line(raw, path, number)
         checker.check(line, number)
         yield line
@@ -249,7 +264,7 @@ def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
 def read_journal(path: Path | str) -> Journal:
     """Read and validate a whole journal file, or raise JournalError (``path:line: reason``)."""
     path = Path(path)
-    raws = _raw_lines(path)
+    raws = raw_lines(path)
     checker = LineChecker(path)
     turns: list[Turn] = []
     # Validated lines are acyclic, but keeping tens of thousands of them alive makes the

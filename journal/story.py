@@ -98,44 +98,76 @@ class StoryProjector:
 
     def feed_header(self, header: Header) -> None:
         """Begin a sitting. A header of another journey is refused (ValueError)."""
+        if isinstance(header, HeaderV3):
+            environment: str | None = header.environmentId
+        elif isinstance(header, HeaderV2):
+            environment = header.world
+        else:
+            environment = None
         journey = header.journeyId if isinstance(header, HeaderV3) else header.runId
+        self.begin(journey, header.sessionId, header.scenarioId, environment, header.startedAt)
+
+    def begin(
+        self, journey: str, session: str, scenario: str, environment: str | None, started_at: str
+    ) -> None:
+        """Begin a sitting of any journal dialect (see :meth:`feed_header`)."""
         if self.journey_id is not None and journey != self.journey_id:
             raise ValueError(f"header of journey {journey!r} fed to the story of journey {self.journey_id!r}")
         self.journey_id = journey
-        self.session_id = header.sessionId
-        self.scenario_id = header.scenarioId
-        if isinstance(header, HeaderV3):
-            self.environment_id = header.environmentId
-        elif isinstance(header, HeaderV2):
-            self.environment_id = header.world
-        else:
-            self.environment_id = None
+        self.session_id = session
+        self.scenario_id = scenario
+        self.environment_id = environment
         if self.started_at is None:
-            self.started_at = header.startedAt
+            self.started_at = started_at
 
     def feed_turn(self, line: TurnV1 | TurnV2) -> None:
         """Fold one turn line (any version, e.g. a TurnV2Write the loop just wrote)."""
+        body = line.turn
+        if isinstance(line, TurnV2):
+            started, current = _turn_maps(line)
+            after = line.evidence.progressAfter
+            self.fold(
+                line.at,
+                body.objective,
+                body.speakWanted,
+                body.effect,
+                started,
+                current,
+                after.maps if after is not None else None,
+            )
+        else:
+            self.fold(line.at, body.objective, body.speakWanted, body.effect)
+
+    def fold(
+        self,
+        at: str,
+        objective: str | None,
+        speak_wanted: bool,
+        effect: str | None,
+        started_map: str | None = None,
+        current_map: str | None = None,
+        maps_after: list[str] | None = None,
+    ) -> None:
+        """Fold one turn of any journal dialect: when, toward what, what it did, where.
+
+        ``started_map``/``current_map`` are the maps the turn began and ended on, when its
+        evidence names them; ``maps_after`` the maps its progress lists after the action.
+        """
         if self.journey_id is None:
             raise ValueError("feed_header must come before feed_turn")
-        body = line.turn
         self.turns_taken += 1
-        self.last_turn_at = line.at
-        self.objective = body.objective
-        if isinstance(line, TurnV2):
-            self._see_maps(line)
-        if body.speakWanted and body.effect:
-            self._moments.append(StoryMoment(at=line.at, effect=body.effect, toward=body.objective))
-
-    def _see_maps(self, line: TurnV2) -> None:
-        started, current = _turn_maps(line)
-        if started is not None:
-            self._see(started)
-        if current is not None:
-            self._see(current)
-        elif line.evidence.progressAfter is not None:
-            for name in line.evidence.progressAfter.maps[-MAX_MAPS:]:
+        self.last_turn_at = at
+        self.objective = objective
+        if started_map is not None:
+            self._see(started_map)
+        if current_map is not None:
+            self._see(current_map)
+        elif maps_after is not None:
+            for name in maps_after[-MAX_MAPS:]:
                 if name not in self._maps:
-                    self._see(name)
+                    self._see(name[:64])
+        if speak_wanted and effect:
+            self._moments.append(StoryMoment(at=at, effect=effect, toward=objective))
 
     def _see(self, name: str) -> None:
         self._maps[name] = None

@@ -1,0 +1,13 @@
+"""The original service's trails, read as a second dialect (DESIGN §6, issue 14).
+
+The original Clankie service (TypeScript) wrote its own play journals, lifecycle events and
+voice receipts. An operator moving to this bot brings that archive; these modules read it
+as strictly as our own journals, and nothing here ever writes it.
+
+- ``journal.original.actions`` — the original's action catalog (emulator + body actions).
+- ``journal.original.observations`` — its decoded emulator observations.
+- ``journal.original.lines`` — header V1–V3, turn V1–V2 with evidence, summary V1–V2.
+- ``journal.original.reader`` — :func:`read_original` and the per-line validator.
+- ``journal.original.trails`` — its event-log lines (DomainEvent) and voice receipts.
+- ``journal.original.evaluate`` — its evidence mapped onto our verdicts.
+"""

@@ -1,0 +1,36 @@
+"""Shared pieces of the original service's schemas: the strict base, bounded strings, absent.
+
+The original validated with zod and wrote only what its schemas parsed, so every object it
+wrote has a closed key set: each model here forbids unknown keys. Its timestamps are zod
+``datetime()`` strings (UTC, ``Z``, any fractional precision).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+__all__ = ["Id", "Sha256", "Strict", "Timestamp", "absent", "text"]
+
+Timestamp = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Id = Annotated[str, StringConstraints(min_length=1)]  # zod z.string().min(1): unbounded
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def text(most: int, least: int = 0) -> Any:
+    """A string of ``least``–``most`` characters (zod ``.min().max()``)."""
+    return Annotated[str, StringConstraints(min_length=least, max_length=most)]
+
+
+def absent() -> Any:
+    """A field the original may leave out but never writes as null (zod ``.optional()``).
+
+    Absent reads as None; pydantic does not validate defaults, so an explicit null still
+    fails the field's type, as it fails the original's schema.
+    """
+    return Field(default=None)

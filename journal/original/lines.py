@@ -1,0 +1,340 @@
+"""Every line the original service's play journal holds, version by version.
+
+A journal is one header (V1–V3), turns (V1, or V2 with an evidence packet) and at most one
+summary (V1–V2), each a JSON object discriminated by ``kind`` then ``schemaVersion``. What
+sets it apart from our own format (issue 14):
+
+- header: ``environmentSessionId`` and ``resumedFromCheckpointId`` (V1–V3); V3 adds
+  ``journeyId``, ``environmentId``, ``venue``; no ``sessionId``, ``world`` or ``mind``;
+- turns are numbered from 0; ``monologue``/``intent`` may be null; ``objectiveRetired`` is
+  the retired objective's text or null; ``speakSuppressed`` is a boolean; ``interjection``
+  and ``reply`` are recorded; a V2 turn may carry a ``screenshot``;
+- evidence: observations as :mod:`journal.original.observations` decodes them; the action
+  result is ``{source: environment, result: {status, …}}`` or a body/exception result;
+  progress has ``turnsSinceNewTile`` and ``actionsPerNewTile`` and no milestones; signals
+  are nullable and carry more keys;
+- summary: ``framesPublished``, ``framesDropped``, ``checkpointId``, ``volition``,
+  ``coherence``; any ``outcome`` string.
+
+Fields the original defaults when absent (journals written before they existed) read with
+the same defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from journal.original.actions import OriginalActionRead
+from journal.original.base import Id, Sha256, Strict, Timestamp, absent, text
+from journal.original.observations import Observation
+
+__all__ = [
+    "Evidence",
+    "HeaderV1",
+    "HeaderV2",
+    "HeaderV3",
+    "OriginalHeader",
+    "OriginalLine",
+    "OriginalSummary",
+    "OriginalTurn",
+    "Stage",
+    "SummaryV1",
+    "SummaryV2",
+    "TurnV1",
+    "TurnV2",
+]
+
+_Hex64 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+_Count = Annotated[int, Field(ge=0)]
+
+
+# --- header -----------------------------------------------------------------------
+
+
+class HeaderV1(Strict):
+    kind: Literal["header"]
+    schemaVersion: Literal[1]
+    runId: text(200, 1)  # type: ignore[valid-type]
+    environmentSessionId: text(200, 1)  # type: ignore[valid-type]
+    scenarioId: text(200, 1)  # type: ignore[valid-type]
+    startedAt: Timestamp
+    resumedFromCheckpointId: text(200) | None  # type: ignore[valid-type]
+
+
+class HeaderV2(HeaderV1):
+    schemaVersion: Literal[2]  # type: ignore[assignment]
+
+
+class HeaderV3(HeaderV2):
+    """V3 gives each sitting its journey, and names the game and the venue."""
+
+    schemaVersion: Literal[3]  # type: ignore[assignment]
+    journeyId: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512)]
+    environmentId: Literal["pokemon-firered", "pokemon-emerald"]
+    venue: Literal["local", "world"]
+
+
+# --- turn -------------------------------------------------------------------------
+
+
+class Provenance(Strict):
+    body: Literal["local", "world"]
+    sessionId: text(200, 1) = absent()  # type: ignore[valid-type]
+    worldId: text(200, 1) = absent()  # type: ignore[valid-type]
+    bodyGeneration: _Count = absent()
+    adapterVersion: _Count = absent()
+    coreId: text(200, 1) = absent()  # type: ignore[valid-type]
+    fixtureSha256: _Hex64 = absent()
+    romSha256: _Hex64 = absent()
+    coreWasmSha256: _Hex64 = absent()
+    real: bool = absent()
+
+
+class Stage(Strict):
+    observations: list[Observation] = Field(max_length=6)
+    provenance: Provenance | None
+
+
+class Progress(Strict):
+    distinctTiles: _Count
+    maps: list[text(200)] = Field(max_length=256)  # type: ignore[valid-type]
+    turnsSinceNewTile: _Count
+    actionsPerNewTile: Annotated[float, Field(ge=0)] | None
+
+
+class _Result(Strict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
+
+
+class _Handle(_Result):
+    status: Literal["queued", "running"]
+    acceptedGoalVersion: _Count
+
+
+class _Completed(_Result):
+    status: Literal["completed"]
+    acceptedGoalVersion: _Count
+    outcome: dict[str, Any]
+
+
+class _Cancelled(_Result):
+    status: Literal["cancelled"]
+    acceptedGoalVersion: _Count
+    reason: Id
+
+
+class _Failed(_Result):
+    status: Literal["failed"]
+    acceptedGoalVersion: _Count
+    errorCode: Id
+    message: Id
+    retryable: bool
+
+
+class _Denied(_Result):
+    status: Literal["denied"]
+    requestedGoalVersion: _Count
+    reason: Id
+    policyDecisionId: Id
+
+
+class _Stale(_Result):
+    status: Literal["stale"]
+    expectedGoalVersion: _Count
+    currentGoalVersion: _Count
+
+
+EnvironmentResult = Annotated[
+    _Handle | _Completed | _Cancelled | _Failed | _Denied | _Stale, Field(discriminator="status")
+]
+
+
+class EnvironmentActionResult(Strict):
+    source: Literal["environment"]
+    result: EnvironmentResult
+
+
+class BodyActionResult(Strict):
+    source: Literal["body"]
+    status: Literal["completed", "rejected"]
+    summary: text(4096)  # type: ignore[valid-type]
+    advice: text(4096) | None  # type: ignore[valid-type]
+
+
+class ExceptionActionResult(Strict):
+    source: Literal["exception"]
+    name: text(200, 1)  # type: ignore[valid-type]
+    message: text(4096) | None  # type: ignore[valid-type]
+    errorCode: text(200, 1) | None  # type: ignore[valid-type]
+    retryable: bool | None
+
+
+ActionResult = Annotated[
+    EnvironmentActionResult | BodyActionResult | ExceptionActionResult, Field(discriminator="source")
+]
+
+
+class HardFailure(Strict):
+    action: OriginalActionRead
+    errorCode: text(200, 1)  # type: ignore[valid-type]
+    effect: text(500, 1)  # type: ignore[valid-type]
+
+
+_Turns = Annotated[int, Field(ge=0)] | None
+
+
+class Signals(Strict):
+    refusedHere: list[text(64)] = Field(max_length=4)  # type: ignore[valid-type]
+    knownHardFailures: Annotated[list[HardFailure], Field(max_length=32)] = absent()
+    stalledForTurns: _Turns
+    repeatingForTurns: _Turns
+    recurringForTurns: _Turns
+    objectiveForTurns: _Turns
+    localeForTurns: _Turns
+    previousObjective: text(160) | None  # type: ignore[valid-type]
+    previousNotes: text(800) | None  # type: ignore[valid-type]
+    retiredObjective: text(160) | None  # type: ignore[valid-type]
+    objectiveRecovery: bool = False
+    verifiedInteractions: list[text(700)] = Field(default_factory=list, max_length=32)  # type: ignore[valid-type]
+    decisionPreemptions: _Count = 0
+
+
+class Timing(Strict):
+    decisionStartedAt: Timestamp
+    decisionSettledAt: Timestamp
+    actionStartedAt: Timestamp | None
+    actionSettledAt: Timestamp | None
+
+
+class Evidence(Strict):
+    decision: Stage
+    immediatePreAction: Stage | None
+    postAction: Stage | None
+    actionResult: ActionResult | None
+    progressBefore: Progress
+    progressAfter: Progress | None
+    signals: Signals
+    timing: Timing
+
+
+Outcome = Literal["accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"]
+
+
+class TurnBody(Strict):
+    turn: _Count
+    observationSha256: Sha256
+    framebufferSha256: Sha256 | None
+    monologue: text(600) | None  # type: ignore[valid-type]
+    intent: text(200) | None  # type: ignore[valid-type]
+    notes: text(800) | None  # type: ignore[valid-type]
+    objective: text(160) | None  # type: ignore[valid-type]
+    objectiveRetired: text(160) | None = None  # type: ignore[valid-type]
+    interjection: text(500) | None  # type: ignore[valid-type]
+    reply: text(2000) | None  # type: ignore[valid-type]
+    speak: text(400) | None  # type: ignore[valid-type]
+    speakSuppressed: bool
+    speakWanted: bool = False
+    action: OriginalActionRead | None
+    outcome: Outcome
+    detail: text(400) | None  # type: ignore[valid-type]
+    effect: text(200) | None  # type: ignore[valid-type]
+    effectAdvice: text(300) | None = None  # type: ignore[valid-type]
+
+
+_Reason = Literal[
+    "initial",
+    "interval",
+    "map_change",
+    "scene_change",
+    "objective_change",
+    "noteworthy",
+    "failure",
+    "terminal",
+]
+
+
+class Screenshot(Strict):
+    """A PNG kept beside the journal; only its path, size, digest and why are in the line."""
+
+    path: Annotated[str, StringConstraints(pattern=r"^\.screenshots/[a-zA-Z0-9_-]+/[a-zA-Z0-9_-]+\.png$")]
+    byteLength: int = Field(ge=1, le=512 * 1024)
+    sha256: Sha256
+    width: int = Field(ge=1, le=4096)
+    height: int = Field(ge=1, le=4096)
+    reasons: list[_Reason] = Field(min_length=1)
+
+
+_DeliveryId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^\S+$")]
+
+
+class TurnV1(Strict):
+    kind: Literal["turn"]
+    schemaVersion: Literal[1]
+    at: Timestamp
+    turn: TurnBody
+    speechDeliveryId: _DeliveryId = absent()
+
+
+class TurnV2(TurnV1):
+    schemaVersion: Literal[2]  # type: ignore[assignment]
+    evidence: Evidence
+    screenshot: Screenshot = absent()
+    narrationEvent: text(512, 1) = absent()  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _together(self) -> TurnV2:
+        if (self.speechDeliveryId is None) != (self.narrationEvent is None):
+            raise ValueError("speechDeliveryId and narrationEvent must be recorded together")
+        return self
+
+
+# --- summary ----------------------------------------------------------------------
+
+
+class SummaryProgress(Strict):
+    distinctTiles: _Count
+    maps: list[str]
+    turnsSinceNewTile: _Count
+    actionsPerNewTile: float | None
+
+
+class Volition(Strict):
+    offered: _Count
+    taken: _Count
+    suppressed: _Count
+    skipped: _Count = 0  # absent before the consultation gate existed
+
+
+class SummaryV1(Strict):
+    kind: Literal["summary"]
+    schemaVersion: Literal[1]
+    at: Timestamp
+    outcome: text(64, 1)  # type: ignore[valid-type]
+    turnsTaken: _Count
+    accepted: _Count
+    durationMs: _Count
+    framesPublished: _Count
+    framesDropped: _Count
+    checkpointId: text(200) | None  # type: ignore[valid-type]
+    progress: SummaryProgress
+    volition: Volition
+    coherence: Annotated[float, Field(ge=0, le=1)] | None
+    longestUnchangedRun: _Count = 0
+    longestRecurringRun: _Count = 0
+    objectivesRetired: _Count = 0
+
+
+class SummaryV2(SummaryV1):
+    schemaVersion: Literal[2]  # type: ignore[assignment]
+    screenshot: Screenshot = absent()
+
+
+OriginalHeader = HeaderV1 | HeaderV2 | HeaderV3
+OriginalTurn = TurnV1 | TurnV2
+OriginalSummary = SummaryV1 | SummaryV2
+OriginalLine = OriginalHeader | OriginalTurn | OriginalSummary

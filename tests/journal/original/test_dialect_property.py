@@ -1,0 +1,105 @@
+"""Property: a line of the original's dialect never reads as ours, and ours never as theirs.
+
+Lines are drawn from both services' shapes — every line of the hand-made fixtures and
+generated ones (any version, any turn number, any identifiers, with or without speech, with
+the optional fields the original may leave out removed) — each valid in its own dialect.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from journal import samples as ours
+from journal.dialect import detect
+from journal.original import samples as theirs
+from journal.original.reader import parse_original_line
+from journal.reader import JournalError, parse_line
+from tests.journal.original.build import JOURNALS, lines_of
+
+_IDS = st.from_regex(r"[A-Za-z0-9_.:-]{1,40}", fullmatch=True)
+_FIXTURE_LINES = [line for path in JOURNALS for line in lines_of(path)]
+# Keys the original may leave out of a line (zod defaults and optionals).
+_DROPPABLE = {
+    "turn": [
+        ("turn", "objectiveRetired"),
+        ("turn", "speakWanted"),
+        ("turn", "effectAdvice"),
+        ("screenshot",),
+    ],
+    "summary": [("longestUnchangedRun",), ("longestRecurringRun",), ("objectivesRetired",), ("screenshot",)],
+}
+
+
+def _drop(line: dict[str, Any], picks: list[bool]) -> dict[str, Any]:
+    out = copy.deepcopy(line)
+    for path, pick in zip(_DROPPABLE.get(out["kind"], []), picks, strict=False):
+        node = out
+        for key in path[:-1]:
+            node = node[key]
+        if pick:
+            node.pop(path[-1], None)
+    return out
+
+
+@st.composite
+def original_lines(draw: st.DrawFn) -> dict[str, Any]:
+    choice = draw(st.sampled_from(["fixture", "header", "turn", "summary"]))
+    if choice == "fixture":
+        line = draw(st.sampled_from(_FIXTURE_LINES))
+    elif choice == "header":
+        line = theirs.header(
+            draw(st.integers(1, 3)),
+            run_id=draw(_IDS),
+            journey_id=draw(_IDS),
+            resumed_from=draw(st.none() | _IDS),
+        )
+    elif choice == "turn":
+        line = theirs.turn(draw(st.integers(0, 10**9)), speech=draw(st.booleans()))
+    else:
+        line = theirs.summary(
+            draw(st.integers(0, 10**6)), version=draw(st.integers(1, 2)), outcome=draw(_IDS)
+        )
+    return _drop(line, draw(st.lists(st.booleans(), min_size=4, max_size=4)))
+
+
+@st.composite
+def our_lines(draw: st.DrawFn) -> dict[str, Any]:
+    choice = draw(st.sampled_from(["header", "turn_v2", "turn_v1", "summary"]))
+    n = draw(st.integers(1, 10**9))
+    if choice == "header":
+        return ours.header(
+            draw(st.integers(1, 3)), run_id=draw(_IDS), session_id=draw(_IDS), journey_id=draw(_IDS)
+        )
+    if choice == "turn_v2":
+        return ours.turn_v2(n, compact=draw(st.booleans()))
+    if choice == "turn_v1":
+        return ours.turn_v1(n)
+    return ours.summary(draw(st.integers(0, 10**6)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(original_lines())
+def test_an_original_line_never_reads_as_ours(line: dict[str, Any]) -> None:
+    raw = orjson.dumps(line)
+    parse_original_line(raw)  # valid in its own dialect
+    with pytest.raises(JournalError):
+        parse_line(raw)
+    if line["kind"] == "header":
+        assert detect(raw) == "original"
+
+
+@settings(max_examples=200, deadline=None)
+@given(our_lines())
+def test_our_line_never_reads_as_the_originals(line: dict[str, Any]) -> None:
+    raw = orjson.dumps(line)
+    parse_line(raw)  # valid in its own dialect
+    with pytest.raises(JournalError):
+        parse_original_line(raw)
+    if line["kind"] == "header":
+        assert detect(raw) == "clankie"

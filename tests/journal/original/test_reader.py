@@ -1,0 +1,203 @@
+"""The original service's journals read as a second dialect, as strictly as our own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from journal.dialect import detect, dialect_of, read_any
+from journal.original import actions, lines, observations
+from journal.original.lines import SummaryV1, TurnV1, TurnV2
+from journal.original.reader import OriginalJournal, iter_original, read_original
+from journal.reader import JournalError, read_journal
+from tests.journal.original.build import JOURNALS, OPEN, V1, V3, edited, lines_of, write_lines
+
+
+def test_fixtures_read_as_the_original_dialect() -> None:
+    for path in JOURNALS:
+        assert dialect_of(path) == "original"
+        journal = read_any(path)
+        assert isinstance(journal, OriginalJournal) and journal.dialect == "original"
+    v3 = read_original(V3)
+    assert [t.turn.turn for t in v3.turns] == list(range(13))  # numbered from 0
+    assert v3.header.schemaVersion == 3 and v3.journey_id == "local:pokemon-firered:main"
+    assert v3.summary is not None and v3.summary.framesDropped == 5568
+    assert len(list(iter_original(V3))) == 15
+
+
+def test_defaults_of_older_lines_are_the_originals() -> None:
+    v1 = read_original(V1)
+    assert v1.journey_id == "legacy"  # a V1 run is a journey of its own
+    body = v1.turns[0].turn
+    assert (body.objectiveRetired, body.speakWanted, body.effectAdvice) == (None, False, None)
+    assert isinstance(v1.summary, SummaryV1)
+    assert (v1.summary.volition.skipped, v1.summary.longestRecurringRun, v1.summary.objectivesRetired) == (
+        0,
+        0,
+        0,
+    )
+    assert isinstance(v1.turns[1], TurnV1) and v1.turns[1].speechDeliveryId == "legacy-d1"
+    opened = read_original(OPEN)
+    turn = opened.turns[0]
+    assert isinstance(turn, TurnV2)
+    signals = turn.evidence.signals
+    assert (signals.objectiveRecovery, signals.verifiedInteractions, signals.decisionPreemptions) == (
+        False,
+        [],
+        0,
+    )
+    assert signals.knownHardFailures is None and opened.summary is None
+
+
+def test_our_reader_refuses_the_dialect_and_detect_tells_them_apart() -> None:
+    with pytest.raises(JournalError, match=r":1: missing field sessionId"):
+        read_journal(V3)
+    assert detect(V3.read_bytes().split(b"\n")[0]) == "original"
+    assert detect(b'{"kind":"header","sessionId":"s"}') == "clankie"
+    assert detect(b"not json") == "clankie"
+
+
+# Every class of the dialect's schema, and the fields the fixtures set on it.
+def _walk(value: Any, seen: dict[type[BaseModel], set[str]]) -> None:
+    if isinstance(value, BaseModel):
+        seen.setdefault(type(value), set()).update(value.model_fields_set)
+        for name in type(value).model_fields:
+            _walk(getattr(value, name), seen)
+    elif isinstance(value, list):
+        for item in value:
+            _walk(item, seen)
+
+
+def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
+    seen: dict[type[BaseModel], set[str]] = {}
+    for path in JOURNALS:
+        for line in iter_original(path):
+            _walk(line, seen)
+    models = {
+        cls
+        for module in (actions, observations, lines)
+        for cls in vars(module).values()
+        if isinstance(cls, type)
+        and issubclass(cls, BaseModel)
+        and cls.__module__ == module.__name__
+        and cls.model_fields
+    }
+    # A base class (the observation envelope, the action result) is exercised by its kinds.
+    missing = {
+        f"{cls.__name__}.{name}"
+        for cls in models
+        for name in cls.model_fields
+        if not any(name in fields for kind, fields in seen.items() if issubclass(kind, cls))
+    }
+    assert not missing, sorted(missing)
+
+
+INVENTED = [
+    (1, ["sessionId"], "s-1", "unknown field sessionId"),
+    (1, ["world"], "kanto", "unknown field world"),
+    (2, ["turn", "mood"], "happy", "unknown field turn.mood"),
+    (2, ["evidence", "decision", "observations", 1, "data", "weather"], "rain", "weather"),
+    (2, ["evidence", "decision", "observations", 1, "confidence"], 1, "confidence"),
+    (2, ["evidence", "actionResult", "result", "ok"], True, "ok"),
+    (2, ["evidence", "actionResult", "ok"], True, "ok"),
+    (2, ["evidence", "progressBefore", "milestones"], [], "unknown field evidence.progressBefore.milestones"),
+    (2, ["evidence", "signals", "mood"], 1, "unknown field evidence.signals.mood"),
+    (2, ["evidence", "decision", "provenance", "gpu"], "x", "unknown field evidence.decision.provenance.gpu"),
+    (2, ["screenshot", "jpeg"], "AAAA", "unknown field screenshot.jpeg"),
+    (15, ["volition", "declined"], 1, "unknown field volition.declined"),
+    (15, ["milestones"], [], "unknown field milestones"),
+]
+
+
+@pytest.mark.parametrize(("number", "where", "value", "reason"), INVENTED)
+def test_an_invented_field_fails_the_whole_file(
+    tmp_path: Path, number: int, where: list[str | int], value: Any, reason: str
+) -> None:
+    path = write_lines(tmp_path / "j.jsonl", edited(V3, number, where, value))
+    with pytest.raises(JournalError) as info:
+        read_any(path)
+    assert str(info.value).startswith(f"{path}:{number}: ") and reason in info.value.reason
+
+
+WRONG = [
+    (2, ["turn", "speakSuppressed"], "cooldown", "speakSuppressed"),  # ours is a string; theirs a boolean
+    (2, ["turn", "objectiveRetired"], True, "objectiveRetired"),  # theirs is the retired objective's text
+    (2, ["speechDeliveryId"], None, "speechDeliveryId"),  # optional, never null
+    (2, ["speechDeliveryId"], "two words", "speechDeliveryId"),
+    (2, ["evidence", "decision", "observations", 1, "data", "position", "x"], -1, "x"),
+    (2, ["evidence", "decision", "observations", 0, "data", "mode"], "sleeping", "mode"),
+    (2, ["at"], "2026-08-19T04:15:16+02:00", "at"),  # zod datetime(): UTC with Z only
+    (3, ["turn", "outcome"], "refused", "outcome"),
+    (15, ["coherence"], 1.5, "coherence"),
+    (15, ["outcome"], "", "outcome"),
+]
+
+
+@pytest.mark.parametrize(("number", "where", "value", "reason"), WRONG)
+def test_a_value_the_original_never_writes_fails(
+    tmp_path: Path, number: int, where: list[str | int], value: Any, reason: str
+) -> None:
+    path = write_lines(tmp_path / "j.jsonl", edited(V3, number, where, value))
+    with pytest.raises(JournalError) as info:
+        read_any(path)
+    assert info.value.line == number and reason in info.value.reason
+
+
+def test_delivery_id_and_narration_event_come_together(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "j.jsonl", edited(V3, 2, ["narrationEvent"], None, delete=True))
+    with pytest.raises(JournalError, match=r":2: .*recorded together"):
+        read_any(path)
+
+
+def test_a_torn_last_line_fails(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(V3.read_bytes()[:-40])
+    with pytest.raises(JournalError, match=r":15: torn line"):
+        read_any(path)
+
+
+@pytest.mark.parametrize(
+    ("order", "reason"),
+    [
+        ([1, 3, 2], "turn 0 does not follow turn 1"),
+        ([1, 2, 2], "turn 0 does not follow turn 0"),
+        ([2, 1], "starts with a header line"),
+        ([1, 1], "a second header"),
+        ([1, 15, 2], "follows the summary"),
+        ([1, 15, 15], "follows the summary"),
+    ],
+)
+def test_order_the_original_writer_never_produces_fails(
+    tmp_path: Path, order: list[int], reason: str
+) -> None:
+    original = lines_of(V3)
+    path = write_lines(tmp_path / "j.jsonl", [original[n - 1] for n in order])
+    with pytest.raises(JournalError, match=reason):
+        read_original(path)
+
+
+def test_historical_actions_read_archivally(tmp_path: Path) -> None:
+    journal = read_original(V3)
+    assert journal.turns[11].turn.action is not None
+    assert isinstance(journal.turns[11].turn.action, actions.HistoricalAction)
+    # Out of the catalog's bounds is a shape of its own, read back as it was (as for ours).
+    far = read_any(write_lines(tmp_path / "far.jsonl", edited(V3, 3, ["turn", "action", "x"], 5000)))
+    assert isinstance(far.turns[1].turn.action, actions.HistoricalAction)
+    too_big = {"kind": "press_legacy", "keys": ["a"] * 2000}
+    path = write_lines(tmp_path / "j.jsonl", edited(V3, 13, ["turn", "action"], too_big))
+    with pytest.raises(JournalError, match=r":13: .*larger than 4096 bytes"):
+        read_any(path)
+
+
+def test_a_line_of_the_other_dialect_fails_the_file(tmp_path: Path) -> None:
+    from journal import samples
+
+    ours_in_theirs = write_lines(tmp_path / "a.jsonl", [*lines_of(V3)[:2], samples.turn_v2(5)])
+    with pytest.raises(JournalError, match=r":3: turn\.objectiveRetired: Input should be a valid string"):
+        read_any(ours_in_theirs)
+    theirs_in_ours = write_lines(tmp_path / "b.jsonl", [samples.header(), lines_of(V3)[1]])
+    with pytest.raises(JournalError, match=r":2: "):
+        read_any(theirs_in_ours)
