@@ -94,6 +94,7 @@ __all__ = [
     "evaluate_journal",
     "index_receipts",
     "narration_verdict",
+    "rejection_recovery",
     "report",
     "settlement",
     "terminal",
@@ -267,15 +268,22 @@ def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:
             moved = before != after or _turned_to_face(action, pre, _last(ev.postAction))
             out["movementEffectiveness"] = "pass" if moved else "fail"
 
-    if prev is None or prev.turn.outcome != "rejected_by_adapter":
-        out["rejectionRecovery"] = "not_applicable"
-    elif action is None:
-        out["rejectionRecovery"] = "unknown"
-    elif action == _payload(prev.turn.action) or action.get("button") in ev.signals.refusedHere:
-        out["rejectionRecovery"] = "fail"
-    else:
-        out["rejectionRecovery"] = "pass"
+    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals.refusedHere, _payload)
     return out
+
+
+def rejection_recovery(
+    prev: Any, action: dict[str, Any] | None, refused_here: list[str], payload: Callable[[Any], Any]
+) -> str:
+    """After a refused turn (``prev``, a turn line of any dialect, or None), did this one try
+    something else? ``payload`` makes the previous action comparable with ``action``."""
+    if prev is None or prev.turn.outcome != "rejected_by_adapter":
+        return "not_applicable"
+    if action is None:
+        return "unknown"
+    if action == payload(prev.turn.action) or action.get("button") in refused_here:
+        return "fail"
+    return "pass"
 
 
 def terminal(

@@ -22,11 +22,11 @@ builds its own JSON tree before validating, and the open observation states
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, cast
+from typing import Annotated, Any, Literal, TypeVar, Union, cast
 
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
@@ -56,6 +56,7 @@ __all__ = [
     "parse_line",
     "read_journal",
     "read_many",
+    "validated_lines",
 ]
 
 _HeaderUnion = Annotated[Union[HeaderV1, HeaderV2, HeaderV3], Field(discriminator="schemaVersion")]  # noqa: UP007
@@ -246,6 +247,23 @@ def raw_lines(path: Path) -> list[bytes]:
     return raws
 
 
+L = TypeVar("L")
+
+
+def validated_lines(
+    path: Path, parse: Callable[[bytes, Path, int], L], check: Callable[[L, int], None]
+) -> Iterator[L]:
+    """Each line of the file parsed and order-checked, for any dialect's parser and checker.
+
+    The file's framing (an empty file, a torn last line) is judged before the first line is
+    yielded; then each line is parsed and checked in turn, the first failure raising.
+    """
+    for number, raw in enumerate(raw_lines(path), start=1):
+        line = parse(raw, path, number)
+        check(line, number)
+        yield line
+
+
 def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
     """Validate a journal line by line and yield each line's model, keeping none.
 
@@ -254,27 +272,21 @@ def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
     torn-last-line check happens before anything is yielded.
     """
     path = Path(path)
-    checker = LineChecker(path)
-    for number, raw in enumerate(raw_lines(path), start=1):
-        line = parse_line(raw, path, number)
-        checker.check(line, number)
-        yield line
+    yield from validated_lines(path, parse_line, LineChecker(path).check)
 
 
 def read_journal(path: Path | str) -> Journal:
     """Read and validate a whole journal file, or raise JournalError (``path:line: reason``)."""
     path = Path(path)
-    raws = raw_lines(path)
     checker = LineChecker(path)
-    turns: list[Turn] = []
     # Validated lines are acyclic, but keeping tens of thousands of them alive makes the
     # cyclic collector rescan the growing heap over and over (quadratic); pause it meanwhile.
     with _gc_paused():
-        for number, raw in enumerate(raws, start=1):
-            line = parse_line(raw, path, number)
-            checker.check(line, number)
-            if isinstance(line, (TurnV1, TurnV2)):
-                turns.append(line)
+        turns = [
+            line
+            for line in validated_lines(path, parse_line, checker.check)
+            if isinstance(line, (TurnV1, TurnV2))
+        ]
     assert checker.header is not None  # the file was non-empty, so line 1 was checked
     return Journal(path=path, header=checker.header, turns=turns, summary=checker.summary)
 

@@ -40,7 +40,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journal.evaluate import STALL_THRESHOLD, VERDICTS, Receipts, report, settlement
+from journal.evaluate import (
+    STALL_THRESHOLD,
+    VERDICTS,
+    Receipts,
+    rejection_recovery,
+    report,
+    settlement,
+)
 from journal.original.actions import BODY_ACTION_KINDS, ORIGINAL_ACTION_KINDS
 from journal.original.lines import (
     BodyActionResult,
@@ -190,14 +197,7 @@ def _verdicts(line: TurnV2, prev: OriginalTurn | None, action: dict[str, Any] | 
             )
             out["movementEffectiveness"] = "pass" if before[:3] != after[:3] or turned else "fail"
 
-    if prev is None or prev.turn.outcome != "rejected_by_adapter":
-        out["rejectionRecovery"] = "not_applicable"
-    elif action is None:
-        out["rejectionRecovery"] = "unknown"
-    elif action == _payload(prev.turn.action) or action.get("button") in ev.signals.refusedHere:
-        out["rejectionRecovery"] = "fail"
-    else:
-        out["rejectionRecovery"] = "pass"
+    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals.refusedHere, _payload)
     return out
 
 

@@ -31,7 +31,7 @@ from journal.original.lines import (
     TurnV1,
     TurnV2,
 )
-from journal.reader import JournalError, _gc_paused, decode_line, describe_error, raw_lines
+from journal.reader import JournalError, _gc_paused, decode_line, describe_error, validated_lines
 
 __all__ = [
     "DIALECT",
@@ -125,24 +125,15 @@ def original_journey_id(header: OriginalHeader) -> str:
 def iter_original(path: Path | str) -> Iterator[OriginalLine]:
     """Validate the original's journal line by line, yielding each line and keeping none."""
     path = Path(path)
-    checker = OriginalChecker(path)
-    for number, raw in enumerate(raw_lines(path), start=1):
-        line = parse_original_line(raw, path, number)
-        checker.check(line, number)
-        yield line
+    yield from validated_lines(path, parse_original_line, OriginalChecker(path).check)
 
 
 def read_original(path: Path | str) -> OriginalJournal:
     """Read and validate a whole journal of the original's, or raise JournalError."""
     path = Path(path)
-    raws = raw_lines(path)
     checker = OriginalChecker(path)
-    turns: list[OriginalTurn] = []
     with _gc_paused():
-        for number, raw in enumerate(raws, start=1):
-            line = parse_original_line(raw, path, number)
-            checker.check(line, number)
-            if isinstance(line, TurnV1):
-                turns.append(line)
+        lines = validated_lines(path, parse_original_line, checker.check)
+        turns = [line for line in lines if isinstance(line, TurnV1)]
     assert checker.header is not None  # the file was non-empty, so line 1 was checked
     return OriginalJournal(path=path, header=checker.header, turns=turns, summary=checker.summary)
