@@ -36,8 +36,8 @@ from typing import Any, Generic, Literal, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from journal.writer import append_whole
 from journal.original.trails import OriginalEvent, OriginalReceipt
+from journal.writer import append_whole
 
 T = TypeVar("T")
 U = TypeVar("U")
