@@ -128,8 +128,17 @@ class Throttle:
         return held
 
 
+_VARYING = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def _shape(message: str) -> str:
+    """What repeats of one message share: its first line, numbers and addresses blanked, cut
+    short (asyncio's messages carry a handle's repr and address in each)."""
+    return _VARYING.sub("#", message.partition("\n")[0])[:60]
+
+
 class RepeatFilter(logging.Filter):
-    """Lets a repeated stdlib record (same logger, same message template) through
+    """Lets a repeated stdlib record (same logger, same start of message) through
     :data:`REPEAT_BURST` times per :data:`REPEAT_WINDOW_S`; notes how many were held back."""
 
     def __init__(self, throttle: Throttle | None = None) -> None:
@@ -138,7 +147,7 @@ class RepeatFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        key = (record.name, str(record.msg), type(exc).__name__, getattr(exc, "errno", None))
+        key = (record.name, _shape(str(record.msg)), type(exc).__name__, getattr(exc, "errno", None))
         held = self.throttle.allow(key)
         if held is None:
             return False

@@ -13,7 +13,8 @@ import structlog
 from aiohttp import web
 
 from bot.web import embodiment, share_routes
-from bot.web.auth import check_bind, host_middleware, token_middleware
+from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
+from bot.web.guard import headers_arrived, serve
 from bot.web.limits import WebLimits
 from bot.web.share_store import ShareStore
 from bot.web.still_cache import StillCache
@@ -58,11 +59,11 @@ def make_app(
     """The app; with a token every data request needs it, without one only loopback ``Host``
     names (and ``public_url``'s) are answered."""
     limits = limits or WebLimits()
-    middlewares = [token_middleware(token) if token else host_middleware([public_url])]
+    middlewares = [headers_arrived, token_middleware(token) if token else host_middleware([public_url])]
     app = web.Application(middlewares=middlewares)
     app[embodiment.PLAY_HOST] = play_host
     app[embodiment.STILLS] = stills or StillCache()
-    feed = embodiment.LiveFeed(play_host)
+    feed = embodiment.LiveFeed(play_host, max_clients=limits.max_subscribers)
     app[embodiment.FEED] = feed
 
     async def on_startup(_app: web.Application) -> None:
@@ -123,21 +124,14 @@ class WebSurface:
             limits=self.limits,
             public_url=self.settings.web.public_url,
         )
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
-        await runner.setup()
-        site = web.TCPSite(runner, host, port)
         try:
-            await site.start()
+            runner, bound_port = await serve(app, host, port, self.limits)
         except OSError as exc:
-            await runner.cleanup()
-            from bot.web.auth import WebConfigError
-
             if exc.errno == errno.EADDRINUSE:
                 why = "the port is already in use (another clankie? choose another port)"
             else:
                 why = exc.strerror or str(exc)
             raise WebConfigError(f"cannot listen on {host}:{port}: {why}") from None
-        bound_port = int(runner.addresses[0][1]) if runner.addresses else port
         shown = f"[{host}]" if ":" in host else host
         url = (self.settings.web.public_url or f"http://{shown}:{bound_port}").rstrip("/") + "/"
         self.share_store.base_url = url.rstrip("/")

@@ -6,7 +6,8 @@
 ``GET /v1/embodiment/sessions/live/story``      → ``{outcome: not_playing | pending | card, card}``
 ``GET /v1/embodiment/sessions/live/activity``   → ``{outcome: not_playing | activity, activity}``
 ``GET /v1/embodiment/sessions/live/turns``      → ``{active, turns: [last turns, newest last]}``
-``GET /v1/embodiment/events``                   → server-sent events: ``status`` and ``turn``
+``GET /v1/embodiment/events``                   → server-sent events: ``status`` and ``turn``;
+                                                 503 (``Retry-After``) past the subscriber cap
 
 JSON answers are 200 with their outcome; a raw-image request with no still is 404 (with the
 JSON outcome as body); ``If-None-Match`` with the frame's ETag is 304.
@@ -19,11 +20,14 @@ import contextlib
 from typing import Any
 
 import orjson
+import structlog
 from aiohttp import web
 
+from bot.logs import Throttle
 from bot.web.still_cache import SCHEMA_VERSION, StillCache
 from bot.web.views import session_view, turn_view
 
+log = structlog.get_logger("clankie.web")
 STATUS_EVERY_S = 0.5
 PING_EVERY_S = 15.0
 PLAY_HOST: web.AppKey[Any] = web.AppKey("play_host", object)
@@ -129,9 +133,12 @@ class LiveFeed:
     :data:`STATUS_EVERY_S` while anyone listens, so a frame captured after a turn settled (or a
     session that ended) reaches the page within that time."""
 
-    def __init__(self, host: Any, every: float = STATUS_EVERY_S) -> None:
+    def __init__(self, host: Any, every: float = STATUS_EVERY_S, max_clients: int = 64) -> None:
         self.host = host
         self.every = every
+        self.max_clients = max_clients
+        self.refused = 0
+        self._refusals = Throttle(60.0)
         self.clients: set[asyncio.Queue[Event | None]] = set()
         self.status: dict[str, Any] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -166,6 +173,16 @@ class LiveFeed:
                 queue.get_nowait()  # a slow client loses its oldest event, never blocks the rest
             queue.put_nowait(item)
 
+    def full(self) -> bool:
+        """True (and counted, logged once a minute at most) when no one else may subscribe."""
+        if len(self.clients) < self.max_clients:
+            return False
+        self.refused += 1
+        held = self._refusals.allow("full")
+        if held is not None:
+            log.warning("web_subscribers_over_cap", cap=self.max_clients, held_back=held, in_all=self.refused)
+        return True
+
     def join(self) -> asyncio.Queue[Event | None]:
         """A new client's queue, starting with the current status."""
         self.refresh()  # everyone already listening hears a change first, so all agree after
@@ -195,6 +212,12 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 
 async def events(request: web.Request) -> web.StreamResponse:
     feed = request.app[FEED]
+    if feed.full():
+        return web.json_response(
+            {"error": "busy", "message": "too many live pages are open; try again soon"},
+            status=503,
+            headers={"Retry-After": "10"},
+        )
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
