@@ -25,6 +25,7 @@ from bot.web.share_types import Place
 from tests.web.sandbox import settings_for
 
 LIVE = "/v1/embodiment/sessions/live"
+REPO = Path(__file__).resolve().parents[2]
 WITHIN = 10.0  # a safety net for a broken build, never a timing
 
 
@@ -219,7 +220,7 @@ async def test_accept_failing_with_emfile_does_not_flood_the_log(tmp_path: Path)
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=REPO,
     )
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
     stderr = asyncio.ensure_future(child.stderr.read())
