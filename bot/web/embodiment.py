@@ -11,6 +11,14 @@
 
 JSON answers are 200 with their outcome; a raw-image request with no still is 404 (with the
 JSON outcome as body); ``If-None-Match`` with the frame's ETag is 304.
+
+**After play.** A ``not_playing`` answer still says what was seen last, so a watcher who comes
+late sees how play ended: ``/still`` carries ``last`` — the last session's last frame (the same
+fields as a ``still`` answer, ``capturedAt`` included; kept in memory while the process runs,
+never journaled) — and its raw image is served at ``/still?last=1``; ``/story`` carries
+``last`` — the card of the latest journey, as ``/play story`` shows it; ``/turns`` keeps the last
+session's turns (``active: false``); the event stream's ``status`` carries ``lastFrame``
+(``{sha256, capturedAt}``). Without anything seen this run there is no ``last``.
 """
 
 from __future__ import annotations
@@ -24,7 +32,8 @@ import structlog
 from aiohttp import web
 
 from bot.logs import Throttle
-from bot.web.still_cache import SCHEMA_VERSION, StillCache
+from bot.web.still_cache import SCHEMA_VERSION, StillCache, StillEntry
+from bot.worlds.base import Still
 from bot.web.views import session_view, turn_view
 
 log = structlog.get_logger("clankie.web")
@@ -72,15 +81,34 @@ async def live_session(request: web.Request) -> web.Response:
     return _json({"schemaVersion": SCHEMA_VERSION, "session": session_view(host.active)})
 
 
+def last_seen(host: Any) -> tuple[str, Still] | None:
+    """(session id, last frame) of the session that played last, once it has ended."""
+    if host.active is not None:
+        return None
+    session: Any = getattr(host, "session", None)
+    still = getattr(session, "last_still", None)
+    return (session.session_id, still) if still is not None else None
+
+
 async def live_still(request: web.Request) -> web.StreamResponse:
     host = request.app[PLAY_HOST]
     session = host.active
     image = wants_image(request.headers.get("Accept", ""))
     still = host.live_still() if session is not None else None
+    last = last_seen(host) if session is None else None
+    if last is not None and not image:  # not playing, and what was seen last
+        body = orjson.loads(request.app[STILLS].entry(*last).json_body)
+        del body["outcome"], body["schemaVersion"]
+        return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing", "last": body})
+    if last is not None and request.query.get("last") == "1":
+        return _still_response(request, request.app[STILLS].entry(*last), image)
     if still is None:
         outcome = "not_playing" if session is None else "pending"
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": outcome}, status=404 if image else 200)
-    entry = request.app[STILLS].entry(session.session_id, still)
+    return _still_response(request, request.app[STILLS].entry(session.session_id, still), image)
+
+
+def _still_response(request: web.Request, entry: StillEntry, image: bool) -> web.StreamResponse:
     headers = {"ETag": entry.etag, "Cache-Control": "no-cache", "Vary": "Accept"}
     if request.headers.get("If-None-Match") == entry.etag:
         return web.Response(status=304, headers=headers)
@@ -92,7 +120,9 @@ async def live_still(request: web.Request) -> web.StreamResponse:
 async def live_story(request: web.Request) -> web.Response:
     host = request.app[PLAY_HOST]
     if host.active is None:
-        return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing"})
+        last, _live = host.recall_story()
+        extra = {"last": last} if last is not None else {}
+        return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing", **extra})
     card = host.live_story()
     if card is None:
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "pending"})
@@ -116,10 +146,12 @@ def status_of(host: Any) -> dict[str, Any]:
     session = host.active
     digest = host.activity() if session is not None else None
     still = host.live_still() if session is not None else None
+    last = last_seen(host) if session is None else None
     return {
         "session": session_view(session),
         "activity": digest,
         "frameSha256": still.sha256 if still is not None else None,
+        "lastFrame": {"sha256": last[1].sha256, "capturedAt": last[1].captured_at} if last else None,
     }
 
 

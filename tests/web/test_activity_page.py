@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost
+from bot.play.host import PlayHost, StartRequest
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
 from tests.web.browser import chromium
@@ -100,10 +100,11 @@ async def test_activity_page_follows_a_sandbox_session(tmp_path: Path) -> None:
         )
         assert await page.locator("#turns li").count() > 0
         await page.wait_for_function(
-            "() => document.getElementById('story-empty').textContent === 'Not playing right now.'",
+            "() => document.getElementById('story-empty').textContent === 'Not playing right now. The last story:'",
             timeout=10_000,
         )
-        assert await page.is_visible("#story-empty") and not await page.is_visible("#story-card")
+        assert await page.is_visible("#story-empty") and await page.is_visible("#story-card")
+        assert (await page.text_content("#still-caption")).startswith("last seen ")
 
 
 async def test_activity_page_polls_without_server_sent_events(tmp_path: Path) -> None:
@@ -147,3 +148,38 @@ async def test_the_page_carries_the_web_token_on_every_request(tmp_path: Path) -
             assert refused is not None and refused.status == 401
             await watch_page_follow_play(page, f"{url}?token={token}")
             assert await page.text_content("#transport") == "live"
+
+
+LAST_SEEN = Path("/tmp/activity_page_after_play.png")
+
+
+async def test_after_play_the_page_keeps_the_last_picture_story_and_turns(tmp_path: Path) -> None:
+    """A short session plays to its end before anyone looks; a watcher who arrives afterwards
+    sees the last picture (captioned with when it was seen), the story card and the turns."""
+    async with served(tmp_path) as (host, url), chromium() as browser:
+        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=6, pace_seconds=0.3))
+        assert await host.wait() is not None and host.active is None
+        session = host.session
+        assert session is not None and session.last_still is not None
+        last_sha = session.last_still.sha256
+        page = await browser.new_page(viewport=DESKTOP, device_scale_factor=1)
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        await page.goto(url)
+        await page.wait_for_function(f"() => ({SHOWN_FRAME})() === {last_sha!r}", timeout=20_000)
+        await page.wait_for_function(
+            "() => { const i = document.getElementById('still'); return i.complete && i.naturalWidth === 240; }",
+            timeout=20_000,
+        )
+        await page.wait_for_function(f"() => ({STORY_TURNS})() === 6", timeout=20_000)
+        assert await page.text_content("#state") == "not playing"
+        caption = await page.text_content("#still-caption")
+        assert caption.startswith("last seen ") and await page.is_visible("#still-caption")
+        assert not await page.is_visible("#no-still")
+        assert await page.text_content("#story-empty") == "Not playing right now. The last story:"
+        assert await page.text_content("#story-objective") not in ("", "—")
+        turns = await page.locator("#turns li").evaluate_all("(lis) => lis.map((li) => +li.dataset.turn)")
+        assert turns == [6, 5, 4, 3, 2, 1]
+        assert problems == []
+        await page.screenshot(path=str(LAST_SEEN), full_page=True)

@@ -123,8 +123,22 @@ async def test_story_activity_and_turns_while_playing(api: TestClient, host: Pla
         assert turn["actionText"].startswith(turn["action"]["kind"] + "(")
         assert "monologue" not in turn and "narration" not in turn
         assert host.active.last.monologue and host.active.last.monologue not in json.dumps(turns)
-    assert (await get_json(api, BASE + "/story"))["outcome"] == "not_playing"
-    assert (await get_json(api, BASE + "/turns"))["active"] is False
+    # play over: not playing, and what was seen last
+    story = await get_json(api, BASE + "/story")
+    assert story["outcome"] == "not_playing" and story["last"]["turnsTaken"] == 1
+    turns = await get_json(api, BASE + "/turns")
+    assert turns["active"] is False and [t["turn"] for t in turns["turns"]] == [1]
+    session = host.session
+    assert session is not None and session.last_still is not None
+    still = await get_json(api, BASE + "/still")
+    assert still["outcome"] == "not_playing"
+    last = still["last"]
+    assert last["sha256"] == session.last_still.sha256 and last["sessionId"] == session.session_id
+    assert last["capturedAt"] == session.last_still.captured_at and last["imageBase64"]
+    raw = await api.get(BASE + "/still", headers={"Accept": "image/*"})
+    assert raw.status == 404 and (await raw.json())["outcome"] == "not_playing"  # live: nothing
+    raw = await api.get(BASE + "/still?last=1", headers={"Accept": "image/*"})
+    assert raw.status == 200 and await raw.read() == session.last_still.data
 
 
 async def test_event_stream_sends_status_then_turns(api: TestClient, host: PlayHost) -> None:

@@ -1,5 +1,7 @@
 // Clankie's activity page: live still, story card, last turns, what he said.
 // Live over server-sent events (/v1/embodiment/events); falls back to polling every 2 s.
+// When play has ended it keeps what was seen last: the last picture ("last seen <time>"), the
+// last story card and the last turns.
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token");
@@ -36,22 +38,35 @@
     text("effect", a && a.lastEffect);
     const ms = a && a.progress && a.progress.milestones;
     text("milestones", ms && ms.length ? ms.join(", ") : null);
-    showFrame(st.frameSha256);
+    showFrame(st.frameSha256, st.lastFrame);
+  }
+
+  function seenAt(iso) {
+    const when = new Date(iso);
+    if (isNaN(when)) return iso;
+    const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    return when.toDateString() === new Date().toDateString() ? time : when.toLocaleDateString() + " " + time;
   }
 
   // One image load at a time: while a frame loads, only the newest frame asked for waits.
-  let loading = false, wanted = null;
-  function showFrame(sha) {
-    const img = $("still");
+  // Not playing, the last frame seen (if any) stays, captioned with when it was seen.
+  let loading = false, wanted = null, wantedLast = false;
+  function showFrame(sha, last) {
+    const img = $("still"), caption = $("still-caption");
+    const lastSeen = !sha && last && last.sha256 ? last : null;
+    if (lastSeen) sha = lastSeen.sha256;
+    caption.hidden = !lastSeen;
+    caption.textContent = lastSeen ? "last seen " + seenAt(lastSeen.capturedAt) : "";
     if (!sha) {
       img.hidden = true; delete img.dataset.sha; $("no-still").hidden = false; frameSha = null; wanted = null; return;
     }
     if (sha === frameSha) return;
     wanted = sha;
+    wantedLast = !!lastSeen;
     if (!loading) loadFrame();
   }
   function loadFrame() {
-    const sha = wanted;
+    const sha = wanted, last = wantedLast;
     wanted = null;
     if (!sha || sha === frameSha) return;
     loading = true;
@@ -67,7 +82,7 @@
     };
     next.onload = () => done(true);
     next.onerror = () => done(false);
-    next.src = url(base + "/still", { v: sha.slice(0, 16) });
+    next.src = url(base + "/still", last ? { v: sha.slice(0, 16), last: "1" } : { v: sha.slice(0, 16) });
   }
 
   function resetTurns() { seenTurns.clear(); $("turns").replaceChildren(); $("lines").replaceChildren(); }
@@ -106,11 +121,14 @@
   }
 
   function showStory(body) {
-    const card = body.outcome === "card" ? body.card : null;
+    // playing: the live card; not playing: the last journey's card (as /play story shows it)
+    const card = body.outcome === "card" ? body.card : body.outcome === "not_playing" ? body.last || null : null;
     $("story-card").hidden = !card;
-    $("story-empty").hidden = !!card;
+    $("story-empty").hidden = body.outcome === "card";
     $("story-empty").textContent =
-      body.outcome === "pending" ? "The story is starting…" : body.outcome === "not_playing" ? "Not playing right now." : "No story yet.";
+      body.outcome === "pending" ? "The story is starting…"
+        : body.outcome === "not_playing" ? (card ? "Not playing right now. The last story:" : "Not playing right now.")
+          : "No story yet.";
     const moments = $("moments");
     moments.replaceChildren();
     $("moments-title").hidden = !(card && card.moments && card.moments.length);
@@ -134,7 +152,12 @@
     ]);
     // the digest carries the frame's hash; the picture itself is fetched only when it changed
     const digest = activity.activity || null;
-    showStatus({ session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null });
+    let lastFrame = null;
+    if (!session.session) {  // not playing: what was seen last, if anything
+      const still = await getJSON(base + "/still");
+      lastFrame = still.last ? { sha256: still.last.sha256, capturedAt: still.last.capturedAt } : null;
+    }
+    showStatus({ session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null, lastFrame });
     for (const t of turns.turns) addTurn(t);
     await refreshStory();
   }
