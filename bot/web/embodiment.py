@@ -33,8 +33,8 @@ from aiohttp import web
 
 from bot.logs import Throttle
 from bot.web.still_cache import SCHEMA_VERSION, StillCache, StillEntry
-from bot.worlds.base import Still
 from bot.web.views import session_view, turn_view
+from bot.worlds.base import Still
 
 log = structlog.get_logger("clankie.web")
 STATUS_EVERY_S = 0.5
