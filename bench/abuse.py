@@ -251,14 +251,19 @@ async def main() -> int:
     for a in attacks:
         for status, count in a.get("bomb_statuses", {}).items():
             statuses[status] = statuses.get(status, 0) + count
-    report.info("attacker", f"{sum(a.get('idle_connects', 0) for a in attacks)} idle connects, {bombs} bombs {statuses}")
+    report.info(
+        "attacker",
+        f"{sum(a.get('idle_connects', 0) for a in attacks)} idle connects, {bombs} bombs {statuses}",
+    )
     report.info("server guard", json.dumps(guard))
     report.info("p99 alone (median)", f"{statistics.median(alone) * 1000:.1f} ms")
     report.info("p99 hostile (median)", f"{statistics.median(hostile) * 1000:.1f} ms")
     report.check("bombs decoded", float(statuses.get("201", 0)), "0", statuses.get("201", 0) == 0, "{:.0f}")
     report.check("honest non-200 answers", float(errors), "0", errors == 0, "{:.0f}")
     ratio = statistics.median(ratios)
-    report.check(f"p99 hostile ÷ p99 alone (median of {ROUNDS})", ratio, f"≤ {TARGET:g}", ratio <= TARGET, "{:.2f}")
+    report.check(
+        f"p99 hostile ÷ p99 alone (median of {ROUNDS})", ratio, f"≤ {TARGET:g}", ratio <= TARGET, "{:.2f}"
+    )
     return report.exit_code()
 
 

@@ -219,7 +219,9 @@ async def test_a_share_is_seen_only_from_the_server_and_call_it_was_made_in(
             asks the captain (ask_clankie), which looks (observe_share)."""
             session = cog._session_for(live.bot.get_channel(channel.id))  # type: ignore[attr-defined]
             before = len(openai_fake.chat.requests)
-            openai_fake.chat.script(tool_call("observe_share", {"user_id": None}, call_id="look"), Text("seen"))
+            openai_fake.chat.script(
+                tool_call("observe_share", {"user_id": None}, call_id="look"), Text("seen")
+            )
             ctx = session.host.tool_context("mouth", Speaker("1", "someone"))
             result = await live.character.registry.dispatch(
                 "ask_clankie", json.dumps({"request": "what's on the shared screen?"}), ctx
