@@ -39,7 +39,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _play_options(p: argparse.ArgumentParser, *, demo: bool) -> None:
     p.add_argument("--world", choices=("sandbox", "browser", "pokeagent"), default=None)
-    p.add_argument("--mind", choices=("autopilot", "openai"), default=None)
+    p.add_argument("--mind", choices=("autopilot", "openai", "agent"), default=None)
     p.add_argument("--url", help="browser world: page URL or builtin:2048; pokeagent world: server URL")
     p.add_argument("--turns", type=int, default=None, help="turn budget")
     p.add_argument("--minutes", type=float, default=None, help="time budget")

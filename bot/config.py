@@ -43,7 +43,7 @@ class OpenAISettings(_Section):
 
 class PlaySettings(_Section):
     world: Literal["sandbox", "browser", "pokeagent"] = "sandbox"
-    mind: Literal["autopilot", "openai"] = "autopilot"
+    mind: Literal["autopilot", "openai", "agent"] = "autopilot"
     max_turns: int = Field(default=500, ge=1, le=100_000)
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace

@@ -54,7 +54,7 @@ async def test_the_bot_logs_in_and_syncs_exactly_its_commands_to_the_test_guild(
         assert set(play) == {"start", "stop", "status", "story"}
         start = {o["name"]: o for o in play["start"]["options"]}
         assert [c["value"] for c in start["world"]["choices"]] == ["sandbox", "browser", "pokeagent"]
-        assert [c["value"] for c in start["mind"]["choices"]] == ["autopilot", "openai"]
+        assert [c["value"] for c in start["mind"]["choices"]] == ["autopilot", "openai", "agent"]
         assert (start["turns"]["type"], start["turns"]["min_value"], start["turns"]["max_value"]) == (
             4,
             1,

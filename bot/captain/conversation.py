@@ -39,6 +39,30 @@ def has_images(message: dict[str, Any]) -> bool:
     return isinstance(content, list) and any(p.get("type") == "image_url" for p in content)
 
 
+def tool_message(call_id: str, text: str, has_image: bool, vision: bool) -> dict[str, Any]:
+    """A tool result as a ``tool`` message; one that has an image says where it went."""
+    note = (ATTACHED if vision else NO_VISION) if has_image else ""
+    return {"role": "tool", "tool_call_id": call_id, "content": f"{text}\n{note}" if note else text}
+
+
+def prune_images(messages: list[dict[str, Any]], keep: int, seen: int = 0) -> int:
+    """Keep the images of the newest ``keep`` image-bearing messages; in older ones each image
+    becomes :data:`REMOVED` (in place). ``seen`` counts image-bearing messages already met in
+    newer messages (for a conversation kept in parts); returns the count including these."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not has_images(message):
+            continue
+        seen += 1
+        if seen > keep:
+            parts = [
+                {"type": "text", "text": REMOVED} if p.get("type") == "image_url" else p
+                for p in message["content"]
+            ]
+            messages[index] = {**message, "content": parts}
+    return seen
+
+
 class Conversation:
     def __init__(self, keep_images: int = KEEP_IMAGES) -> None:
         self.keep_images = keep_images
@@ -56,27 +80,14 @@ class Conversation:
         self.log.append({"direction": "got", "message": copy.deepcopy(message)})
 
     def add_tool_result(self, call_id: str, text: str, has_image: bool, vision: bool) -> None:
-        note = (ATTACHED if vision else NO_VISION) if has_image else ""
-        content = f"{text}\n{note}" if note else text
-        self.add({"role": "tool", "tool_call_id": call_id, "content": content})
+        self.add(tool_message(call_id, text, has_image, vision))
 
     def add_images(self, tool: str, images: list[tuple[str, bytes]]) -> None:
         if images:
             self.add(image_message(tool, images))
 
     def _prune(self) -> None:
-        seen = 0
-        for index in range(len(self.messages) - 1, -1, -1):
-            message = self.messages[index]
-            if not has_images(message):
-                continue
-            seen += 1
-            if seen > self.keep_images:
-                parts = [
-                    {"type": "text", "text": REMOVED} if p.get("type") == "image_url" else p
-                    for p in message["content"]
-                ]
-                self.messages[index] = {**message, "content": parts}
+        prune_images(self.messages, self.keep_images)
 
     def image_messages(self) -> int:
         return sum(1 for m in self.messages if has_images(m))

@@ -4,6 +4,9 @@ Each round sends the conversation with the surface's tool schemas; tool calls ar
 through the registry (which refuses tools not on the surface and bad arguments, never raising);
 results go back per DESIGN §8 (see :mod:`bot.captain.conversation`). After ``max_rounds``
 rounds of tool calls the model is asked once more with ``tool_choice="none"`` for its answer.
+The pieces of a round (:meth:`CaptainEngine.complete`, :func:`function_calls`,
+:func:`assistant_message`, :meth:`CaptainEngine.dispatch`) also drive the player's loop
+(:mod:`bot.play.minds.agent`), which ends its rounds when the model calls an act tool.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 import structlog
 
 from bot.captain.conversation import Conversation
+from bot.tools.base import ToolResult
 from bot.tools.context import ToolContext
 from bot.tools.registry import ToolRegistry
 
@@ -25,6 +29,30 @@ class EngineResult:
     text: str
     rounds: int
     tool_calls: list[str] = field(default_factory=list)
+
+
+def function_calls(message: Any) -> list[Any]:
+    """The function tool calls of a completion's message (other kinds are ignored)."""
+    return [c for c in (message.tool_calls or []) if getattr(c, "type", "function") == "function"]
+
+
+def assistant_message(message: Any, calls: list[Any], *, max_text: int | None = None) -> dict[str, Any]:
+    """The assistant message that goes back into the conversation for a round with ``calls``
+    (its text cut to ``max_text`` when given)."""
+    out: dict[str, Any] = {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function.name, "arguments": c.function.arguments},
+            }
+            for c in calls
+        ],
+    }
+    if message.content:
+        out["content"] = message.content if max_text is None else message.content[:max_text]
+    return out
 
 
 class CaptainEngine:
@@ -45,48 +73,55 @@ class CaptainEngine:
         self.max_rounds = max_rounds
         self.surface = surface
 
+    def tools(self) -> list[dict[str, Any]]:
+        return self.registry.export(self.surface)
+
+    def request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, final: bool = False
+    ) -> dict[str, Any]:
+        """The request body of one round."""
+        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:
+            request["tools"] = tools
+            if final:
+                request["tool_choice"] = "none"
+        return request
+
+    async def complete(self, request: dict[str, Any]) -> Any:
+        """One chat completion; returns the first choice's message (the caller maps errors)."""
+        completion = await self.client.chat.completions.create(**request)
+        return completion.choices[0].message
+
+    async def dispatch(self, call: Any, ctx: ToolContext) -> ToolResult:
+        result = await self.registry.dispatch(call.function.name, call.function.arguments, ctx)
+        log.info(
+            "captain_tool_call",
+            surface=self.surface,
+            tool=call.function.name[:80],
+            error=result.is_error,
+            images=len(result.images),
+        )
+        return result
+
     async def run(self, conversation: Conversation, ctx: ToolContext) -> EngineResult:
-        tools = self.registry.export(self.surface)
+        tools = self.tools()
         called: list[str] = []
         rounds = 0
         while True:
             final = rounds >= self.max_rounds
-            request: dict[str, Any] = {"model": self.model, "messages": list(conversation.messages)}
-            if tools:
-                request["tools"] = tools
-                if final:
-                    request["tool_choice"] = "none"
-            completion = await self.client.chat.completions.create(**request)
-            message = completion.choices[0].message
+            message = await self.complete(self.request(conversation.messages, tools, final=final))
             conversation.received(message.model_dump(mode="json", exclude_none=True))
-            calls = [c for c in (message.tool_calls or []) if getattr(c, "type", "function") == "function"]
+            calls = function_calls(message)
             if not calls or final:
                 return EngineResult(text=(message.content or "").strip(), rounds=rounds, tool_calls=called)
             rounds += 1
-            assistant: dict[str, Any] = {
-                "role": "assistant",
-                "tool_calls": [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.function.name, "arguments": c.function.arguments},
-                    }
-                    for c in calls
-                ],
-            }
-            if message.content:
-                assistant["content"] = message.content
-            conversation.add(assistant)
+            conversation.add(assistant_message(message, calls))
             pending: list[tuple[str, list[tuple[str, bytes]]]] = []
             for call in calls:
-                name = call.function.name
-                called.append(name)
-                result = await self.registry.dispatch(name, call.function.arguments, ctx)
-                log.info(
-                    "captain_tool_call", tool=name[:80], error=result.is_error, images=len(result.images)
-                )
+                called.append(call.function.name)
+                result = await self.dispatch(call, ctx)
                 conversation.add_tool_result(call.id, result.text, bool(result.images), self.vision)
                 if result.images and self.vision:
-                    pending.append((name, result.images))
+                    pending.append((call.function.name, result.images))
             for name, images in pending:
                 conversation.add_images(name, images)

@@ -27,7 +27,7 @@ from journal.writer import disk_failure
 log = structlog.get_logger("clankie.play.host")
 
 WORLDS = ("sandbox", "browser", "pokeagent")
-MINDS = ("autopilot", "openai")
+MINDS = ("autopilot", "openai", "agent")
 
 
 class PlayRefused(Exception):

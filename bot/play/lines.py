@@ -32,14 +32,18 @@ def one_line(text: str, limit: int) -> str:
 
 
 def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict[str, Any] | None:
-    """A stage record: the distinct observations in order (≤ 6), or None when none was taken."""
+    """A stage record: the distinct observations in order (the last 6), or None when none was
+    taken."""
     distinct: list[Observation] = []
     for o in observations:
         if o is not None and (not distinct or distinct[-1].sha256 != o.sha256):
             distinct.append(o)
     if not distinct:
         return None
-    return {"observations": [o.record() for o in distinct[:MAX_STAGE_OBSERVATIONS]], "provenance": provenance}
+    return {
+        "observations": [o.record() for o in distinct[-MAX_STAGE_OBSERVATIONS:]],
+        "provenance": provenance,
+    }
 
 
 def turn_line(
@@ -79,7 +83,7 @@ def turn_line(
             "effectAdvice": rec.effect_advice,
         },
         "evidence": {
-            "decision": stage(provenance, rec.decision_obs),
+            "decision": stage(provenance, *(rec.seen or [rec.decision_obs])),
             "immediatePreAction": stage(provenance, rec.pre),
             "postAction": stage(provenance, rec.post),
             "actionResult": rec.result.record() if rec.result is not None else None,

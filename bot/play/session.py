@@ -260,6 +260,7 @@ class PlaySession:
                 warnings=warnings,
                 story_source=self.story_card,
                 look=functools.partial(look_at, self.world),
+                observe=self.world.observe,
             )
             try:
                 rec = await run_turn(self.world, self.mind, view, self._decide)

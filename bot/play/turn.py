@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -48,6 +48,7 @@ class TurnRecord:
     action_started: str | None = None
     action_settled: str | None = None
     refused_dir: tuple[tuple[str, int, int], str] | None = None
+    seen: list[Observation] = field(default_factory=list)
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
 
     def fail(self, outcome: str, detail: str) -> TurnRecord:
@@ -58,6 +59,15 @@ class TurnRecord:
 
 
 Decide = Callable[[DecisionView], Awaitable[dict[str, Any]]]
+
+
+def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
+    """A mind that looked for itself while deciding is judged by what it saw: the observations
+    it read (the last is the decision's) and the last still it was shown this turn."""
+    if view.seen:
+        rec.seen = [s.observation for s in view.seen]
+        rec.decision_obs = view.seen[-1].observation
+        rec.decision_still = next((s.still for s in reversed(view.seen) if s.still is not None), None)
 
 
 async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide | None = None) -> TurnRecord:
@@ -81,6 +91,8 @@ async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide 
     except Exception as exc:  # a bug in a mind is a failed mind, not a crashed session
         log.exception("mind_crashed", mind=mind.name)
         return rec.fail("mind_failed", f"{type(exc).__name__}: {exc}")
+    finally:
+        _what_it_saw(rec, view)
     rec.decision_settled = utc_now()
     try:
         rec.decision = Decision.model_validate(raw)

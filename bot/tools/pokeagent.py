@@ -78,6 +78,6 @@ POKEAGENT_RECALL: Tool[NoArgs] = Tool(
     ),
     args=NoArgs,
     privilege="read",
-    surfaces=frozenset({"captain"}),
+    surfaces=frozenset({"captain", "player"}),  # the player recalls its own story too
     handler=pokeagent_recall,
 )

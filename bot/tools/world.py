@@ -1,48 +1,87 @@
 """World actions as player tools (DESIGN §3: "world actions | player | act"): one tool per kind
 of the current world's live action catalog, for a player mind that chooses its action by
-calling a tool. The tool does not touch the world: it validates the call against the live
-catalog and hands the action to ``choose`` — the play loop, which observes again, acts,
-journals and settles the turn as for any other decision. They exist only on the player surface
-of a registry made for one session (:meth:`bot.tools.registry.ToolRegistry.extended`)."""
+calling a tool (the agent mind). A call is the player's whole move for the turn: the action's
+own arguments (the catalog's schema) plus what a decision says beside its action — ``intent``,
+``say`` (words for the people watching, or null), ``objective`` and ``notes`` (null keeps them;
+an empty objective clears it). The tool does not touch the world: it validates the call against
+the live catalog and hands the :class:`Move` to ``choose`` — the play loop, which observes
+again, acts, journals and settles the turn as for any other decision. They exist only on the
+player surface of a registry made for one session (:meth:`ToolRegistry.extended`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from bot.tools.base import AnyTool, Tool, ToolResult
 from bot.tools.context import ToolContext
 from bot.tools.registry import describe_validation_error
 from journal.actions import Catalog
 
-Choose = Callable[[BaseModel], Awaitable[ToolResult]]
+DECISION_FIELDS: dict[str, Any] = {
+    "intent": (str, Field(description="what this move is for, in a few words (at most 200 characters)")),
+    "say": (
+        str | None,
+        Field(description="something to say aloud to the people watching (at most 400 characters), or null"),
+    ),
+    "objective": (
+        str | None,
+        Field(description='your current goal (at most 160 characters); null keeps it, "" clears it'),
+    ),
+    "notes": (
+        str | None,
+        Field(description="your memory between turns (at most 800 characters); null keeps it"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Move:
+    """One act tool call: the validated action and what the player said beside it."""
+
+    action: BaseModel
+    intent: str
+    say: str | None
+    objective: str | None
+    notes: str | None
+
+
+Choose = Callable[[Move], Awaitable[ToolResult]]
 
 
 def _arguments_model(model: type[BaseModel], kind: str) -> type[BaseModel]:
-    """The action model's own fields without ``kind`` (the tool's name says which kind)."""
+    """The action model's own fields without ``kind`` (the tool's name says which kind), plus
+    the decision's fields."""
     fields: dict[str, Any] = {
         name: (info.annotation, info) for name, info in model.model_fields.items() if name != "kind"
     }
+    clash = set(fields) & set(DECISION_FIELDS)
+    if clash:
+        raise ValueError(f"action {kind!r} has arguments named like a decision's fields: {sorted(clash)}")
+    fields.update(DECISION_FIELDS)
     args: type[BaseModel] = create_model(f"{kind}_args", __config__=ConfigDict(extra="forbid"), **fields)
     return args
 
 
 def _action_tool(catalog: Catalog, model: type[BaseModel], kind: str, choose: Choose) -> AnyTool:
     async def handler(args: BaseModel, _ctx: ToolContext) -> ToolResult:
+        given = args.model_dump()
+        extras = {name: given.pop(name) for name in DECISION_FIELDS}
         try:
-            action = catalog.validate({"kind": kind, **args.model_dump()})
+            action = catalog.validate({"kind": kind, **given})
         except ValidationError as exc:
             return ToolResult.error(
                 f"error: {kind} is not a valid action here: {describe_validation_error(exc)}. Nothing was done."
             )
-        return await choose(action)
+        return await choose(Move(action=action, **extras))
 
     description = (model.__doc__ or kind).strip().splitlines()[0]
     return Tool(
         name=kind,
-        description=f"{description} (an action in the {catalog.name} world; it is your move for this turn)",
+        description=f"{description} (an action in the {catalog.name} world; calling it is your move for this turn)",
         args=_arguments_model(model, kind),
         privilege="act",
         surfaces=frozenset({"player"}),

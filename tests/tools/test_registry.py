@@ -61,7 +61,7 @@ def test_default_registry_validates_and_has_the_design_tools() -> None:
     registry = build_registry()
     assert registry.names("mouth") == ["look_at_screen", "ask_clankie"]
     assert sorted(registry.names("captain")) == ["observe_share", "pokeagent_observe", "pokeagent_recall"]
-    assert registry.names("player") == []
+    assert registry.names("player") == ["pokeagent_recall"]  # the player reads its own story
     escalating = [t.name for t in DEFAULT_TOOLS if t.privilege == "escalate"]
     assert escalating == ["ask_clankie"]
 

@@ -27,6 +27,15 @@ async def look_at(world: World, region: Region | None = None) -> Still | None:
 
 
 @dataclass(frozen=True)
+class Seen:
+    """One look the mind took while deciding: the observation it read and the still it was
+    shown (None when it read the state without a picture)."""
+
+    observation: Observation
+    still: Still | None
+
+
+@dataclass(frozen=True)
 class DecisionView:
     turn: int
     world: str
@@ -42,6 +51,11 @@ class DecisionView:
     story_source: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
     look: Look | None = field(default=None, repr=False)
     """Fresh stills on demand, for a mind that watches the picture settle (None: no world)."""
+    observe: Callable[[], Awaitable[Observation]] | None = field(default=None, repr=False)
+    """A fresh observation on demand, for a mind that looks for itself while deciding."""
+    seen: list[Seen] = field(default_factory=list, repr=False)
+    """What a mind that looks for itself read and was shown while deciding (the agent mind):
+    the turn's decision evidence is then what it saw, not the view it was handed."""
 
     @property
     def story(self) -> dict[str, Any] | None:

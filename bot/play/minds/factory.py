@@ -15,4 +15,8 @@ def make_mind(name: str, world: str, settings: Settings) -> Mind:
         from bot.play.minds.openai_mind import OpenAIMind
 
         return OpenAIMind.from_settings(settings)
+    if name == "agent":
+        from bot.play.minds.agent import AgentMind
+
+        return AgentMind.from_settings(settings)
     raise ValueError(f"unknown mind {name!r}")

@@ -4,8 +4,9 @@ Each turn sends one bounded request — the character and the live catalog (syst
 semantic view, signals, objective, notes, progress counts, the story card and the last few
 turns, plus the still as an image — and asks for a decision as JSON (a strict JSON-schema
 response format, so a compliant endpoint cannot answer off-schema; an endpoint that ignores
-``strict`` is still checked here, and an off-schema answer is an invalid decision). The request at turn 1000 is the same size as at turn 10: history is never appended,
-the rolling window and the story card stand in for it.
+``strict`` is still checked here, and an off-schema answer is an invalid decision). The
+request at turn 1000 is the same size as at turn 10: history is never appended, the rolling
+window and the story card stand in for it.
 """
 
 from __future__ import annotations
@@ -14,19 +15,13 @@ import base64
 import json
 from typing import Any
 
-import openai
 import orjson
 from openai import AsyncOpenAI
 
 from bot.config import Settings
-from bot.play.decision import (
-    InvalidDecision,
-    MindFailed,
-    PermanentMindFailure,
-    decision_from_wire,
-    decision_json_schema,
-)
+from bot.play.decision import InvalidDecision, decision_from_wire, decision_json_schema
 from bot.play.minds.base import DecisionView
+from bot.play.minds.endpoint import client_from_settings, complete, endpoint_of
 
 RECENT_TURNS = 8
 MAX_STATE_CHARS = 6000
@@ -91,21 +86,6 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _status_failure(status: int, endpoint: str, model: str) -> MindFailed:
-    """An HTTP error as a mind failure. 401/403 (the key is refused) and 404 (no such model, or
-    no chat-completions route at that address) cannot heal by retrying: they end play. Every
-    other status (429, 5xx, …) is transient and the loop backs off. The server's own message
-    is left out: for a refused key it quotes part of the key."""
-    where = f"the model endpoint {endpoint} answered HTTP {status}"
-    if status in (401, 403):
-        return PermanentMindFailure(f"{where} (check OPENAI_API_KEY)")
-    if status == 404:
-        return PermanentMindFailure(
-            f"{where}: it has no model {model[:80]!r} (check [openai] model and OPENAI_BASE_URL)"
-        )
-    return MindFailed(where)
-
-
 class OpenAIMind:
     name = "openai"
 
@@ -118,25 +98,13 @@ class OpenAIMind:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OpenAIMind:
-        key = settings.openai.api_key.get_secret_value() if settings.openai.api_key else None
-        if not key and not settings.openai.base_url:
-            raise RuntimeError(
-                "the openai mind needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint)"
-            )
-        client = AsyncOpenAI(
-            api_key=key or "unused",
-            base_url=settings.openai.base_url,
-            timeout=settings.openai.timeout_s,
-            max_retries=settings.openai.max_retries,
-        )
+        client = client_from_settings(settings, "openai")
         return cls(client, settings.openai.model, vision=settings.openai.vision)
 
     @property
     def endpoint(self) -> str:
         """The endpoint's address as a person would check it (no credentials, no query)."""
-        url = self.client.base_url
-        port = f":{url.port}" if url.port else ""
-        return f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/")
+        return endpoint_of(self.client)
 
     def request(self, view: DecisionView) -> dict[str, Any]:
         schema = decision_json_schema(view.catalog.json_schema())
@@ -152,18 +120,7 @@ class OpenAIMind:
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         body = self.request(view)
         self.last_request_bytes = len(orjson.dumps(body))
-        try:
-            completion = await self.client.chat.completions.create(**body)
-        except openai.APITimeoutError as exc:
-            raise MindFailed(f"the model did not answer in time: {exc}") from exc
-        except openai.APIStatusError as exc:
-            raise _status_failure(exc.status_code, self.endpoint, self.model) from exc
-        except openai.APIConnectionError as exc:
-            raise MindFailed(f"cannot reach the model endpoint {self.endpoint} ({exc})") from exc
-        except openai.APIError as exc:
-            raise MindFailed(f"the model endpoint failed: {type(exc).__name__}: {exc}") from exc
-        except ValueError as exc:  # an unparseable response body
-            raise MindFailed(f"the model endpoint sent an unreadable response: {exc}") from exc
+        completion = await complete(self.client, body)
         if not completion.choices:
             raise InvalidDecision("the model returned no choices")
         message = completion.choices[0].message

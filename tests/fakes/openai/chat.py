@@ -16,6 +16,7 @@ from aiohttp import web
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
+from .sequence import sequence_problem
 from .strict import rejection, strict_schemas
 from .validate import UnionChecker, strict_validator
 
@@ -172,6 +173,7 @@ class ChatFake:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
+        before = len(self.violations)
         number = len(self.requests) + 1
         where = f"chat request #{number}"
         try:
@@ -180,11 +182,16 @@ class ChatFake:
             body = raw.decode("utf-8", "replace")
             self.violations.append(f"{where}: body is not JSON: {exc}")
         else:
-            self.violations.extend(self._validate(where, body))
+            shape = self._validate(where, body)
+            self.violations.extend(shape)
         record = ChatRequest(number, body, {k.lower(): v for k, v in request.headers.items()})
         async with self._changed:
             self.requests.append(record)
             self._changed.notify_all()
+        out_of_order = None if len(self.violations) > before else sequence_problem(record.messages)
+        if out_of_order is not None:
+            self.violations.append(f"{where}: {out_of_order}")
+            return _error(400, out_of_order, "invalid_request_error", None, "messages")
         refused = None if self.ignore_strict else rejection(body)
         if refused is not None:
             self.violations.append(f"{where}: strict schema refused: {refused.message}")

@@ -220,3 +220,23 @@ async def test_an_endpoint_that_ignores_strict_checks_nothing():
             },
         )
         assert result.choices[0].message.content == "whatever I like"
+
+
+async def test_tool_calls_must_be_answered_in_order_or_the_api_refuses():
+    from tests.fakes.openai.sequence import sequence_problem
+
+    call = {
+        "role": "assistant",
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+    }
+    answer = {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+    user = {"role": "user", "content": "next"}
+    assert sequence_problem([user, call, answer, user]) is None
+    assert "did not have response messages: c1" in (sequence_problem([user, call, user, answer]) or "")
+    assert "did not have response messages: c1" in (sequence_problem([user, call]) or "")
+    assert "must be a response to a preceeding message" in (sequence_problem([user, answer]) or "")
+    assert "must be a response" in (sequence_problem([user, call, answer, answer]) or "")
+    async with fake_openai(check_clean=False) as fake:
+        with pytest.raises(openai.BadRequestError) as caught:
+            await fake.client().chat.completions.create(model="m", messages=[user, call, user])
+        assert caught.value.body["param"] == "messages" and fake.violations

@@ -1,0 +1,87 @@
+"""One chat-completions call of a player mind (the openai and agent minds alike), with the
+endpoint's faults turned into :class:`MindFailed` sentences a person can act on — naming the
+endpoint, never the key — and what the call cost as the endpoint reported it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from bot.config import Settings
+from bot.play.decision import MindFailed, PermanentMindFailure
+
+
+def client_from_settings(settings: Settings, mind: str) -> AsyncOpenAI:
+    key = settings.openai.api_key.get_secret_value() if settings.openai.api_key else None
+    if not key and not settings.openai.base_url:
+        raise RuntimeError(f"the {mind} mind needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint)")
+    return AsyncOpenAI(
+        api_key=key or "unused",
+        base_url=settings.openai.base_url,
+        timeout=settings.openai.timeout_s,
+        max_retries=settings.openai.max_retries,
+    )
+
+
+def endpoint_of(client: AsyncOpenAI) -> str:
+    """The endpoint's address as a person would check it (no credentials, no query)."""
+    url = client.base_url
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/")
+
+
+@dataclass
+class Usage:
+    """What one decision cost: requests sent, their JSON bytes, and the tokens the endpoint
+    reported (``None`` when it reported none)."""
+
+    requests: int = 0
+    request_bytes: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    def add(self, request_bytes: int, usage: Any) -> None:
+        self.requests += 1
+        self.request_bytes += request_bytes
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
+        if isinstance(prompt, int):
+            self.prompt_tokens = (self.prompt_tokens or 0) + prompt
+        if isinstance(completion, int):
+            self.completion_tokens = (self.completion_tokens or 0) + completion
+
+
+def status_failure(status: int, endpoint: str, model: str) -> MindFailed:
+    """An HTTP error as a mind failure. 401/403 (the key is refused) and 404 (no such model, or
+    no chat-completions route at that address) cannot heal by retrying: they end play. Every
+    other status (429, 5xx, …) is transient and the loop backs off. The server's own message
+    is left out: for a refused key it quotes part of the key."""
+    where = f"the model endpoint {endpoint} answered HTTP {status}"
+    if status in (401, 403):
+        return PermanentMindFailure(f"{where} (check OPENAI_API_KEY)")
+    if status == 404:
+        return PermanentMindFailure(
+            f"{where}: it has no model {model[:80]!r} (check [openai] model and OPENAI_BASE_URL)"
+        )
+    return MindFailed(where)
+
+
+async def complete(client: AsyncOpenAI, body: dict[str, Any]) -> Any:
+    """``client.chat.completions.create(**body)``; every fault of the endpoint is a MindFailed
+    (a PermanentMindFailure when retrying cannot heal it)."""
+    endpoint = endpoint_of(client)
+    try:
+        return await client.chat.completions.create(**body)
+    except openai.APITimeoutError as exc:
+        raise MindFailed(f"the model did not answer in time: {exc}") from exc
+    except openai.APIStatusError as exc:
+        raise status_failure(exc.status_code, endpoint, str(body.get("model", ""))) from exc
+    except openai.APIConnectionError as exc:
+        raise MindFailed(f"cannot reach the model endpoint {endpoint} ({exc})") from exc
+    except openai.APIError as exc:
+        raise MindFailed(f"the model endpoint failed: {type(exc).__name__}: {exc}") from exc
+    except ValueError as exc:  # an unparseable response body
+        raise MindFailed(f"the model endpoint sent an unreadable response: {exc}") from exc
