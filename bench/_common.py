@@ -6,9 +6,13 @@ ends with ``raise SystemExit(report.exit_code())`` so a missed target exits 1.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
 
 
 class Report:
@@ -82,3 +86,22 @@ def paired_per_call(
                 fn()
             times[which].append((clock() - start) / calls)
     return statistics.median(times[0]), statistics.median(times[1])
+
+
+@contextlib.asynccontextmanager
+async def sandbox_playing(pace_s: float) -> AsyncIterator[Any]:
+    """A play host in a temporary state directory with a sandbox session playing (a new frame
+    every ``pace_s``), its first turn settled; stopped on exit."""
+    from bot.config import PathSettings, Settings
+    from bot.play.host import PlayHost, StartRequest
+
+    with tempfile.TemporaryDirectory() as state:
+        host = PlayHost(Settings(paths=PathSettings(state_dir=Path(state))))
+        stream = host.subscribe()
+        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000, pace_seconds=pace_s))
+        await anext(stream)
+        try:
+            yield host
+        finally:
+            await stream.aclose()
+            await host.stop()

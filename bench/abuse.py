@@ -20,14 +20,13 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import Report, sandbox_playing  # noqa: E402
 
 HONEST = 64
 IDLE = 1000
@@ -60,8 +59,6 @@ async def stdin_lines() -> Any:
 # -- the server ---------------------------------------------------------------------------------
 async def serve() -> None:
     from bot import logs
-    from bot.config import PathSettings, Settings
-    from bot.play.host import PlayHost, StartRequest
     from bot.web.app import make_app
     from bot.web.guard import GUARD
     from bot.web.guard import serve as serve_guarded
@@ -71,12 +68,7 @@ async def serve() -> None:
 
     raise_fd_limit()
     logs.configure(level="WARNING", json=True)
-    with tempfile.TemporaryDirectory() as state:
-        settings = Settings(paths=PathSettings(state_dir=Path(state)))
-        host = PlayHost(settings)
-        stream = host.subscribe()
-        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000, pace_seconds=PACE_S))
-        await anext(stream)
+    async with sandbox_playing(PACE_S) as host:
         store = ShareStore(60)
         link = store.create_link("666", "attacker", Place("1"))
         limits = WebLimits()
@@ -91,8 +83,6 @@ async def serve() -> None:
                 refusals=guard.refusals,
                 header_timeouts=guard.header_timeouts,
             )
-        await stream.aclose()
-        await host.stop()
         await runner.cleanup()
 
 

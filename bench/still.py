@@ -16,14 +16,13 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import Report, sandbox_playing  # noqa: E402
 
 CONCURRENCY = 64
 SECONDS = 1.2
@@ -38,8 +37,6 @@ async def serve(kind: str) -> None:
     from aiohttp import web
 
     from bot import logs
-    from bot.config import PathSettings, Settings
-    from bot.play.host import PlayHost, StartRequest
     from bot.web.app import make_app
     from bot.web.share_store import ShareStore
     from bot.web.still_cache import StillCache
@@ -55,12 +52,7 @@ async def serve(kind: str) -> None:
             self.served.add((session_id, still.sha256))
             return super().entry(session_id, still)
 
-    with tempfile.TemporaryDirectory() as state:
-        settings = Settings(paths=PathSettings(state_dir=Path(state)))
-        host = PlayHost(settings)
-        stream = host.subscribe()
-        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000, pace_seconds=PACE_S))
-        await anext(stream)
+    async with sandbox_playing(PACE_S) as host:
         still = host.live_still()
         session_id = host.active.session_id
         cache = CountingCache()
@@ -85,8 +77,6 @@ async def serve(kind: str) -> None:
         while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "cpu":
             print(json.dumps({"cpu": time.process_time()}), flush=True)
         print(json.dumps({"encodes": cache.encodes, "distinct": len(cache.served)}), flush=True)
-        await stream.aclose()
-        await host.stop()
         await runner.cleanup()
 
 

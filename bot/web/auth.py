@@ -9,6 +9,7 @@ host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a 421, no
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
@@ -67,16 +68,18 @@ def host_middleware(public_urls: Iterable[str | None] = ()) -> Middleware:
     with the port the request came in on (none for port 80), or the host of a public URL."""
     public = {(p.hostname or "", p.port) for p in (urlsplit(u) for u in public_urls if u) if p.hostname}
 
-    @web.middleware
-    async def loopback_host_only(request: web.Request, handler: Handler) -> web.StreamResponse:
-        named = _split_host(request.headers.get("Host", ""))
-        sock = request.transport.get_extra_info("sockname") if request.transport is not None else None
-        port = int(sock[1]) if sock else None
-        ok = named is not None and (
+    @functools.lru_cache(maxsize=256)
+    def allowed(host: str, port: int | None) -> bool:
+        named = _split_host(host)
+        return named is not None and (
             (_is_loopback_name(named[0]) and (named[1] or 80) == port)
             or (named[0].lower(), named[1]) in public
         )
-        if not ok:
+
+    @web.middleware
+    async def loopback_host_only(request: web.Request, handler: Handler) -> web.StreamResponse:
+        sock = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        if not allowed(request.headers.get("Host", ""), int(sock[1]) if sock else None):
             return web.json_response(
                 {
                     "error": "misdirected",
