@@ -25,6 +25,7 @@ from bot.character import Character
 from bot.play.host import MINDS, WORLDS, PlayRefused, StartRequest
 from bot.play.session import PlaySession
 from cogs import Bounded, OneOf, character_of, moderator_only
+from journal.metrics import metrics_text
 
 START_WAIT_S = 10.0
 COLOUR = discord.Colour(0x4F7CAC)
@@ -45,15 +46,20 @@ def _link(character: Character) -> str | None:
     return url if url else None
 
 
-def _progress_line(progress: dict[str, Any]) -> str:
+def _progress_line(progress: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+    """Metrics first ("score 4 520 · best tile 512"), then tiles, maps and milestones. A world
+    that declares metrics and has reached no milestone does not say "milestones: none yet"."""
+    parts = [metrics_text(progress.get("metrics") or {}, labels)] if progress.get("metrics") else []
     tiles = progress.get("distinctTiles") or 0
-    parts = [f"{tiles} tiles"] if tiles else []  # worlds without a map (a web page) have none
+    if tiles:  # worlds without a map (a web page) have none
+        parts.append(f"{tiles} tiles")
     maps = progress.get("maps") or []
     if maps:
         parts.append("maps: " + ", ".join(maps[-6:]))
     milestones = progress.get("milestones") or []
-    parts.append("milestones: " + (", ".join(milestones[-6:]) if milestones else "none yet"))
-    return " · ".join(parts)
+    if milestones or not labels:
+        parts.append("milestones: " + (", ".join(milestones[-6:]) if milestones else "none yet"))
+    return " · ".join(parts) or "nothing measured yet"
 
 
 def budget_text(session: PlaySession) -> str:
@@ -90,10 +96,12 @@ def started_text(session: PlaySession, link: str | None) -> str:
 def stopped_text(session: PlaySession) -> str:
     progress = session.progress()
     milestones = progress.get("milestones") or []
+    metrics = metrics_text(progress.get("metrics") or {}, session.metric_labels)
     return (
         f"⏹️ Stopped **{session.spec.world}** after {session.turn} turn(s) "
         f"({session.accepted} accepted; outcome {session.outcome or session.state}). "
-        f"Milestones: {', '.join(milestones) if milestones else 'none'}. The journal has its summary."
+        + (f"Progress: {metrics}. " if metrics else "")
+        + f"Milestones: {', '.join(milestones) if milestones else 'none'}. The journal has its summary."
     )
 
 
@@ -118,7 +126,7 @@ def status_text(character: Character) -> str:
         f"**Playing {digest['world']}** ({digest['mind']}) — turn {digest['turn']} of {session.spec.max_turns}, state {digest['state']}.",
         f"Objective: {_clip(digest.get('objective'), 160) or 'none yet'}",
         f"Last effect: {_clip(digest.get('lastEffect'), 200) or 'nothing yet'}",
-        f"Progress: {_progress_line(digest.get('progress') or {})}",
+        f"Progress: {_progress_line(digest.get('progress') or {}, digest.get('metricLabels'))}",
     ]
     if link:
         lines.append(f"Activity page: {link}")
@@ -134,6 +142,9 @@ def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.E
     embed.add_field(
         name="World", value=_clip(card.get("environmentId") or card.get("scenarioId"), 100) or "?"
     )
+    metrics = card.get("metrics") or {}
+    if metrics:
+        embed.add_field(name="Progress", value=_clip(metrics_text(metrics), 1000), inline=False)
     maps = card.get("maps") or []
     embed.add_field(name="Maps", value=_clip(", ".join(maps), 1000) or "none yet", inline=False)
     moments = card.get("moments") or []

@@ -18,8 +18,12 @@ Rules for V2 turns ("pre" = the last observation of immediatePreAction, else of 
   actionResult.ok and outcome accepted → pass; otherwise (refused or failed) → fail.
 - goalToAction — did the action serve the objective? No objective or no action →
   not_applicable; no progressAfter → unknown; progressAfter has more distinct tiles, maps
-  or milestones than progressBefore → pass; no progress and signals.stalledForTurns ≥ 12
-  (the loop's own stall threshold) → fail; otherwise unknown (no measurable progress yet).
+  or milestones than progressBefore → pass; (V3) a metric rose from progressBefore to
+  progressAfter and the objective is about it (it names one of the metric's words, see
+  :func:`journal.metrics.objective_is_about`: "reach the 512 tile" is about ``bestTile``)
+  → pass; a metric rose that the objective is not about → unknown (a raised metric is
+  progress, so it is never a fail); no progress and signals.stalledForTurns ≥ 12 (the
+  loop's own stall threshold) → fail; otherwise unknown (no measurable progress yet).
 - planContinuity — is the objective kept, or changed for a reason? The first turn of the
   file → not_applicable; objective equal to the previous turn's → pass; changed after the
   previous turn's objective was retired, or after progressBefore gained a milestone over the
@@ -62,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.metrics import objective_is_about
 from journal.oplog import ReceiptLine, read_events, read_receipts
 from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalReceipt
 from journal.reader import Journal
@@ -138,6 +143,13 @@ def _advanced(before: Any, after: Any) -> bool:
         or len(set(after.maps) - set(before.maps)) > 0
         or len(set(after.milestones) - set(before.milestones)) > 0
     )
+
+
+def _raised(before: Any, after: Any) -> list[str]:
+    """The metrics (V3 progress) that rose from ``before`` to ``after``."""
+    was: dict[str, float] = getattr(before, "metrics", {})
+    now: dict[str, float] = getattr(after, "metrics", {})
+    return [name for name, value in now.items() if name in was and value > was[name]]
 
 
 def _is_movement(action: dict[str, Any]) -> bool:
@@ -227,6 +239,9 @@ def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:
         out["goalToAction"] = "unknown"
     elif _advanced(ev.progressBefore, ev.progressAfter):
         out["goalToAction"] = "pass"
+    elif raised := _raised(ev.progressBefore, ev.progressAfter):
+        about = any(objective_is_about(body.objective, name) for name in raised)
+        out["goalToAction"] = "pass" if about else "unknown"
     elif ev.signals.stalledForTurns >= STALL_THRESHOLD:
         out["goalToAction"] = "fail"
     else:

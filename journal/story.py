@@ -16,6 +16,9 @@ Projection rules:
   ``progressAfter.maps``.
 - ``moments`` are the last 8 turns that wanted to speak and had an effect:
   ``{at, effect, toward: objective}``.
+- ``metrics`` (card V2) are the world's progress metrics as last seen: the newest V3 turn's
+  ``progressAfter.metrics`` (else its ``progressBefore.metrics``) that names any, across the
+  journey's sittings; ``{}`` when no turn carried one (older journals, worlds without metrics).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from journal.schema import Header, HeaderV2, HeaderV3, Stage, TurnV1, TurnV2
+from journal.schema import Header, HeaderV2, HeaderV3, MetricName, MetricValue, Stage, TurnV1, TurnV2, TurnV3
 
 MAX_MAPS = 16
 MAX_MOMENTS = 8
@@ -45,7 +48,7 @@ class StoryMoment(BaseModel):
 class StoryCard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schemaVersion: Literal[1] = 1
+    schemaVersion: Literal[2] = 2
     sessionId: str
     environmentId: str | None
     scenarioId: str
@@ -55,6 +58,7 @@ class StoryCard(BaseModel):
     objective: Annotated[str, StringConstraints(max_length=160)] | None
     maps: list[Annotated[str, StringConstraints(max_length=64)]] = Field(max_length=MAX_MAPS)
     moments: list[StoryMoment] = Field(max_length=MAX_MOMENTS)
+    metrics: dict[MetricName, MetricValue] = Field(default_factory=dict)
 
 
 def _stage_map(stage: Stage | None) -> str | None:
@@ -93,6 +97,7 @@ class StoryProjector:
         self.objective: str | None = None
         self._maps: OrderedDict[str, None] = OrderedDict()
         self._moments: deque[StoryMoment] = deque(maxlen=MAX_MOMENTS)
+        self.metrics: dict[str, int | float] = {}
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -126,6 +131,9 @@ class StoryProjector:
         if isinstance(line, TurnV2):
             started, current = _turn_maps(line)
             after = line.evidence.progressAfter
+            metrics = None
+            if isinstance(line, TurnV3):
+                metrics = (after or line.evidence.progressBefore).metrics
             self.fold(
                 line.at,
                 body.objective,
@@ -134,6 +142,7 @@ class StoryProjector:
                 started,
                 current,
                 after.maps if after is not None else None,
+                metrics,
             )
         else:
             self.fold(line.at, body.objective, body.speakWanted, body.effect)
@@ -147,11 +156,13 @@ class StoryProjector:
         started_map: str | None = None,
         current_map: str | None = None,
         maps_after: list[str] | None = None,
+        metrics: dict[str, int | float] | None = None,
     ) -> None:
         """Fold one turn of any journal dialect: when, toward what, what it did, where.
 
         ``started_map``/``current_map`` are the maps the turn began and ended on, when its
-        evidence names them; ``maps_after`` the maps its progress lists after the action.
+        evidence names them; ``maps_after`` the maps its progress lists after the action;
+        ``metrics`` the world's progress metrics the turn ended with (kept when non-empty).
         """
         if self.journey_id is None:
             raise ValueError("feed_header must come before feed_turn")
@@ -166,6 +177,8 @@ class StoryProjector:
             for name in maps_after[-MAX_MAPS:]:
                 if name not in self._maps:
                     self._see(name[:64])
+        if metrics:
+            self.metrics = metrics
         if speak_wanted and effect:
             self._moments.append(StoryMoment(at=at, effect=effect, toward=objective))
 
@@ -199,6 +212,7 @@ class StoryProjector:
             objective=self.objective,
             maps=list(self._maps),
             moments=list(self._moments),
+            metrics=dict(self.metrics),
         )
 
     def copy(self) -> StoryProjector:
@@ -233,4 +247,6 @@ class StoryProjector:
             for name in part._maps:
                 out._see(name)
             out._moments.extend(part._moments)
+            if part.metrics:
+                out.metrics = part.metrics
         return out

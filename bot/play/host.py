@@ -242,6 +242,7 @@ class PlayHost:
             "lastOutcome": last.outcome if last else None,
             "lastEffect": last.effect if last else None,
             "progress": s.progress(),
+            "metricLabels": dict(s.metric_labels),
             "frameSha256": s.last_still.sha256 if s.last_still else None,
             "observationSha256": s.last_observation.sha256 if s.last_observation else None,
             "scene": s.last_observation.scene if s.last_observation else None,

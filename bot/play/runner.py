@@ -16,6 +16,7 @@ from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.lines import one_line
 from bot.play.session import SettledTurn
 from journal.cli import silence
+from journal.metrics import metrics_text
 
 
 def _defaults() -> dict[str, dict[str, Any]]:
@@ -47,16 +48,27 @@ def _action_text(action: dict[str, Any] | None) -> str:
     return f"{kind}({args})"
 
 
-def format_turn(t: SettledTurn, total_milestones: int | None) -> str:
-    """One progress line: turn, milestones reached (count and latest), outcome, action, effect.
+def format_turn(
+    t: SettledTurn, total_milestones: int | None, metric_labels: dict[str, str] | None = None
+) -> str:
+    """One progress line: turn, milestones reached (count and latest) and/or the world's
+    metrics ("score 4 520 · best tile 512"), outcome, action, effect. A world that declares
+    metrics and no milestones shows only its metrics.
 
     What he says is printed above the line: it was decided before the action, from what he
     had seen by then."""
+    columns = [f"turn {t.turn:>4}"]
     reached = t.progress.get("milestones", [])
-    mark = f"{len(reached)}/{total_milestones}" if total_milestones else str(len(reached))
-    latest = reached[-1] if reached else "—"
+    if total_milestones or reached or not metric_labels:
+        mark = f"{len(reached)}/{total_milestones}" if total_milestones else str(len(reached))
+        latest = reached[-1] if reached else "—"
+        columns.append(f"milestones {mark:>5} {latest:<16}")
+    if metric_labels:
+        shown = metrics_text(t.progress.get("metrics") or {}, metric_labels) or "—"
+        columns.append(f"{shown:<30}")
     effect = t.effect or t.detail or ""
-    line = f"turn {t.turn:>4} │ milestones {mark:>5} {latest:<16} │ {t.outcome:<19} │ {_action_text(t.action):<28} │ {effect}"
+    columns += [f"{t.outcome:<19}", f"{_action_text(t.action):<28}", effect]
+    line = " │ ".join(columns)
     if t.speak and t.speak_wanted and not t.speak_suppressed:
         line = f'           says: "{t.speak}"\n' + line
     return line
@@ -144,7 +156,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         nonlocal reader_gone
         try:
             async for settled in stream:
-                print(format_turn(settled, total), file=out, flush=True)
+                print(format_turn(settled, total, session.metric_labels), file=out, flush=True)
         except BrokenPipeError:
             # `clankie play … | head`: the reader went away, so stop play (the journal gets its
             # summary) and finish quietly, as a process killed by SIGPIPE would.

@@ -97,7 +97,9 @@ class PlaySession:
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
 
     def __post_init__(self) -> None:
-        self._progress = ProgressTracker(declared=tuple(m.name for m in declared_metrics(self.world)))
+        declared = declared_metrics(self.world)
+        self.metric_labels: dict[str, str] = {m.name: m.label for m in declared}
+        self._progress = ProgressTracker(declared=tuple(self.metric_labels))
 
     @property
     def journey_id(self) -> str:

@@ -7,7 +7,8 @@
   (map, x, y, facing, scene) in which revisited states make up at least half;
 - ``refusedHere``: directions refused or bumped from the current tile;
 - ``objectiveForTurns``: turns the current objective has been held.
-An objective held ≥ 12 turns inside a recurring loop is warned once, then retired.
+An objective held ≥ 12 turns inside a recurring loop, with no progress for 12 turns, is warned
+once, then retired (standing on the same spot while a score rises is not going in circles).
 """
 
 from __future__ import annotations
@@ -100,8 +101,11 @@ class SignalTracker:
             self.objective_turns = 0
 
     def objective_verdict(self, has_objective: bool) -> str | None:
-        """``warn`` once, then ``retire``, for an objective gone stale inside a loop."""
+        """``warn`` once, then ``retire``, for an objective gone stale inside a loop that has made
+        no progress for OBJECTIVE_STALE_AFTER turns."""
         if not has_objective or self.objective_turns < OBJECTIVE_STALE_AFTER or self.recurring == 0:
+            return None
+        if self.stalled < OBJECTIVE_STALE_AFTER:
             return None
         if not self._warned:
             self._warned = True

@@ -270,7 +270,15 @@ async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Pa
         await wait_turns(stream, 2, within=30)
         status = await (await live.fake.send_interaction("play status", by=live.fake.member)).response()
         assert "**Playing browser** (autopilot)" in status.content, status.content
-        assert "Progress: milestones: none yet" in status.content  # no map, so no tile count
+        # the page's metrics; no map, so no tile count; no milestones declared, so none listed
+        assert re.search(r"Progress: score \d[\d\u00a0]* · best tile \d+$", status.content, re.M), (
+            status.content
+        )
+        assert "milestones" not in status.content
+        story = await (await live.fake.send_interaction("play story")).response()
+        (embed,) = story.data["embeds"]
+        fields = {f["name"]: f["value"] for f in embed["fields"]}
+        assert re.fullmatch(r"score \d[\d\u00a0]* · best tile \d+", fields["Progress"]), fields
         session = await host.stop()
         assert session is not None and session.outcome == "stopped"
         journal = read_journal(session.journal_path)  # type: ignore[arg-type]

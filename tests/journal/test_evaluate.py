@@ -224,6 +224,46 @@ def test_goal_to_action(tmp_path: Path) -> None:
     assert got == ["pass", "fail", "unknown", "unknown", "not_applicable"]
 
 
+def _metric_turn(n: int, objective: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """A 2048-like turn: no tiles, maps or milestones gained; only the metrics may move."""
+    line = turn(n, objective=objective)
+    flat = {"distinctTiles": 0, "maps": [], "milestones": []}
+    line["evidence"]["progressBefore"] = {**flat, "metrics": before}
+    line["evidence"]["progressAfter"] = {**flat, "metrics": after}
+    line["evidence"]["signals"]["stalledForTurns"] = 40  # as stalled as the loop ever says
+    return line
+
+
+def test_goal_to_action_passes_a_raised_metric_the_objective_is_about_and_never_fails_one(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        _metric_turn(1, "Keep merging to push the score past 2000", {"score": 1800}, {"score": 1836}),
+        _metric_turn(
+            2, "Reach the 512 tile", {"score": 1836, "bestTile": 256}, {"score": 1900, "bestTile": 512}
+        ),
+        _metric_turn(
+            3, "Reach the 512 tile", {"score": 1900, "bestTile": 512}, {"score": 1904, "bestTile": 512}
+        ),
+        _metric_turn(
+            4, "Reach the 512 tile", {"score": 1904, "bestTile": 512}, {"score": 1904, "bestTile": 512}
+        ),
+        _metric_turn(5, "Win a badge", {"badges": 0, "money": 3000}, {"badges": 1, "money": 3000}),
+        _metric_turn(6, "Keep merging", {}, {"score": 1900}),  # a metric first seen is no rise
+        _metric_turn(7, "Keep merging", {"score": 1900}, {"score": 0}),  # a new game: it fell
+    ]
+    got = [v["goalToAction"] for v in _verdicts(tmp_path, lines)]
+    assert got == ["pass", "pass", "unknown", "fail", "pass", "fail", "fail"]
+
+
+def test_goal_to_action_reads_v2_progress_without_metrics(tmp_path: Path) -> None:
+    old = samples.turn_v2(2)
+    old["evidence"]["progressAfter"] = old["evidence"]["progressBefore"]
+    old["evidence"]["signals"]["stalledForTurns"] = 12
+    got = [v["goalToAction"] for v in _verdicts(tmp_path, [samples.turn_v2(1), old])]
+    assert got == ["pass", "fail"]
+
+
 def test_plan_continuity(tmp_path: Path) -> None:
     lines = [
         turn(1, objective="a"),

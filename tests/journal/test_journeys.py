@@ -60,7 +60,11 @@ def test_story_card_across_sittings(tmp_path: Path) -> None:
     second = _sitting(tmp_path, "r2", "J", 10_000, range(1, 6), session="second", close=False)
     card = JourneyIndex(tmp_path).story_card("J")
     assert isinstance(card, StoryCard)
-    assert card.schemaVersion == 1
+    assert card.schemaVersion == 2
+    assert card.metrics == {
+        "money": 3060,
+        "badges": 0,
+    }  # the latest turn's progressAfter (turn 5 of the second)
     assert card.startedAt == samples.stamp(0)  # the first sitting's
     assert card.sessionId == "second"  # the latest sitting's
     assert card.environmentId == "sandbox:kanto" and card.scenarioId == "sandbox-first-gym"

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from bot.play.decision import InvalidDecision, MindFailed
 from bot.play.minds.base import DecisionView
-from bot.worlds.base import ActionResult, Observation, Still
+from bot.worlds.base import ActionResult, Metric, Observation, Still
 from journal.actions import GBA_CATALOG
 
 MOVES = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -78,6 +78,28 @@ class GridWorld:
         return ActionResult(ok=True, source="environment", data={})
 
 
+class ScoreWorld(GridWorld):
+    """A GridWorld that also keeps a score (``a`` adds 10, ``b`` starts again from 0) and
+    declares it as a metric; its state also reports a number it does not declare."""
+
+    metrics = (Metric("score", "score"), Metric("bestCombo", "best combo"))
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.score = 0
+
+    def _state(self) -> dict[str, Any]:
+        return {**super()._state(), "metrics": {"score": self.score, "secret": 99 + self.score}}
+
+    async def act(self, action: BaseModel) -> ActionResult:
+        payload = action.model_dump()
+        if payload["kind"] == "button_press" and payload["button"] in ("a", "b"):
+            self.acted.append(payload)
+            self.score = self.score + 10 if payload["button"] == "a" else 0
+            return ActionResult(ok=True, source="environment", data={"score": self.score})
+        return await super().act(action)
+
+
 def press(button: str, **extra: Any) -> dict[str, Any]:
     return {
         "intent": f"press {button}",
@@ -112,4 +134,4 @@ class ScriptedMind:
         self.closed = True
 
 
-__all__ = ["GridWorld", "InvalidDecision", "MindFailed", "ScriptedMind", "press"]
+__all__ = ["GridWorld", "InvalidDecision", "MindFailed", "ScoreWorld", "ScriptedMind", "press"]

@@ -126,6 +126,17 @@ def test_changing_the_objective_after_the_warning_clears_it():
     assert t.objectives_retired == 0
 
 
+def test_a_loop_that_keeps_making_progress_keeps_its_objective():
+    t = SignalTracker()
+    for i in range(OBJECTIVE_STALE_AFTER * 2):  # the same two spots, a metric rising every third turn
+        settle(t, key=("room", i % 2, 0, "left", "overworld"), new_tile=i % 3 == 0)
+    assert t.recurring > 0 and t.objective_turns == OBJECTIVE_STALE_AFTER * 2
+    assert t.objective_verdict(True) is None
+    for _ in range(OBJECTIVE_STALE_AFTER):  # then no progress for 12 turns: stale
+        settle(t, key=("room", 0, 0, "left", "overworld"))
+    assert t.objective_verdict(True) == "warn"
+
+
 def test_a_stale_objective_outside_a_loop_is_left_alone():
     t = SignalTracker()
     for i in range(OBJECTIVE_STALE_AFTER * 2):

@@ -68,6 +68,7 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
             "distinctTiles": progress.get("distinctTiles"),
             "recentMaps": list(progress.get("maps", []))[-8:],
             "milestones": list(progress.get("milestones", []))[-8:],
+            "metrics": progress.get("metrics") or {},
         },
         "story": view.story,
         "recentTurns": view.recent[-RECENT_TURNS:],

@@ -24,6 +24,17 @@
   }
   function text(id, value) { $(id).textContent = value === null || value === undefined || value === "" ? "—" : String(value); }
 
+  // A world's progress metrics as journal/metrics.py writes them: "score 4 520 · best tile 512"
+  // (a declared label, else the words of the camelCase name; thousands joined by a no-break space).
+  let metricLabels = {};
+  function metricsText(values, labels) {
+    return Object.entries(values || {}).map(([name, v]) => {
+      const label = (labels && labels[name]) || name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+      const num = Number.isInteger(v) ? v : Math.round(v * 100) / 100;
+      return label + " " + num.toLocaleString("en-US").replace(/,/g, "\u00a0");
+    }).join(" · ");
+  }
+
   function showStatus(st) {
     const s = st.session, a = st.activity;
     const pill = $("state");
@@ -36,6 +47,8 @@
     text("objective", a && a.objective);
     text("intent", a && a.intent);
     text("effect", a && a.lastEffect);
+    if (a && a.metricLabels) metricLabels = a.metricLabels;
+    text("metrics", a && a.progress ? metricsText(a.progress.metrics, metricLabels) : null);
     const ms = a && a.progress && a.progress.milestones;
     text("milestones", ms && ms.length ? ms.join(", ") : null);
     showFrame(st.frameSha256, st.lastFrame);
@@ -135,6 +148,7 @@
     if (!card) return;
     text("story-objective", card.objective);
     text("story-turns", card.turnsTaken);
+    text("story-metrics", metricsText(card.metrics, metricLabels));
     text("story-maps", (card.maps || []).join(" → "));
     for (const m of (card.moments || []).slice().reverse()) {
       const li = document.createElement("li");

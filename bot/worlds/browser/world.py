@@ -1,10 +1,11 @@
 """The browser world: a Chromium page driven through Playwright (DESIGN §4 "browser").
 
 ``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
-Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text, an outline of interactive
-elements with refs and, on the builtin 2048 page, ``game = {board, score, over, moves}``; the
-scene is always ``"page"``. ``still()`` is a PNG of the viewport, ``still_region(box)`` one of a
-part of it. ``act()`` applies one
+Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text,
+an outline of interactive elements with refs and, on the builtin 2048 page, ``game = {board,
+score, over, moves}``, and ``metrics`` — the ``score`` and 2048 ``bestTile`` the page shows
+(:mod:`.metrics`); the scene is always ``"page"``. ``still()`` is a PNG of the viewport,
+``still_region(box)`` one of a part of it. ``act()`` applies one
 BROWSER_CATALOG action and never raises: problems come back as refusals —
 
 - ``page_not_open``: the world was closed (or never started);
@@ -34,6 +35,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.keys import playwright_key
+from bot.worlds.browser.metrics import METRICS, SCOREBOARD_JS, page_metrics
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import REF_ATTRIBUTE, SNAPSHOT_JS, TARGET_JS, snapshot_args
 from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT, Click, Press, Scroll, TypeText
@@ -55,6 +57,7 @@ SNAPSHOT_ATTEMPTS = 4
 class BrowserWorld:
     name = "browser"
     catalog = BROWSER_CATALOG
+    metrics = METRICS
 
     def __init__(
         self,
@@ -212,6 +215,7 @@ class BrowserWorld:
                 notice = await self._recover()
                 assert self._page is not None
                 snap = await self._snapshot(self._page)
+                scoreboard = await self._scoreboard(self._page)
             except PlaywrightError as exc:
                 if self._page is None or self._page.is_closed():
                     self._mark_broken(f"the page stopped answering: {exc}")
@@ -230,6 +234,9 @@ class BrowserWorld:
             }
             if snap["game"] is not None:
                 state["game"] = snap["game"]
+            metrics = page_metrics(state, scoreboard)
+            if metrics:
+                state["metrics"] = metrics
             if notice:
                 state["notice"] = f"{notice}; reopened {self._target.url}"
             return Observation.of(state, "page")
@@ -246,6 +253,17 @@ class BrowserWorld:
                     raise
                 await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
         raise AssertionError("unreachable")
+
+    @staticmethod
+    async def _scoreboard(page: Page) -> str | None:
+        """The score display's text; None when there is none (or the page is navigating)."""
+        try:
+            found = await page.evaluate(SCOREBOARD_JS)
+        except PlaywrightError as exc:
+            if "context was destroyed" in str(exc):
+                return None
+            raise
+        return found if isinstance(found, str) else None
 
     async def still(self) -> Still | None:
         return await self._screenshot(None)
