@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.keys import playwright_key
-from bot.worlds.browser.metrics import METRICS, SCOREBOARD_JS, page_metrics
+from bot.worlds.browser.metrics import METRICS, SCOREBOARD_JS, BoardWatch, score_of
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import REF_ATTRIBUTE, SNAPSHOT_JS, TARGET_JS, snapshot_args
 from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT, Click, Press, Scroll, TypeText
@@ -88,6 +88,7 @@ class BrowserWorld:
         self._landed = False
         self._refs: set[str] = set()
         self._lock = asyncio.Lock()
+        self._board = BoardWatch()  # the 2048 board on screen, for the bestTile metric
 
     @property
     def provenance(self) -> dict[str, str | int | float | bool | None]:
@@ -214,8 +215,13 @@ class BrowserWorld:
             try:
                 notice = await self._recover()
                 assert self._page is not None
-                snap = await self._snapshot(self._page)
-                scoreboard = await self._scoreboard(self._page)
+                page = self._page
+                snap = await self._snapshot(page)
+                scoreboard = await self._scoreboard(page)
+                score = score_of(scoreboard, snap["text"])
+                best_tile = await self._board.best_tile(
+                    lambda clip: self._png(page, clip), self._viewport, score
+                )
             except PlaywrightError as exc:
                 if self._page is None or self._page.is_closed():
                     self._mark_broken(f"the page stopped answering: {exc}")
@@ -234,9 +240,9 @@ class BrowserWorld:
             }
             if snap["game"] is not None:
                 state["game"] = snap["game"]
-            metrics = page_metrics(state, scoreboard)
-            if metrics:
-                state["metrics"] = metrics
+            metrics = {"score": score, "bestTile": best_tile}
+            if score is not None or best_tile is not None:
+                state["metrics"] = {k: v for k, v in metrics.items() if v is not None}
             if notice:
                 state["notice"] = f"{notice}; reopened {self._target.url}"
             return Observation.of(state, "page")
@@ -283,16 +289,22 @@ class BrowserWorld:
             page = self._page
             if self._closed or page is None or self._broken is not None:
                 return None
-            try:
-                if clip is None:
-                    png = await page.screenshot(type="png")
-                else:
-                    box = {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3]}
-                    png = await page.screenshot(type="png", clip=box)  # type: ignore[arg-type]
-            except PlaywrightError:
+            png = await self._png(page, clip)
+            if png is None:
                 return None
             w, h = (clip[2], clip[3]) if clip is not None else self._viewport
             return Still.of(png, "image/png", w, h)
+
+    @staticmethod
+    async def _png(page: Page, clip: tuple[int, int, int, int] | None) -> bytes | None:
+        """A PNG of the viewport or of a box of it; None when the page cannot be captured."""
+        try:
+            if clip is None:
+                return await page.screenshot(type="png")
+            box = {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3]}
+            return await page.screenshot(type="png", clip=box)  # type: ignore[arg-type]
+        except PlaywrightError:
+            return None
 
     # --- actions -------------------------------------------------------------------------
 
