@@ -133,7 +133,7 @@ class StoryProjector:
             after = line.evidence.progressAfter
             metrics = None
             if isinstance(line, TurnV3):
-                metrics = (after or line.evidence.progressBefore).metrics
+                metrics = (line.evidence.progressAfter or line.evidence.progressBefore).metrics
             self.fold(
                 line.at,
                 body.objective,
