@@ -34,7 +34,7 @@ from discord.voice_state import ConnectionFlowState
 from bot.mouth.receive.opus_decoders import Decoder
 from bot.mouth.receive.transport import XCHACHA_MODE
 from tests.fakes.discord import voice_gateway as vg
-from tests.fakes.discord.dave_external_sender import form_group, proposals_payload
+from tests.fakes.discord.dave_external_sender import ExternalSender, form_group, proposals_payload
 from tests.mouth.receive.wire import KEY, DiscordSender, tone_pcm
 
 CHANNEL_ID = 5
@@ -301,3 +301,35 @@ async def dave_room() -> AsyncIterator[DaveRoom]:
 
 def sequence_of(packet: bytes) -> int:
     return int(struct.unpack_from(">H", packet, 2)[0])
+
+
+class Group:
+    """A real MLS group without discord.py: the bot's davey session and its peers' sessions,
+    formed through the external sender (for pipeline tests that feed datagrams directly)."""
+
+    def __init__(self, bot_id: int, *user_ids: int, channel_id: int = CHANNEL_ID) -> None:
+        self.bot = davey.DaveSession(1, bot_id, channel_id)
+        self.peers = {u: davey.DaveSession(1, u, channel_id) for u in user_ids}
+        form_group(ExternalSender(), channel_id, [*self.peers.values(), self.bot])
+
+    def seal(self, user_id: int, opus_frame: bytes) -> bytes:
+        return bytes(self.peers[user_id].encrypt_opus(opus_frame))
+
+
+@dataclass
+class Counting:
+    """A real davey session, with each ``decrypt`` call recorded (user, frame) on the way."""
+
+    session: Any
+    calls: list[tuple[int, bytes]] = field(default_factory=list)
+
+    def decrypt(self, user_id: int, media_type: Any, packet: bytes) -> bytes:
+        self.calls.append((user_id, packet))
+        return bytes(self.session.decrypt(user_id, media_type, packet))
+
+    def get_user_ids(self) -> list[str]:
+        return list(self.session.get_user_ids())
+
+    @property
+    def users(self) -> list[int]:
+        return [u for u, _ in self.calls]

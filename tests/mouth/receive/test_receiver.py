@@ -28,10 +28,11 @@ from bot.mouth.receive.opus_decoders import FRAME_BYTES
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
 from bot.mouth.receive.rtp import parse_rtp
 from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
-from tests.mouth.receive.wire import KEY, DiscordSender, FakeDaveSession, dave_seal, opus_frames
+from tests.mouth.receive.dave_room import Counting, Group
+from tests.mouth.receive.wire import KEY, DiscordSender, opus_frames
 
 ALICE = 1001
-ALICE_KEY = b"A" * 32
+BOT = 900
 WAIT = 5.0
 
 
@@ -41,6 +42,7 @@ class Rig:
     server: socket.socket  # the fake voice server's end
     client_addr: tuple[str, int]
     ws: DiscordVoiceWebSocket
+    group: Group
 
 
 @pytest.fixture
@@ -59,16 +61,15 @@ async def rig() -> AsyncIterator[Rig]:
     state.secret_key = list(KEY)
     state.mode = XCHACHA_MODE
     state.ssrc = 777
-    session = FakeDaveSession({ALICE: ALICE_KEY})
-    session.ready = False  # type: ignore[attr-defined]  # discord.py sends without E2EE until ready
-    state.dave_session = session  # type: ignore[assignment]
+    group = Group(BOT, ALICE, channel_id=5)  # a real MLS group: the bot's session and Alice's
+    state.dave_session = group.bot
     state.dave_protocol_version = 1
     ws = DiscordVoiceWebSocket(SimpleNamespace(), loop=asyncio.get_running_loop())  # type: ignore[arg-type]
     ws._connection = state
     state.ws = ws
     state.state = ConnectionFlowState.connected
     try:
-        yield Rig(vc, server, sock.getsockname(), ws)
+        yield Rig(vc, server, sock.getsockname(), ws, group)
     finally:
         state._socket_reader.stop()
         sock.close()
@@ -91,8 +92,8 @@ async def test_frames_flow_from_the_socket_through_discord_py_to_the_sink(rig: R
         await speaking(rig.ws, ALICE, 11)
         assert receiver.ssrcs.user_for(11) == ALICE
         alice = DiscordSender(ssrc=11)
-        for i, f in enumerate(opus_frames(5)):
-            rig.server.sendto(alice.packet(dave_seal(ALICE_KEY, f, i), padding=4), rig.client_addr)
+        for f in opus_frames(5):
+            rig.server.sendto(alice.packet(rig.group.seal(ALICE, f), padding=4), rig.client_addr)
         rig.server.sendto(bytes([0x81, 201, 0, 7]) + bytes(28), rig.client_addr)  # RTCP
         frames = [await asyncio.wait_for(got.get(), WAIT) for _ in range(5)]
         assert [u for u, _ in frames] == [ALICE] * 5
@@ -116,11 +117,12 @@ async def test_rekey_on_the_live_connection_is_seen_by_the_next_packet(rig: Rig)
         await speaking(rig.ws, ALICE, 11)
         alice = DiscordSender(ssrc=11)
         f = opus_frames(2)
-        rig.server.sendto(alice.packet(dave_seal(ALICE_KEY, f[0], 0)), rig.client_addr)
+        rig.server.sendto(alice.packet(rig.group.seal(ALICE, f[0])), rig.client_addr)
         assert await asyncio.to_thread(arrived[0].wait, WAIT)
-        rekeyed = FakeDaveSession({ALICE: b"n" * 32})
+        regrouped = Group(BOT, ALICE, channel_id=5)  # new keys, and a new session object
+        rekeyed = Counting(regrouped.bot)
         rig.vc._connection.dave_session = rekeyed  # type: ignore[assignment]
-        rig.server.sendto(alice.packet(dave_seal(b"n" * 32, f[1], 1)), rig.client_addr)
+        rig.server.sendto(alice.packet(regrouped.seal(ALICE, f[1])), rig.client_addr)
         assert await asyncio.to_thread(arrived[1].wait, WAIT)
         assert len(rekeyed.calls) == 1 and receiver.stats.decrypted == 2
     finally:
@@ -149,7 +151,7 @@ async def test_stop_detaches_listener_and_restores_the_websocket_hook(rig: Rig) 
     handled = threading.Event()
     state.add_socket_listener(lambda data: handled.set())
     rig.server.sendto(
-        DiscordSender(ssrc=11).packet(dave_seal(ALICE_KEY, opus_frames(1)[0], 0)), rig.client_addr
+        DiscordSender(ssrc=11).packet(rig.group.seal(ALICE, opus_frames(1)[0])), rig.client_addr
     )
     assert await asyncio.to_thread(handled.wait, WAIT)
     assert got == [] and receiver.stats.packets == 0

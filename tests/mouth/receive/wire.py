@@ -1,4 +1,5 @@
-"""Wire helpers for the receive tests: a Discord-side packet builder, real Opus, a fake DAVE session.
+"""Wire helpers for the receive tests: a Discord-side packet builder and real Opus (DAVE frames
+come from real ``davey`` sessions: ``tests/mouth/receive/dave_room.py``).
 
 Packets are encrypted here the way Discord's voice server sends them in the mode discord.py
 2.7.1 negotiates (``aead_xchacha20_poly1305_rtpsize``): clear RTP header + extension header as
@@ -10,14 +11,12 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import nacl.exceptions
 import nacl.secret
 from discord import opus
 
-from bot.mouth.receive.dave import DAVE_MARKER
 from bot.mouth.receive.rtp import (
     OPUS_PAYLOAD_TYPE,
 )
@@ -79,40 +78,3 @@ class DiscordSender:
         box = nacl.secret.Aead(key or self.key)
         sealed = box.encrypt(body, header, nonce4 + bytes(20)).ciphertext
         return header + sealed + nonce4
-
-
-def dave_seal(user_key: bytes, opus_frame: bytes, counter: int) -> bytes:
-    """A stand-in DAVE frame: authenticated ciphertext ending in DAVE's ``0xFAFA`` marker."""
-    nonce = struct.pack(">I", counter) + bytes(20)
-    return nonce + nacl.secret.Aead(user_key).encrypt(opus_frame, b"", nonce).ciphertext + DAVE_MARKER
-
-
-@dataclass
-class FakeDaveSession:
-    """Same ``decrypt(user_id, media_type, packet)`` contract as ``davey.DaveSession``.
-
-    Raises ``ValueError`` like davey: no decryptor for an unknown user, an unmarked frame while
-    that user's passthrough is off, a frame that does not authenticate.
-    """
-
-    user_keys: dict[int, bytes]
-    passthrough: set[int] = field(default_factory=set)
-    calls: list[tuple[int, Any, bytes]] = field(default_factory=list)
-
-    def decrypt(self, user_id: int, media_type: Any, packet: bytes) -> bytes:
-        self.calls.append((user_id, media_type, packet))
-        key = self.user_keys.get(user_id)
-        if key is None:
-            raise ValueError("Failed to decrypt: NoDecryptorForUser")
-        if not packet.endswith(DAVE_MARKER):
-            if user_id in self.passthrough:
-                return packet
-            raise ValueError("Failed to decrypt: DecryptionFailed(UnencryptedWhenPassthroughDisabled)")
-        nonce, sealed = packet[:24], packet[24:-2]
-        try:
-            return nacl.secret.Aead(key).decrypt(sealed, b"", nonce)
-        except nacl.exceptions.CryptoError as exc:
-            raise ValueError("Failed to decrypt: DecryptionFailed(DecryptionFailed)") from exc
-
-    def get_user_ids(self) -> list[str]:
-        return [str(u) for u in self.user_keys]
