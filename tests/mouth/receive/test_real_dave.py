@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import davey
 
@@ -89,89 +91,80 @@ async def joined(room: DaveRoom, *members: Member) -> tuple[VoiceReceiver, Heard
     return receiver, heard
 
 
-async def test_a_join_rekeys_everyone_and_the_bot_decrypts_the_new_epoch() -> None:
-    async with dave_room() as room:
-        alice, bob, carol = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0), Member(CAROL, 33, 880.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            epoch = room.state.dave_session.epoch
-            tid = await room.join(carol)
-            assert room.bot_commits  # discord.py committed the proposal too (its commit lost)
-            await room.execute(tid)
-            assert room.state.dave_session.epoch == alice.session.epoch == epoch + 1
-            await room.speaking(carol)
-            a, c = await talk(room, alice, 4), await talk(room, carol, 4)
-            await heard.until(8)
-        finally:
-            receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(a) and heard.frames[CAROL] == expected_pcm(c)
-        assert (receiver.stats.decrypted, receiver.stats.dave_failures) == (8, 0)
-
-
-async def test_a_leave_rekeys_and_the_leaver_is_forgotten() -> None:
+@asynccontextmanager
+async def call() -> AsyncIterator[tuple[DaveRoom, Member, Member, VoiceReceiver, Heard]]:
+    """Alice and Bob in an encrypted call that the bot has been welcomed into."""
     async with dave_room() as room:
         alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
         receiver, heard = await joined(room, alice, bob)
         try:
-            epoch = room.state.dave_session.epoch
-            await room.execute(await room.leave(bob))
-            session = room.state.dave_session
-            assert session.epoch == epoch + 1
-            assert sorted(int(u) for u in session.get_user_ids()) == [900, ALICE]
-            assert receiver.ssrcs.user_for(bob.ssrc) is None  # op 13 unmapped its SSRC
-            a = await talk(room, alice, 4)
-            await heard.until(4)
+            yield room, alice, bob, receiver, heard
         finally:
             receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(a) and BOB not in heard.frames
-        assert receiver.stats.dave_failures == 0
+
+
+async def test_a_join_rekeys_everyone_and_the_bot_decrypts_the_new_epoch() -> None:
+    carol = Member(CAROL, 33, 880.0)
+    async with call() as (room, alice, bob, receiver, heard):
+        epoch = room.state.dave_session.epoch
+        tid = await room.join(carol)
+        assert room.bot_commits  # discord.py committed the proposal too (its commit lost)
+        await room.execute(tid)
+        assert room.state.dave_session.epoch == alice.session.epoch == epoch + 1
+        await room.speaking(carol)
+        a, c = await talk(room, alice, 4), await talk(room, carol, 4)
+        await heard.until(8)
+    assert heard.frames[ALICE] == expected_pcm(a) and heard.frames[CAROL] == expected_pcm(c)
+    assert (receiver.stats.decrypted, receiver.stats.dave_failures) == (8, 0)
+
+
+async def test_a_leave_rekeys_and_the_leaver_is_forgotten() -> None:
+    async with call() as (room, alice, bob, receiver, heard):
+        epoch = room.state.dave_session.epoch
+        await room.execute(await room.leave(bob))
+        session = room.state.dave_session
+        assert session.epoch == epoch + 1
+        assert sorted(int(u) for u in session.get_user_ids()) == [900, ALICE]
+        assert receiver.ssrcs.user_for(bob.ssrc) is None  # op 13 unmapped its SSRC
+        a = await talk(room, alice, 4)
+        await heard.until(4)
+    assert heard.frames[ALICE] == expected_pcm(a) and BOB not in heard.frames
+    assert receiver.stats.dave_failures == 0
 
 
 async def test_a_straggler_from_the_previous_epoch_still_opens() -> None:
     """davey keeps the previous epoch's key for a while after a re-key: a frame Alice sealed
     before the commit and delivered after it is still her audio."""
-    async with dave_room() as room:
-        alice, bob, carol = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0), Member(CAROL, 33, 880.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            old = [alice.opus() for _ in range(2)]
-            stragglers = [alice.packet(f) for f in old]  # sealed under the old epoch
-            await room.execute(await room.join(carol))
-            for p in stragglers:
-                room.send(p)
-            new = await talk(room, alice, 2)  # sealed under the new epoch
-            await heard.until(4)
-        finally:
-            receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(old + new)
-        assert (receiver.stats.decrypted, receiver.stats.dave_failures) == (4, 0)
+    carol = Member(CAROL, 33, 880.0)
+    async with call() as (room, alice, bob, receiver, heard):
+        old = [alice.opus() for _ in range(2)]
+        stragglers = [alice.packet(f) for f in old]  # sealed under the old epoch
+        await room.execute(await room.join(carol))
+        for p in stragglers:
+            room.send(p)
+        new = await talk(room, alice, 2)  # sealed under the new epoch
+        await heard.until(4)
+    assert heard.frames[ALICE] == expected_pcm(old + new)
+    assert (receiver.stats.decrypted, receiver.stats.dave_failures) == (4, 0)
 
 
 async def test_duplicates_are_dropped_before_dave_and_are_no_dave_failure() -> None:
-    async with dave_room() as room:
-        alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            sent = [alice.opus() for _ in range(4)]
-            packets = [alice.packet(f) for f in sent]
-            for p in packets:
-                room.send(p)
-                room.send(p)  # the network delivers it twice
-            room.send(bob.packet(bob.opus()))  # a marker: everything before it was handled
-            await heard.until(5)
-        finally:
-            receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(sent)
-        stats = receiver.stats
-        assert (stats.decrypted, stats.late, stats.dave_failures) == (5, 4, 0)
+    async with call() as (room, alice, bob, receiver, heard):
+        sent = [alice.opus() for _ in range(4)]
+        packets = [alice.packet(f) for f in sent]
+        for p in packets:
+            room.send(p)
+            room.send(p)  # the network delivers it twice
+        room.send(bob.packet(bob.opus()))  # a marker: everything before it was handled
+        await heard.until(5)
+    assert heard.frames[ALICE] == expected_pcm(sent)
+    stats = receiver.stats
+    assert (stats.decrypted, stats.late, stats.dave_failures) == (5, 4, 0)
 
 
 async def test_real_davey_refuses_a_replayed_frame() -> None:
     """Why duplicates must not reach DAVE: the same sealed frame opens once only."""
-    async with dave_room() as room:
-        alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
-        receiver, _ = await joined(room, alice, bob)
-        receiver.stop()
+    async with call() as (room, alice, _, _, _):
         frame = alice.opus()
         sealed = alice.seal(frame)
         session = room.state.dave_session
@@ -186,69 +179,54 @@ async def test_real_davey_refuses_a_replayed_frame() -> None:
 
 
 async def test_reordered_packets_are_recovered_with_fec_and_the_late_one_dropped() -> None:
-    async with dave_room() as room:
-        alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            f = [alice.opus() for _ in range(5)]
-            p = [alice.packet(x) for x in f]
-            for i in (0, 1, 3, 2, 4):  # 2 arrives after 3
-                room.send(p[i])
-            await heard.until(5)
-        finally:
-            receiver.stop()
-        d = Decoder()
-        want = [d.decode(f[0]), d.decode(f[1]), d.decode(f[3], fec=True), d.decode(f[3]), d.decode(f[4])]
-        assert heard.frames[ALICE] == want
-        stats = receiver.stats
-        assert (stats.decrypted, stats.concealed, stats.late, stats.dave_failures) == (4, 1, 1, 0)
+    async with call() as (room, alice, bob, receiver, heard):
+        f = [alice.opus() for _ in range(5)]
+        p = [alice.packet(x) for x in f]
+        for i in (0, 1, 3, 2, 4):  # 2 arrives after 3
+            room.send(p[i])
+        await heard.until(5)
+    d = Decoder()
+    want = [d.decode(f[0]), d.decode(f[1]), d.decode(f[3], fec=True), d.decode(f[3]), d.decode(f[4])]
+    assert heard.frames[ALICE] == want
+    stats = receiver.stats
+    assert (stats.decrypted, stats.concealed, stats.late, stats.dave_failures) == (4, 1, 1, 0)
 
 
 async def test_passthrough_while_a_downgrade_is_prepared() -> None:
     """Op 21 to protocol 0: discord.py turns davey's passthrough on; a member that already
     sends plain Opus is heard (davey lets it through), still under protocol 1."""
-    async with dave_room() as room:
-        alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            await room.prepare_downgrade()
-            assert room.state.dave_protocol_version == 1
-            alice.encrypting = False
-            plain = await talk(room, alice, 3)
-            bob_frames = await talk(room, bob, 2)  # Bob still encrypts
-            await heard.until(5)
-        finally:
-            receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(plain) and heard.frames[BOB] == expected_pcm(bob_frames)
-        stats = receiver.stats
-        assert (stats.passthrough, stats.decrypted, stats.dave_failures) == (3, 2, 0)
+    async with call() as (room, alice, bob, receiver, heard):
+        await room.prepare_downgrade()
+        assert room.state.dave_protocol_version == 1
+        alice.encrypting = False
+        plain = await talk(room, alice, 3)
+        bob_frames = await talk(room, bob, 2)  # Bob still encrypts
+        await heard.until(5)
+    assert heard.frames[ALICE] == expected_pcm(plain) and heard.frames[BOB] == expected_pcm(bob_frames)
+    stats = receiver.stats
+    assert (stats.passthrough, stats.decrypted, stats.dave_failures) == (3, 2, 0)
 
 
 async def test_downgrade_then_upgrade_with_plain_frames_in_the_window() -> None:
-    async with dave_room() as room:
-        alice, bob = Member(ALICE, 11, 440.0), Member(BOB, 22, 660.0)
-        receiver, heard = await joined(room, alice, bob)
-        try:
-            await room.downgrade()
-            assert (room.state.dave_protocol_version, room.state.dave_downgraded) == (0, True)
-            plain = await talk(room, alice, 2)
-            await heard.until(2)
-            await room.prepare_upgrade()  # op 24: discord.py says protocol 1 already
-            assert (room.state.dave_protocol_version, room.state.dave_downgraded) == (1, True)
-            window = await talk(room, alice, 2)  # nobody encrypts before op 22
-            await heard.until(4)
-            tid = await room.upgrade()
-            for m in (alice, bob):
-                m.encrypting = True
-            await room.execute(tid)
-            assert room.state.dave_downgraded is False and room.state.dave_session.ready
-            sealed = await talk(room, alice, 2)
-            await heard.until(6)
-        finally:
-            receiver.stop()
-        assert heard.frames[ALICE] == expected_pcm(plain + window + sealed)
-        stats = receiver.stats
-        assert (stats.passthrough, stats.decrypted, stats.dave_failures) == (4, 2, 0)
+    async with call() as (room, alice, bob, receiver, heard):
+        await room.downgrade()
+        assert (room.state.dave_protocol_version, room.state.dave_downgraded) == (0, True)
+        plain = await talk(room, alice, 2)
+        await heard.until(2)
+        await room.prepare_upgrade()  # op 24: discord.py says protocol 1 already
+        assert (room.state.dave_protocol_version, room.state.dave_downgraded) == (1, True)
+        window = await talk(room, alice, 2)  # nobody encrypts before op 22
+        await heard.until(4)
+        tid = await room.upgrade()
+        for m in (alice, bob):
+            m.encrypting = True
+        await room.execute(tid)
+        assert room.state.dave_downgraded is False and room.state.dave_session.ready
+        sealed = await talk(room, alice, 2)
+        await heard.until(6)
+    assert heard.frames[ALICE] == expected_pcm(plain + window + sealed)
+    stats = receiver.stats
+    assert (stats.passthrough, stats.decrypted, stats.dave_failures) == (4, 2, 0)
 
 
 async def test_an_unannounced_ssrc_is_identified_by_its_real_dave_key() -> None:
