@@ -92,8 +92,12 @@ class DecodePool:
         """Decode in the calling thread (what each pool job runs)."""
         return decode_jpeg(data, budget_s=self.budget_s)
 
+    def submit(self, data: bytes) -> asyncio.Future[tuple[int, int]]:
+        """The frame's decode, queued in this pool (it runs to its end even if nobody waits)."""
+        return asyncio.get_running_loop().run_in_executor(self._executor, self.run, data)
+
     async def decode(self, data: bytes) -> tuple[int, int]:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self.run, data)
+        return await self.submit(data)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

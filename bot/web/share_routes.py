@@ -76,18 +76,23 @@ async def post_frame(request: web.Request) -> web.Response:
         store.begin(token, request.content_length)
     except FrameRefused as exc:
         return _refusal(exc)
+    decoding: asyncio.Future[tuple[int, int]] | None = None
     try:
         try:
             async with asyncio.timeout(request.app[BODY_TIMEOUT]):
                 data = await _read_bounded(request)
         except TimeoutError:
             raise FrameRefused("slow_body") from None
-        width, height = await request.app[DECODER].decode(data)
+        decoding = request.app[DECODER].submit(data)
+        width, height = await asyncio.shield(decoding)
         frame = store.commit(token, data, width, height)
     except FrameRefused as exc:
         return _refusal(exc)
     finally:
-        store.finish(token)
+        if decoding is None or decoding.done():
+            store.finish(token)
+        else:  # the request was cancelled, the decode runs on: the link stays busy until it ends
+            decoding.add_done_callback(lambda job: _finished(store, token, job))
     return web.json_response(
         {
             "stored": True,
@@ -98,6 +103,12 @@ async def post_frame(request: web.Request) -> web.Response:
         },
         status=201,
     )
+
+
+def _finished(store: ShareStore, token: str, job: asyncio.Future[tuple[int, int]]) -> None:
+    if not job.cancelled():
+        job.exception()  # retrieved: a refusal nobody is waiting for is not an error
+    store.finish(token)
 
 
 async def _read_bounded(request: web.Request) -> bytes:

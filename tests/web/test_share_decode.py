@@ -10,6 +10,8 @@ import threading
 
 import aiohttp
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
 
 from bot.web.app import make_app
 from bot.web.jpeg_shape import MAX_SCANS, MAX_SEGMENTS, JpegShapeError, inspect_jpeg
@@ -21,6 +23,14 @@ from bot.web.share_types import Place
 from tests.web.jpegs import encoded, scan_bomb
 
 HERE = Place("100", "1000")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def refusal(data: bytes, **options: object) -> str:
@@ -204,3 +214,52 @@ async def test_a_scan_bomb_beside_an_honest_frame(host, client_for) -> None:
     assert bomb_post.status == 422 and (await bomb_post.json())["error"] == "too_complex"
     assert honest_post.status == 201
     assert store.latest("1", HERE).frames == [] and len(store.latest("2", HERE).frames) == 1
+
+
+async def test_a_cancelled_request_keeps_its_link_busy_until_its_decode_ends(host) -> None:
+    """With handler cancellation on, a client that hangs up mid-decode ends its request, but the
+    decode runs on in the pool — and the link may not start another until it is over."""
+
+    class Store(ShareStore):
+        finished = asyncio.Event()
+
+        def finish(self, token: str) -> None:
+            super().finish(token)
+            self.finished.set()
+
+    clock = Clock()
+    store = Store(10, clock=clock)
+    app = make_app(host, store)
+    pool = WatchedPool(1)
+    app[DECODER].close()
+    app[DECODER] = pool
+    handler_over = asyncio.Event()
+
+    @web.middleware
+    async def watch(request: web.Request, handler):  # type: ignore[no-untyped-def]
+        try:
+            return await handler(request)
+        finally:
+            handler_over.set()
+
+    app.middlewares.append(watch)
+    client = TestClient(TestServer(app, host="127.0.0.1", port=0, handler_cancellation=True))
+    await client.start_server()
+    try:
+        link = store.create_link("1", "Ada", HERE)
+        heavy = encoded((1280, 720), progressive=True)
+        pool.slow.add(heavy)
+        hanging = asyncio.ensure_future(post(client, link.token, heavy))
+        await pool.slow_started.wait()
+        hanging.cancel()  # the client hangs up; the server cancels the handler
+        await handler_over.wait()
+        assert not store.finished.is_set()
+        clock.now += 5
+        again = await post(client, link.token, encoded((64, 48)))
+        assert again.status == 429 and (await again.json())["error"] == "busy"
+        pool.gate.set()
+        await store.finished.wait()  # released when the decode itself ended
+        clock.now += 5
+        assert (await post(client, link.token, encoded((64, 48)))).status == 201
+    finally:
+        await client.close()
