@@ -48,6 +48,7 @@ Connector = Callable[[Channel], Awaitable[discord.VoiceClient]]
 NOT_IN_VOICE = "Join a voice channel first, then use `/voice join` and I'll come to you."
 NOT_HERE = "I'm not in a voice channel in this server."
 NO_VOICE_MODEL = "My voice needs an OpenAI API key (OPENAI_API_KEY) and none is set up here."
+STILL_LEAVING = "I'm still backing out of my last try to join; ask me again in a few seconds."
 CONNECT_TIMEOUT_S = 20.0
 WATCHDOG_S = 15.0
 
@@ -209,7 +210,8 @@ class Voice(commands.Cog):
         self.watchdog_s = WATCHDOG_S
         self.backoff = Backoff()
         self.links: dict[int, VoiceLink] = {}
-        self.late_connects: set[asyncio.Future[Any]] = set()  # connects given up on, still cleaning up
+        # per guild: a connect given up on (or the leave of one that came too late), still running
+        self.late_connects: dict[int, asyncio.Future[Any]] = {}
         self.narrator = Narrator(
             character.play_host,
             self.settings.receipt_path,
@@ -223,7 +225,7 @@ class Voice(commands.Cog):
     async def cog_unload(self) -> None:
         for link in list(self.links.values()):
             await link.close("unloading")
-        for task in list(self.late_connects):
+        for task in list(self.late_connects.values()):
             task.cancel()
         await self.narrator.close()
 
@@ -243,12 +245,14 @@ class Voice(commands.Cog):
         done, _ = await asyncio.wait({task}, timeout=self.connect_timeout)
         if task in done:
             return task.result()
-        self.late_connects.add(task)
-        task.add_done_callback(self._late_connect_done)
+        guild_id = channel.guild.id
+        self.late_connects[guild_id] = task
+        task.add_done_callback(lambda t: self._late_connect_done(guild_id, t))
         raise TimeoutError(f"voice connect to {channel.id} took over {self.connect_timeout:g} s")
 
-    def _late_connect_done(self, task: asyncio.Future[Any]) -> None:
-        self.late_connects.discard(task)
+    def _late_connect_done(self, guild_id: int, task: asyncio.Future[Any]) -> None:
+        if self.late_connects.get(guild_id) is task:
+            del self.late_connects[guild_id]
         if task.cancelled():
             return
         exc = task.exception()
@@ -258,8 +262,8 @@ class Voice(commands.Cog):
         vc: discord.VoiceClient = task.result()  # connected after the join had failed: leave
         log.info("voice_connect_late", channel=getattr(vc.channel, "name", None))
         leave = asyncio.get_running_loop().create_task(_leave_quietly(vc), name="voice-late-leave")
-        self.late_connects.add(leave)
-        leave.add_done_callback(self.late_connects.discard)
+        self.late_connects[guild_id] = leave
+        leave.add_done_callback(lambda t: self._late_connect_done(guild_id, t))
 
     def _voice_ready(self) -> bool:
         cfg = self.settings.openai
@@ -290,6 +294,9 @@ class Voice(commands.Cog):
             return
         if not self._voice_ready():
             await interaction.response.send_message(NO_VOICE_MODEL, ephemeral=True)
+            return
+        if interaction.guild.id in self.late_connects:  # discord.py still undoing the last try
+            await interaction.response.send_message(STILL_LEAVING, ephemeral=True)
             return
         existing = self.links.get(interaction.guild.id)
         if existing is not None and existing.channel.id == channel.id and not existing.leaving:

@@ -30,7 +30,7 @@ from bot.mouth.presence import Backoff
 from bot.mouth.receive.dave import OPUS_SILENCE
 from bot.mouth.receive.rtp import parse_rtp
 from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
-from cogs.voice import NO_VOICE_MODEL, NOT_HERE, NOT_IN_VOICE, Voice
+from cogs.voice import NO_VOICE_MODEL, NOT_HERE, NOT_IN_VOICE, STILL_LEAVING, Voice
 from tests.cogs.harness import Live, live_bot
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
@@ -121,11 +121,13 @@ async def test_a_failed_join_is_answered_in_the_promised_time_and_cleaned_up_aft
         text = await handle.reply_text()
         assert text == f"I couldn't join **{fake.voice_channel.name}** (it timed out)."
         assert started.is_set() and not release.is_set()  # answered while discord.py still cleans up
-        assert cog.links == {} and len(cog.late_connects) == 1
+        assert cog.links == {} and list(cog.late_connects) == [fake.guild.id]
+        again = await (await fake.send_interaction("voice join", by=fake.member)).response()
+        assert again.ephemeral and again.content == STILL_LEAVING  # not a ClientException
         release.set()
         async with asyncio.timeout(WAIT):
             while cog.late_connects:
-                await asyncio.wait(set(cog.late_connects))
+                await asyncio.wait(set(cog.late_connects.values()))
         if connects_late:
             (vc,) = server.clients
             assert vc.disconnects == 1  # a connection that came too late is left again
