@@ -34,7 +34,7 @@ from _common import Report, best_of, paired_per_call  # noqa: E402
 from journal import samples  # noqa: E402
 from journal.journeys import JourneyIndex  # noqa: E402
 from journal.reader import _gc_paused, iter_journal, read_journal  # noqa: E402
-from journal.schema import TurnV2  # noqa: E402
+from journal.schema import TurnV3  # noqa: E402
 from journal.story import StoryProjector  # noqa: E402
 
 READ_TURNS = 50_000
@@ -163,7 +163,7 @@ def bench_story(report: Report, root: Path) -> None:
     report.info("story_card, 100 000-turn journey", f"{big_s * 1e6:.1f} µs")
     report.check("story card 100 000 / 100 turns", big_s / small_s, "≤ 2×", big_s / small_s <= 2.0, "{:.2f}×")
 
-    lines = [TurnV2.model_validate(samples.turn_v3(n)) for n in range(1, 1001)]
+    lines = [TurnV3.model_validate(samples.turn_v3(n)) for n in range(1, 1001)]
     header = read_journal(small_dir / "20261130T020000Z-a.jsonl").header
     live: dict[int, StoryProjector] = {}
     for turns in (SMALL, BIG):

@@ -10,18 +10,21 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
-from journal.dialect import Dialect, read_any
+from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate
 from journal.journeys import JourneyIndex
 from journal.original.actions import ORIGINAL_ACTION_KINDS
-from journal.reader import JournalError
+from journal.original.reader import iter_original, original_journey_id
+from journal.reader import JournalError, iter_journal, journey_id_of
 
 __all__ = ["build_parser", "main"]
 
@@ -65,9 +68,17 @@ def _directory(path: Path) -> Path:
 
 
 def _file(path: Path, what: str = "") -> Path:
-    if not path.exists():
-        raise _UsageError(f"{path}: no such {what or 'file'}")
-    if not path.is_file():
+    """A path that exists and is not a directory (a usage error otherwise). Anything else a
+    reader cannot take — a FIFO, a device, a symlink loop — is the reader's one-line error."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not path.is_symlink():
+            raise _UsageError(f"{path}: no such {what or 'file'}") from None
+        return path
+    except OSError:
+        return path
+    if stat.S_ISDIR(mode):
         raise _UsageError(f"{path}: not a file")
     return path
 
@@ -141,29 +152,38 @@ def _action_text(action: Any, dialect: Dialect = "clankie") -> str:
 
 
 def _sight(args: argparse.Namespace, out: TextIO) -> int:
-    journal = read_any(_file(args.file, "journal"))
-    h = journal.header
-    out.write(
-        f"run {h.runId}  journey {journal.journey_id}  started {h.startedAt}  v{h.schemaVersion}"
-        f"  {journal.dialect}\n"
-    )
-    for line in journal.turns:
-        t = line.turn
-        speech = ""
-        delivery = getattr(line, "speechDeliveryId", None)
-        if delivery:
-            said = f'says "{t.speak}" ' if t.speak else ""
-            speech = f"  {said}(speech {delivery})"
-        out.write(
-            f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action, journal.dialect)}  → "
-            f"{t.effect or t.detail or '-'}  [objective: {t.objective or '-'}]{speech}\n"
-        )
-    s = journal.summary
-    if s is None:
+    path = _file(args.file, "journal")
+    dialect = dialect_of(path)
+    lines: Callable[[Path], Iterator[Any]] = iter_original if dialect == "original" else iter_journal
+    for _ in lines(path):  # validate first, so a bad file prints nothing but its error
+        pass
+    summary: Any = None
+    for line in lines(path):  # then stream: a long sitting is never held in memory
+        if line.kind == "header":
+            journey = original_journey_id(line) if dialect == "original" else journey_id_of(line)
+            out.write(
+                f"run {line.runId}  journey {journey}  started {line.startedAt}  v{line.schemaVersion}"
+                f"  {dialect}\n"
+            )
+        elif line.kind == "summary":
+            summary = line
+        else:
+            t = line.turn
+            speech = ""
+            delivery = getattr(line, "speechDeliveryId", None)
+            if delivery:
+                said = f'says "{t.speak}" ' if t.speak else ""
+                speech = f"  {said}(speech {delivery})"
+            out.write(
+                f"#{t.turn:<5} {t.outcome:<19} {_action_text(t.action, dialect)}  → "
+                f"{t.effect or t.detail or '-'}  [objective: {t.objective or '-'}]{speech}\n"
+            )
+    if summary is None:
         out.write("(no summary: the sitting did not close)\n")
     else:
         out.write(
-            f"summary {s.outcome}  turns={s.turnsTaken} accepted={s.accepted} durationMs={s.durationMs}\n"
+            f"summary {summary.outcome}  turns={summary.turnsTaken} accepted={summary.accepted} "
+            f"durationMs={summary.durationMs}\n"
         )
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from journal.lines import Unreadable, open_regular
 from journal.original.reader import OriginalJournal, read_original
 from journal.reader import Journal, JournalError, decode_line, read_journal
 from journal.schema import MAX_LINE_BYTES
@@ -36,8 +37,10 @@ def detect(first_line: bytes) -> Dialect:
 def dialect_of(path: Path | str) -> Dialect:
     """The dialect of the journal at ``path``, from its first line (read alone)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # never blocks on a FIFO, never reads a device
             first = fh.readline(MAX_LINE_BYTES + 1)
+    except Unreadable as exc:
+        raise JournalError(path, 0, str(exc)) from None
     except OSError as exc:
         raise JournalError(path, 0, f"cannot read: {exc.strerror or exc}") from None
     return detect(first.rstrip(b"\n"))

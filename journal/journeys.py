@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from journal.dialect import Dialect, detect
+from journal.lines import LineSource, OverLong, Unreadable, file_kind, open_regular
 from journal.original.lines import HeaderV1 as OriginalHeaderV1
 from journal.original.lines import HeaderV3 as OriginalHeaderV3
 from journal.original.lines import OriginalHeader, OriginalSummary
@@ -29,12 +32,10 @@ from journal.original.lines import TurnV1 as OriginalTurnV1
 from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
 from journal.original.story import feed_original_header, feed_original_turn
 from journal.reader import JournalError, LineChecker, journey_id_of, parse_line
-from journal.schema import Header, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
+from journal.schema import Header, HeaderV1, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
 from journal.story import StoryCard, StoryMoment, StoryProjector
 
 __all__ = ["JourneyIndex", "RunInfo", "StoryCard", "StoryMoment", "StoryProjector"]
-
-_READ_CHUNK = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -99,41 +100,40 @@ class _FileState:
         return self.original.summary if self.original is not None else self.checker.summary
 
     def consume(self) -> None:
-        """Validate the complete lines appended since the last call."""
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            pending = b""
-            while True:
-                chunk = fh.read(_READ_CHUNK)
-                if not chunk:
-                    break
-                data = pending + chunk
-                end = data.rfind(b"\n")
-                if end < 0:
-                    pending = data
-                    continue
-                self._lines(data[:end])
-                self.offset += end + 1
-                pending = data[end + 1 :]
-        if self.archival and pending:
+        """Validate the complete lines appended since the last call (streamed, bounded by
+        the line cap: an over-long line fails the file at once, whatever follows it)."""
+        try:
+            fh = open_regular(self.path)
+        except Unreadable as exc:
+            raise JournalError(self.path, 0, str(exc)) from None
+        with fh:
+            source = LineSource(fh, self.offset)
+            try:
+                for raw in source:
+                    self.lines += 1
+                    if isinstance(raw, OverLong):
+                        raise JournalError(self.path, self.lines, raw.reason())
+                    self._line(raw)
+                    self.offset = source.offset
+            except OSError as exc:
+                raise JournalError(self.path, self.lines, f"cannot read: {exc.strerror or exc}") from None
+        if self.archival and source.tail:
             raise JournalError(self.path, self.lines + 1, "torn line: the last line has no newline")
         if self.archival and self.offset == 0:
             raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
-    def _lines(self, block: bytes) -> None:
-        for raw in block.split(b"\n"):
-            self.lines += 1
-            if self.lines == 1 and detect(raw) == "original":
-                self.original = OriginalChecker(self.path)
-            if self.original is not None:
-                self._original_line(raw, self.original)
-                continue
-            line = parse_line(raw, self.path, self.lines)
-            self.checker.check(line, self.lines)
-            if isinstance(line, (TurnV1, TurnV2)):
-                self.story.feed_turn(line)
-            elif not isinstance(line, Summary):
-                self.story.feed_header(line)
+    def _line(self, raw: bytes) -> None:
+        if self.lines == 1 and detect(raw) == "original":
+            self.original = OriginalChecker(self.path)
+        if self.original is not None:
+            self._original_line(raw, self.original)
+            return
+        line = parse_line(raw, self.path, self.lines)
+        self.checker.check(line, self.lines)
+        if isinstance(line, (TurnV1, TurnV2)):
+            self.story.feed_turn(line)
+        elif isinstance(line, HeaderV1):
+            self.story.feed_header(line)
 
     def _original_line(self, raw: bytes, checker: OriginalChecker) -> None:
         line = parse_original_line(raw, self.path, self.lines)
@@ -199,23 +199,39 @@ class JourneyIndex:
         self.directory = Path(directory)
         self.archival = archival
         self._files: dict[Path, _FileState] = {}
+        # Queries may come from the event loop while a thread warms the index (play start).
+        self._lock = threading.RLock()
 
     # -- maintenance -----------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Bring the index up to date with the directory (reads appended bytes only)."""
+        """Bring the index up to date with the directory (reads appended bytes only).
+
+        A name like a journal's that is not a regular file (a FIFO, a device, a directory, a
+        symlink loop) is reported in :attr:`errors` and never opened for reading."""
+        with self._lock:
+            self._refresh()
+
+    def _refresh(self) -> None:
         try:
             entries = list(os.scandir(self.directory))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             self._files.clear()
             return
         seen: set[Path] = set()
         for entry in entries:
-            if not JOURNAL_NAME.fullmatch(entry.name) or not entry.is_file():
+            if not JOURNAL_NAME.fullmatch(entry.name):
                 continue
             path = Path(entry.path)
             seen.add(path)
-            st = entry.stat()
+            try:
+                st = entry.stat()
+            except OSError as exc:
+                self._refuse(path, f"cannot read: {exc.strerror or exc}")
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                self._refuse(path, f"not a regular file ({file_kind(st.st_mode)})")
+                continue
             state = self._files.get(path)
             if state is None or state.ino != st.st_ino or st.st_size < state.size:
                 state = _FileState(path, st.st_ino, self.archival)  # new, replaced or shrunk: start over
@@ -236,10 +252,16 @@ class JourneyIndex:
         for gone in set(self._files) - seen:
             del self._files[gone]
 
+    def _refuse(self, path: Path, reason: str) -> None:
+        state = _FileState(path, -1, self.archival)
+        state.error = JournalError(path, 0, reason)
+        self._files[path] = state
+
     @property
     def errors(self) -> list[JournalError]:
         """The journals left out because they are invalid (as of the last refresh)."""
-        return [s.error for s in sorted(self._files.values(), key=lambda s: s.path) if s.error]
+        with self._lock:
+            return [s.error for s in sorted(self._files.values(), key=lambda s: s.path) if s.error]
 
     def _valid(self) -> list[_FileState]:
         states = [s for s in self._files.values() if s.error is None and s.header is not None]
@@ -250,8 +272,9 @@ class JourneyIndex:
 
     def all_runs(self) -> list[RunInfo]:
         """Every valid run, oldest first."""
-        self.refresh()
-        return [info for s in self._valid() if (info := s.info()) is not None]
+        with self._lock:
+            self._refresh()
+            return [info for s in self._valid() if (info := s.info()) is not None]
 
     def runs(self, journey_id: str) -> list[RunInfo]:
         """The sittings of one journey, oldest first."""
@@ -283,9 +306,10 @@ class JourneyIndex:
 
     def projector(self, journey_id: str) -> StoryProjector:
         """A fresh projector holding the journey so far, to be fed a new sitting live."""
-        self.refresh()
-        sittings = [s.story for s in self._valid() if s.story.journey_id == journey_id]
-        return StoryProjector.joined(sittings)
+        with self._lock:
+            self._refresh()
+            sittings = [s.story for s in self._valid() if s.story.journey_id == journey_id]
+            return StoryProjector.joined(sittings)
 
     def story_card(self, journey_id: str) -> StoryCard | None:
         """The journey's story card across its sittings, or None for an unknown journey."""

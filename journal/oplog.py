@@ -36,6 +36,7 @@ from typing import Any, Generic, Literal, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from journal.lines import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.original.trails import OriginalEvent, OriginalReceipt
 from journal.writer import append_whole
 
@@ -99,11 +100,19 @@ def append_line(path: Path, line: BaseModel) -> None:
         append_whole(fh, data, size)
 
 
+MAX_SKIPPED_SHOWN = 50  # a hostile file of a million bad lines must not become a million strings
+
+
 @dataclass
 class TolerantRead(Generic[T, U]):
     lines: list[T] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # "path:line: reason"
+    skipped: list[str] = field(default_factory=list)  # "path:line: reason" (the first 50, then a count)
     original: list[U] = field(default_factory=list)  # valid lines of the original service's
+
+    def skip(self, problem: str, count: int) -> None:
+        """Record the ``count``-th skipped line (1-based) without keeping more than a screenful."""
+        if count <= MAX_SKIPPED_SHOWN:
+            self.skipped.append(problem)
 
 
 def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
@@ -117,26 +126,50 @@ def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
 def _read_tolerant(
     path: Path, ours: type[M], theirs: type[N], theirs_if: Callable[[dict[str, Any]], bool]
 ) -> TolerantRead[M, N]:
-    """Every valid line of an operational log; a torn or invalid line is skipped and named.
+    """Every valid line of an operational log, streamed in bounded memory; a torn, over-long,
+    duplicate-keyed or invalid line is skipped and named. A missing file has no lines; a path
+    that is not a regular file (a FIFO, a symlink loop) is one skipped entry, never a hang.
 
     A line for which ``theirs_if`` holds is the original service's and is validated as
     ``theirs`` into ``original``; every other line as ``ours`` into ``lines``.
     """
     out: TolerantRead[M, N] = TolerantRead()
-    if not path.exists():
+    try:
+        fh = open_regular(path)
+    except Unreadable as exc:
+        if path.exists() or path.is_symlink():
+            out.skip(f"{path}:0: {exc}", 1)
         return out
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if not raw.strip():
+    bad = 0
+    with fh:
+        source = LineSource(fh)
+        number = 0
+        for number, raw in enumerate(source, start=1):
+            problem: str | None = None
+            if isinstance(raw, OverLong):
+                problem = raw.reason()
+            elif not raw.strip():
                 continue
-            try:
-                data = orjson.loads(raw)
-                if isinstance(data, dict) and theirs_if(data):
-                    out.original.append(theirs.model_validate(data))
-                else:
-                    out.lines.append(ours.model_validate(data))
-            except (orjson.JSONDecodeError, ValidationError) as exc:
-                out.skipped.append(f"{path}:{number}: {_reason(exc)}")
+            else:
+                try:
+                    data = orjson.loads(raw)
+                    duplicate = duplicate_key(raw, data)
+                    if duplicate is not None:
+                        problem = f"duplicate key {orjson.dumps(duplicate).decode()}"
+                    elif isinstance(data, dict) and theirs_if(data):
+                        out.original.append(theirs.model_validate(data))
+                    else:
+                        out.lines.append(ours.model_validate(data))
+                except (orjson.JSONDecodeError, ValidationError) as exc:
+                    problem = _reason(exc)
+            if problem is not None:
+                bad += 1
+                out.skip(f"{path}:{number}: {problem}", bad)
+        if source.tail:
+            bad += 1
+            out.skip(f"{path}:{number + 1}: torn line: the last line has no newline", bad)
+    if bad > MAX_SKIPPED_SHOWN:
+        out.skipped.append(f"{path}: … and {bad - MAX_SKIPPED_SHOWN} more skipped lines")
     return out
 
 

@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, cast
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
 
+from journal.lines import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.schema import (
     MAX_LINE_BYTES,
     Header,
@@ -145,8 +146,9 @@ def describe_error(exc: ValidationError) -> str:
 def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Any:
     """Decode one line (without its newline) to JSON, or raise JournalError.
 
-    Every dialect's lines go through here: the size limit, blank lines, malformed JSON and a
-    boolean schemaVersion fail the same way whichever format the file is in.
+    Every dialect's lines go through here: the size limit, blank lines, malformed JSON, a key
+    given twice in one object and a boolean schemaVersion fail the same way whichever format
+    the file is in.
     """
     if len(raw) > MAX_LINE_BYTES:
         raise JournalError(path, number, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit")
@@ -157,6 +159,9 @@ def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> 
     except orjson.JSONDecodeError as exc:
         # orjson's own "line 1 column N" would mislead beside the file's line number.
         raise JournalError(path, number, f"malformed JSON: {exc.msg} at byte {exc.pos}") from None
+    duplicate = duplicate_key(raw, data)
+    if duplicate is not None:  # orjson keeps the last value; strict means the line fails
+        raise JournalError(path, number, f"duplicate key {orjson.dumps(duplicate).decode()}")
     if type(data) is dict and type(data.get("schemaVersion")) is bool:
         # Python-mode Literal[1] would take True for 1; JSON keeps booleans apart.
         raise JournalError(path, number, "schemaVersion: Input should be an integer, not a boolean")
@@ -232,19 +237,29 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def raw_lines(path: Path) -> list[bytes]:
-    """The file's lines without their newlines; an empty file or a torn last line fails."""
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Number and bytes of each line of a journal file, streamed in bounded memory
+    (:class:`journal.lines.LineSource`); raises JournalError for a file that cannot be read
+    as a journal (not a regular file, a symlink loop…), a line over the cap (at once), an
+    empty file, or a torn last line (after the lines before it)."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise JournalError(path, 0, f"cannot read: {exc.strerror or exc}") from None
-    if not data:
-        raise JournalError(path, 1, "empty file: a journal starts with a header line")
-    raws = data.split(b"\n")
-    if raws[-1]:
-        raise JournalError(path, len(raws), "torn line: the last line has no newline")
-    raws.pop()
-    return raws
+        fh = open_regular(path)
+    except Unreadable as exc:
+        raise JournalError(path, 0, str(exc)) from None
+    with fh:
+        source = LineSource(fh)
+        number = 0
+        try:
+            for number, raw in enumerate(source, start=1):
+                if isinstance(raw, OverLong):
+                    raise JournalError(path, number, raw.reason())
+                yield number, raw
+        except OSError as exc:
+            raise JournalError(path, number + 1, f"cannot read: {exc.strerror or exc}") from None
+        if source.tail:
+            raise JournalError(path, number + 1, "torn line: the last line has no newline")
+        if number == 0:
+            raise JournalError(path, 1, "empty file: a journal starts with a header line")
 
 
 L = TypeVar("L")
@@ -255,10 +270,10 @@ def validated_lines(
 ) -> Iterator[L]:
     """Each line of the file parsed and order-checked, for any dialect's parser and checker.
 
-    The file's framing (an empty file, a torn last line) is judged before the first line is
-    yielded; then each line is parsed and checked in turn, the first failure raising.
+    The file is streamed (:func:`raw_lines`): each line is parsed and checked in turn, the
+    first failure raising; a torn last line or an empty file is found at the end.
     """
-    for number, raw in enumerate(raw_lines(path), start=1):
+    for number, raw in raw_lines(path):
         line = parse(raw, path, number)
         check(line, number)
         yield line
@@ -268,8 +283,8 @@ def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:
     """Validate a journal line by line and yield each line's model, keeping none.
 
     Raises JournalError at the first invalid line (lines before it were already yielded),
-    so a caller that must not act on a bad file uses :func:`read_journal` instead. The
-    torn-last-line check happens before anything is yielded.
+    so a caller that must not act on a bad file uses :func:`read_journal` instead. A torn
+    last line is found once the lines before it have been yielded.
     """
     path = Path(path)
     yield from validated_lines(path, parse_line, LineChecker(path).check)

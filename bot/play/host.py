@@ -138,7 +138,8 @@ class PlayHost:
                 environment_id=environment_id,
                 journey_id=_journey_of(world, environment_id),
             )
-            story = self._story_for(spec.journey_id or "")
+            # Off the event loop: a first read of the journal directory may be long.
+            story = await asyncio.to_thread(self._story_for, spec.journey_id or "")
             session = PlaySession(
                 spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story
             )
