@@ -1,7 +1,7 @@
 """Huge and hostile files named like journals: `clankie journal runs|story|sight|eval` answer
 in bounded memory with a one-line reason, exit 1, never a traceback or a hang (issue 12).
 
-Each command runs in its own interpreter, which reports its peak RSS from
+Each command runs in its own interpreter, whose peak RSS is measured with
 ``resource.getrusage`` (the memory bound is asserted; time is the bench's business, but a hang
 would hit the subprocess timeout)."""
 
@@ -20,21 +20,22 @@ GiB = 1 << 30
 RSS_LIMIT_KB = 200 * 1024
 NAME = "20261130T020000Z-huge.jsonl"
 
-_PROBE = """
-import resource, sys
-from journal.cli import main
-code = main(sys.argv[1:])
-sys.stdout.flush()
-sys.stderr.write(f"peak-rss-kb {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
-raise SystemExit(code)
+# Peak RSS is read with getrusage(RUSAGE_CHILDREN) by a small launcher, about the command it
+# runs: Linux carries a process's pre-exec high-water mark across exec, so a command started
+# straight from this (large) test process would report this process's memory as its own.
+_LAUNCHER = """
+import resource, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "journal.cli", *sys.argv[1:]])
+sys.stderr.write(f"peak-rss-kb {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n")
+raise SystemExit(done.returncode)
 """
 
 
 def journal_cli(*argv: str) -> tuple[int, str, str, int]:
-    """(exit code, stdout, stderr without the probe line, peak RSS in KiB) of one command."""
+    """(exit code, stdout, stderr without the RSS line, peak RSS in KiB) of one command."""
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120, cwd=root
+        [sys.executable, "-c", _LAUNCHER, *argv], capture_output=True, text=True, timeout=120, cwd=root
     )
     err_lines = done.stderr.splitlines()
     rss = int(err_lines[-1].split()[1])
