@@ -102,7 +102,7 @@ class WebSurface:
         self.play_host = play_host
         self.share_store = share_store
         self.stills = StillCache()
-        self.limits = limits or WebLimits()
+        self.limits = limits or WebLimits.from_settings(settings.web)
         self.handle: WebHandle | None = None
 
     def token(self) -> str | None:

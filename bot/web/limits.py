@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import resource
 from dataclasses import dataclass
+from typing import Any
 
 from bot.web.share_decode import DECODE_BUDGET_S, DECODE_WORKERS
 
@@ -24,6 +25,16 @@ class WebLimits:
     decode_budget_s: float = DECODE_BUDGET_S
     log_every_s: float = 60.0  # a repeated refusal or error is logged at most once this often
     linger_s: float = 2.0  # a refused connection is closed after this at the latest
+
+    @classmethod
+    def from_settings(cls, web: Any) -> WebLimits:
+        """The limits ``[web]`` sets; the rest at their defaults."""
+        return cls(
+            max_connections=web.max_connections,
+            max_subscribers=web.max_subscribers,
+            header_timeout_s=web.header_timeout_s,
+            idle_timeout_s=web.idle_timeout_s,
+        )
 
     def connection_cap(self) -> int:
         """:attr:`max_connections`, lowered to leave a quarter of the process's descriptor limit

@@ -255,3 +255,22 @@ async def test_accept_failing_with_emfile_does_not_flood_the_log(tmp_path: Path)
     if loop_errors > logs.REPEAT_BURST:  # asyncio reported it once per accept attempt: held back
         assert len(emfile) == logs.REPEAT_BURST
     assert len(lines) < 20
+
+
+async def test_limits_come_from_the_web_section_of_the_config(tmp_path: Path) -> None:
+    from bot.config import load_settings
+    from bot.web.app import WebSurface
+
+    config = tmp_path / "config.toml"
+    config.write_text("[web]\nport = 0\nmax_connections = 2\nheader_timeout_s = 0.2\n", encoding="utf-8")
+    settings = load_settings(config, env={"CLANKIE_STATE": str(tmp_path / "state")})
+    surface = WebSurface(settings, PlayHost(settings), ShareStore())
+    assert surface.limits.max_connections == 2 and surface.limits.header_timeout_s == 0.2
+    handle = await surface.start()
+    try:
+        silent = [await asyncio.open_connection("127.0.0.1", handle.port) for _ in range(2)]
+        assert [await closed_by_server(reader) for reader, _ in silent] == [b"", b""]  # 0.2 s each
+        for _, writer in silent:
+            writer.close()
+    finally:
+        await handle.close()
