@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from bot.url_patterns import UrlPattern, parse_pattern
 
 
 class _Section(BaseModel):
@@ -75,6 +77,20 @@ class VoiceSettings(_Section):
 class BrowserSettings(_Section):
     chromium_path: str = "/usr/bin/chromium"
     url: str = "builtin:2048"
+    # pages a moderator may name in /play start url:… (bot/url_patterns.py); `clankie play --url`
+    # is not limited by it
+    allowed_urls: list[str] = Field(default_factory=lambda: ["builtin:*"], max_length=256)
+
+    @field_validator("allowed_urls")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        for text in value:
+            parse_pattern(text)  # a ValueError names the pattern and what is wrong with it
+        return value
+
+    @property
+    def allowed_patterns(self) -> tuple[UrlPattern, ...]:
+        return tuple(parse_pattern(text) for text in self.allowed_urls)
 
 
 class PokeAgentSettings(_Section):
@@ -155,6 +171,8 @@ def _describe(err: Mapping[str, Any]) -> str:
     if kind == "is_instance_of" and loc[-1:] and loc[-1] in _PATH_KEYS:
         return f"expected a path (a string){shown}"
     msg = str(err.get("msg", "invalid value"))
+    if kind == "value_error":  # a validator's own sentence already names the value
+        return msg.removeprefix("Value error, ")
     return f"{msg}{shown}" if kind != "missing" else msg
 
 

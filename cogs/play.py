@@ -22,8 +22,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.character import Character
+from bot.config import Settings
 from bot.play.host import MINDS, WORLDS, PlayRefused, StartRequest
 from bot.play.session import PlaySession
+from bot.url_patterns import allowed
 from cogs import Bounded, OneOf, character_of, moderator_only
 from journal.metrics import metrics_text
 
@@ -34,6 +36,7 @@ WORLD = OneOf("world", WORLDS)
 MIND = OneOf("mind", MINDS)
 TURNS = Bounded("turns", int, 1, 100_000)
 MINUTES = Bounded("minutes", float, 1, 24 * 60)
+MAX_URL = 2000
 
 
 def _clip(text: str | None, limit: int) -> str:
@@ -60,6 +63,21 @@ def _progress_line(progress: dict[str, Any], labels: dict[str, str] | None = Non
     if milestones or not labels:
         parts.append("milestones: " + (", ".join(milestones[-6:]) if milestones else "none yet"))
     return " · ".join(parts) or "nothing measured yet"
+
+
+def url_refusal(url: str, world: str, settings: Settings) -> str | None:
+    """Why a moderator may not play ``url`` (None when they may): the option is for the browser
+    world, and only pages ``[browser] allowed_urls`` allows (the bundled ones by default)."""
+    if world != "browser":
+        return f"The url option is for the browser world (world: browser); this would start {world}."
+    if allowed(url, settings.browser.allowed_patterns):
+        return None
+    listed = ", ".join(f"`{p}`" for p in settings.browser.allowed_urls) or "nothing"
+    return _clip(
+        f"That page is not allowed: moderators may choose only pages that `[browser] allowed_urls` "
+        f"in the bot's configuration allows (now {listed}).",
+        1900,
+    )
 
 
 def budget_text(session: PlaySession) -> str:
@@ -187,6 +205,7 @@ class Play(commands.Cog):
         mind="who chooses each move (default from config)",
         turns="turn budget, 1–100000",
         minutes="time budget in minutes, 1–1440",
+        url="the page to play in the browser world (one that [browser] allowed_urls allows)",
     )
     @moderator_only("start play")
     async def start(
@@ -196,8 +215,14 @@ class Play(commands.Cog):
         mind: app_commands.Transform[str | None, MIND] = None,
         turns: app_commands.Transform[int | None, TURNS] = None,
         minutes: app_commands.Transform[float | None, MINUTES] = None,
+        url: app_commands.Range[str, 1, MAX_URL] | None = None,
     ) -> None:
-        request = StartRequest(world=world, mind=mind, turns=turns, minutes=minutes)
+        if url is not None:
+            refusal = url_refusal(url, world or self.character.settings.play.world, self.character.settings)
+            if refusal is not None:
+                await interaction.response.send_message(refusal, ephemeral=True)
+                return
+        request = StartRequest(world=world, mind=mind, turns=turns, minutes=minutes, url=url)
         try:
             session = await self.character.play_host.start(request)
         except PlayRefused as exc:

@@ -26,6 +26,17 @@ def test_wrong_type_names_file_key_and_expectation(tmp_path):
     )
 
 
+def test_allowed_urls_default_to_the_bundled_pages_and_a_bad_pattern_is_named(tmp_path):
+    assert load_settings(None, env={}).browser.allowed_urls == ["builtin:*"]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[browser]\nallowed_urls = ["https://play2048.co/*", "https://evil@host/*"]\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert f"{cfg}: [browser] allowed_urls: 'https://evil@host/*': a pattern may not name a user" in str(
+        info.value
+    )
+
+
 def test_unknown_key_and_unknown_section_are_errors(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text("[play]\nturbo = true\n[gizmo]\nx = 1\n")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from pydantic import SecretStr
 
 from bot.config import Settings
@@ -16,6 +18,26 @@ from tests.fakes.openai import FakeOpenAI, HttpError
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.fakes.pokeagent.server import FakePokeAgent
 from tests.web.browser import need_chromium
+
+OTHER_PAGE = """<!doctype html><title>Someone else's page</title>
+<p>A page the project did not write: <button onclick="this.textContent='pressed'">press me</button></p>"""
+
+
+@pytest.fixture
+async def test_page() -> AsyncIterator[str]:
+    """A page on a loopback port of its own, as a moderator's own test server would serve it."""
+    app = web.Application()
+    app.router.add_get("/", _page)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    yield f"http://127.0.0.1:{runner.addresses[0][1]}/"
+    await runner.cleanup()
+
+
+async def _page(_request: web.Request) -> web.Response:
+    return web.Response(text=OTHER_PAGE, content_type="text/html")
 
 
 def journals(live: Live) -> list[Path]:
@@ -284,6 +306,52 @@ async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Pa
         journal = read_journal(session.journal_path)  # type: ignore[arg-type]
         assert journal.header.world == "browser" and journal.header.scenarioId == "builtin:2048_seed_2"
         assert all(t.turn.action is not None and t.turn.action.kind == "press" for t in journal.turns)
+
+
+async def test_a_page_outside_allowed_urls_is_refused_privately_naming_the_setting(live: Live) -> None:
+    for url in ("https://play2048.co/", "http://127.0.0.1:8000/", "file:///etc/passwd"):
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "browser", "url": url}, by=live.fake.moderator
+        )
+        reply = await handle.response(within=3)
+        assert reply.ephemeral and not reply.deferred
+        assert "`[browser] allowed_urls`" in reply.content and "`builtin:*`" in reply.content, reply.content
+    handle = await live.fake.send_interaction("play start", {"world": "sandbox", "url": "builtin:2048"})
+    reply = await handle.response(within=3)
+    assert reply.ephemeral and "The url option is for the browser world" in reply.content
+    assert live.character.play_host.session is None and journals(live) == []
+
+
+async def test_a_moderator_plays_an_allowed_page_of_their_choosing(tmp_path: Path, test_page: str) -> None:
+    chromium = need_chromium()
+
+    def configure(settings: Settings) -> None:
+        settings.browser.chromium_path = chromium
+        settings.browser.allowed_urls = ["builtin:*", "http://127.0.0.1:*/*"]
+
+    async with live_bot(tmp_path, configure) as live:
+        host = live.character.play_host
+        tricked = (
+            f"http://127.0.0.1:1@{test_page.removeprefix('http://')}"  # a user "127.0.0.1" at another host
+        )
+        reply = await (
+            await live.fake.send_interaction("play start", {"world": "browser", "url": tricked})
+        ).response()
+        assert reply.ephemeral and "allowed_urls" in reply.content and host.session is None
+
+        stream = host.subscribe()
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "browser", "url": test_page, "turns": 40}
+        )
+        assert (await handle.response(within=3)).deferred
+        text = await handle.reply_text(within=30)
+        assert text.startswith("▶️ Playing **browser**"), text
+        await wait_turns(stream, 1, within=30)
+        session = await host.stop()
+        journal = read_journal(session.journal_path)  # type: ignore[union-attr, arg-type]
+        first = journal.turns[0].evidence.decision.observations[0].state
+        assert first["url"] == test_page and first["title"] == "Someone else's page"
+        assert session.world.provenance["url"] == test_page  # type: ignore[union-attr]
 
 
 async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is_down(
