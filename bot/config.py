@@ -58,7 +58,7 @@ class WebSettings(_Section):
     port: int = Field(default=8750, ge=0, le=65535)
     token: SecretStr | None = None
     public_url: str | None = None  # how people reach the activity page, if not host:port
-    max_connections: int = Field(default=1024, ge=1, le=65536)
+    max_connections: int = Field(default=4096, ge=1, le=65536)
     max_subscribers: int = Field(default=64, ge=1, le=10_000)  # live activity pages
     header_timeout_s: float = Field(default=10.0, gt=0, le=300)
     idle_timeout_s: float = Field(default=15.0, gt=0, le=3600)

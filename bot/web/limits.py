@@ -16,7 +16,7 @@ class WebLimits:
     header_timeout_s: float = 10.0  # a connection that has not sent a request's headers by then
     idle_timeout_s: float = 15.0  # keep-alive: an idle connection is closed after this
     body_timeout_s: float = 10.0  # a share frame's body must arrive within this
-    max_connections: int = 1024  # open connections (also kept under the descriptor limit)
+    max_connections: int = 4096  # open connections (also kept under the descriptor limit)
     max_subscribers: int = 64  # event-stream (SSE) clients of the activity page
     max_line_size: int = 8190  # request line and each header line, bytes
     max_field_size: int = 8190
