@@ -1,4 +1,5 @@
-"""``clankie journal …``: list runs, show a journey's story card, trace a sitting, evaluate it.
+"""``clankie journal …``: list runs, show a journey's story card, trace a sitting, evaluate it,
+compare two sittings.
 
 Exit codes: 0 success; 1 an invalid journal (``path:line: reason`` on stderr; for ``runs``
 and ``story`` the valid journals are still shown); 2 a usage error (bad arguments, or a
@@ -19,6 +20,7 @@ from typing import Any, TextIO
 import orjson
 
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.compare import compare, write_table
 from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate
 from journal.journeys import JourneyIndex
@@ -54,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--events", type=Path, metavar="PATH", help="the event log")
     ev.add_argument("--voice-receipts", type=Path, metavar="PATH", help="the voice receipt trail")
     ev.add_argument("--json", action="store_true", help="print JSON")
+
+    cmp = sub.add_parser("compare", help="two sittings side by side (e.g. two minds)")
+    cmp.add_argument("a", type=Path, metavar="A")
+    cmp.add_argument("b", type=Path, metavar="B")
+    cmp.add_argument("--events", type=Path, metavar="PATH", help="the event log (for unclosed runs)")
+    cmp.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -218,6 +226,16 @@ def _eval(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace, out: TextIO) -> int:
+    events = args.events and _file(args.events, "event log")
+    report = compare(_file(args.a, "journal"), _file(args.b, "journal"), events)
+    if args.json:
+        _dump(report, out)
+    else:
+        write_table(report, out)
+    return 0
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run ``clankie journal`` with ``argv`` (without the word "journal"); returns the exit code."""
     out = out or sys.stdout
@@ -234,6 +252,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             code = _story(args, out, err)
         elif args.command == "sight":
             code = _sight(args, out)
+        elif args.command == "compare":
+            code = _compare(args, out)
         else:
             code = _eval(args, out)
         out.flush()

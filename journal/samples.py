@@ -195,6 +195,16 @@ def turn_v3(n: int, *, compact: bool = False, **body: Any) -> dict[str, Any]:
     }
 
 
+def turn_v4(
+    n: int, *, compact: bool = False, usage: dict[str, Any] | None = None, **body: Any
+) -> dict[str, Any]:
+    """A V4 turn line (what the play loop writes): V3 plus what the decision cost."""
+    line = turn_v3(n, compact=compact, **body)
+    line["schemaVersion"] = 4
+    line["evidence"]["usage"] = usage
+    return line
+
+
 def turn_v2(n: int, *, compact: bool = False, **body: Any) -> dict[str, Any]:
     """A V2 turn line: progress without metrics (read, never written any more)."""
     return {

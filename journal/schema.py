@@ -313,6 +313,37 @@ class TurnV3Write(TurnV3):
     turn: TurnBodyWrite  # type: ignore[assignment]
 
 
+class Usage(_Strict):
+    """V4: what the turn's decision cost, as the mind measured it: the requests it sent to its
+    model endpoint, their JSON bytes, and the tokens the endpoint reported for them (null when
+    it reported none, as some OpenAI-compatible endpoints do)."""
+
+    requests: int = Field(ge=1, le=10_000)
+    requestBytes: int = Field(ge=0)
+    promptTokens: int | None = Field(ge=0)
+    completionTokens: int | None = Field(ge=0)
+
+
+class EvidenceV4(EvidenceV3):
+    """V4 evidence: ``usage`` is null for a decision that asked no model (the autopilot)."""
+
+    usage: Usage | None
+
+
+class TurnV4(TurnV3):
+    """V4: the evidence says what the decision cost (``usage``). A TurnV3 subclass, so what
+    reads a V3 turn reads a V4 one the same way."""
+
+    schemaVersion: Literal[4]  # type: ignore[assignment]
+    evidence: EvidenceV4
+
+
+class TurnV4Write(TurnV4):
+    """The turn shape the play loop writes: V4 with a live-catalog action."""
+
+    turn: TurnBodyWrite  # type: ignore[assignment]
+
+
 # --- summary ----------------------------------------------------------------------
 
 
@@ -346,5 +377,5 @@ class SummaryV2(Summary):
 
 
 Header = HeaderV1 | HeaderV2 | HeaderV3
-Turn = TurnV1 | TurnV2 | TurnV3
+Turn = TurnV1 | TurnV2 | TurnV3 | TurnV4
 Line = Header | Turn | Summary | SummaryV2

@@ -2,7 +2,7 @@
 
 A journal is created as ``<start stamp>-<runId>.jsonl`` (stamp like ``20261130T022748Z``)
 with mode 0600 and its header as the first line. Every later call appends exactly one whole
-line — validated first (turns against the *live* catalog, :class:`TurnV3Write`), serialised
+line — validated first (turns against the *live* catalog, :class:`TurnV4Write`), serialised
 with orjson, bounded to :data:`MAX_LINE_BYTES` — with a single ``write`` followed by flush and
 fsync. A line that fails validation or is too large raises :class:`JournalWriteError` and
 leaves the file exactly as it was, so the journal stays valid and play goes on.
@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from journal.schema import MAX_LINE_BYTES, HeaderV3, SummaryV2, TurnV3Write
+from journal.schema import MAX_LINE_BYTES, HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
 
 __all__ = [
     "JournalDiskError",
@@ -168,11 +168,18 @@ class JournalWriter:
             raise JournalWriteError(f"{self.path}: the header is already written")
         self._write(_encode(self.path, "header", self.header))
 
-    def append_turn(self, line: TurnV3Write | dict[str, Any]) -> TurnV3Write:
-        """Validate one turn against the live catalog and append it (flushed and fsynced).
+    def append_turn(self, line: TurnV3Write | TurnV4Write | dict[str, Any]) -> TurnV3Write | TurnV4Write:
+        """Validate one turn against the live catalog and append it (flushed and fsynced): V4
+        (what the play loop writes) or V3 (a turn without usage).
 
         Returns the validated line (so callers can project it without validating twice)."""
-        model = line if isinstance(line, TurnV3Write) else TurnV3Write.model_validate(line)
+        model: TurnV3Write | TurnV4Write
+        if isinstance(line, (TurnV3Write, TurnV4Write)):
+            model = line
+        elif line.get("schemaVersion") == 4:
+            model = TurnV4Write.model_validate(line)
+        else:
+            model = TurnV3Write.model_validate(line)
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is written; no turn may follow it")
         if model.turn.turn <= self._last_turn:

@@ -58,11 +58,12 @@ def turn_line(
     progress_before: dict[str, Any],
     progress_after: dict[str, Any],
 ) -> dict[str, Any]:
-    """The V3 turn line; ``progress_after`` is recorded only when a post-action look was taken."""
+    """The V4 turn line (V3 plus the decision's usage); ``progress_after`` is recorded only when
+    a post-action look was taken."""
     d = rec.decision
     line: dict[str, Any] = {
         "kind": "turn",
-        "schemaVersion": 3,
+        "schemaVersion": 4,
         "at": utc_now(),
         "turn": {
             "turn": rec.turn,
@@ -90,6 +91,7 @@ def turn_line(
             "progressBefore": progress_before,
             "progressAfter": progress_after if rec.post is not None else None,
             "signals": signals,
+            "usage": rec.usage,
             "timing": {
                 "decisionStartedAt": rec.decision_started,
                 "decisionSettledAt": rec.decision_settled,

@@ -49,6 +49,7 @@ class TurnRecord:
     action_settled: str | None = None
     refused_dir: tuple[tuple[str, int, int], str] | None = None
     seen: list[Observation] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
 
     def fail(self, outcome: str, detail: str) -> TurnRecord:
@@ -62,8 +63,10 @@ Decide = Callable[[DecisionView], Awaitable[dict[str, Any]]]
 
 
 def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
-    """A mind that looked for itself while deciding is judged by what it saw: the observations
-    it read (the last is the decision's) and the last still it was shown this turn."""
+    """What the decision cost; and a mind that looked for itself while deciding is judged by
+    what it saw: the observations it read (the last is the decision's) and the last still it
+    was shown this turn."""
+    rec.usage = view.cost.record()
     if view.seen:
         rec.seen = [s.observation for s in view.seen]
         rec.decision_obs = view.seen[-1].observation

@@ -87,6 +87,9 @@ async def test_look_then_act_is_one_turn_with_what_the_model_saw(openai_fake, ru
     assert len(seen) == 2 and seen[1].state["frame"] > seen[0].state["frame"]
     assert first.observationSha256 == seen[-1].sha256 and first.framebufferSha256 is not None
     assert second.framebufferSha256 is None  # turn 2 acted without looking
+    usage = [t.evidence.usage for t in journal.turns]
+    assert [u.requests for u in usage] == [2, 1] and [u.promptTokens for u in usage] == [2, 1]
+    assert usage[0].requestBytes > usage[1].requestBytes > 0
     assert len(journal.turns[1].evidence.decision.observations) == 1
 
     r1, r2, r3 = (r.body for r in openai_fake.chat.requests)
@@ -213,6 +216,9 @@ async def test_the_request_stays_bounded_and_keeps_two_images(openai_fake, run_s
     assert len(sizes) == 40
     assert max(sizes[9:]) <= sizes[9] * 1.1, (sizes[9], max(sizes[9:]))
     assert all(images_in(b) <= 2 for b in acts) and images_in(acts[-1]) == 2
+    states = [m["content"] for m in acts[-1]["messages"] if "\nstate: " in str(m.get("content"))]
+    full = [c for c in states if "[older state removed]" not in c]
+    assert len(full) == 2 and len(states) > 2 and full[-1] == states[-1]
 
 
 async def test_endpoint_faults_are_failed_turns_and_a_refused_key_ends_play(openai_fake, run_scripted):

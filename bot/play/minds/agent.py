@@ -21,14 +21,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from openai import AsyncOpenAI
 
 from bot.captain.conversation import image_message, tool_message
 from bot.captain.engine import CaptainEngine, assistant_message, function_calls
 from bot.config import Settings
 from bot.play.decision import InvalidDecision, decision_from_wire
-from bot.play.minds.agent_context import AgentTranscript
+from bot.play.minds.agent_context import STATE, AgentTranscript
 from bot.play.minds.agent_tools import (
     DATA,
     player_context,
@@ -36,7 +35,7 @@ from bot.play.minds.agent_tools import (
     state_text,
 )
 from bot.play.minds.base import DecisionView, Seen
-from bot.play.minds.endpoint import Usage, client_from_settings, complete
+from bot.play.minds.endpoint import client_from_settings, complete
 from bot.tools.base import ToolResult
 from bot.tools.pokeagent import bounded_card
 from bot.tools.world import Move
@@ -99,7 +98,6 @@ class AgentMind:
         self.max_rounds = max_rounds
         self.transcript = AgentTranscript(SYSTEM, **({"window": window} if window else {}))
         self.engine: CaptainEngine | None = None
-        self.usage = Usage()  # what the last decision cost
         self._view: DecisionView | None = None
         self._chosen: Move | None = None
         self._pending: Pending | None = None
@@ -129,7 +127,6 @@ class AgentMind:
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         engine = self._engine(view)
         self._view = view
-        self.usage = Usage()
         self._settle_pending(view)
         self.transcript.set_standing(
             {
@@ -155,7 +152,7 @@ class AgentMind:
             {
                 "role": "user",
                 "content": f"Turn {view.turn}. The game now ({DATA}): {json.dumps(opening, ensure_ascii=False)}"
-                f"\nstate: {state_text(view.observation.state)}",
+                f"{STATE}{state_text(view.observation.state)}",
             },
         )
         view.seen.append(Seen(view.observation, None))  # it has read the state
@@ -166,8 +163,7 @@ class AgentMind:
         for _ in range(self.max_rounds):
             body = engine.request(self.transcript.messages(), tools)
             body["parallel_tool_calls"] = False
-            completion = await complete(self.client, body)
-            self.usage.add(len(orjson.dumps(body)), getattr(completion, "usage", None))
+            completion = await complete(self.client, body, view.cost)
             if not completion.choices:
                 raise InvalidDecision("the model returned no choices")
             message = completion.choices[0].message

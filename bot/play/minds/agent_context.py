@@ -4,7 +4,8 @@ progress and story card as the decision mind has them (rebuilt every turn); and 
 window of the last :data:`WINDOW` exchanges — one exchange per turn: the turn's opening (what
 the game shows now), the model's rounds, its tool calls and their results, the act call whose
 result arrives with the next turn. Only the newest :data:`KEEP_IMAGES` image-bearing messages
-keep their images. Older exchanges are dropped whole, so every tool call keeps its result and
+keep their images, and only the newest :data:`KEEP_STATES` messages their game state (older ones
+say ``[older state removed]``, as old screenshots do). Older exchanges are dropped whole, so every tool call keeps its result and
 the request at turn 1000 is the size of the request at turn 10."""
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any
 from bot.captain.conversation import KEEP_IMAGES, has_images, prune_images
 
 WINDOW = 4
+KEEP_STATES = 2
+STATE = "\nstate: "  # where a message's game state starts (one line of JSON)
+STATE_REMOVED = "[older state removed]"
 MAX_TEXT = 1200  # the model's own words kept per round
 MAX_ARGUMENTS = 4000  # a call's arguments kept as sent; longer ones are not worth resending
 
@@ -41,6 +45,12 @@ def bounded_assistant(message: dict[str, Any]) -> dict[str, Any]:
     if calls:
         out["tool_calls"] = calls
     return out
+
+
+def without_state(content: str) -> str:
+    head, _, tail = content.partition(STATE)
+    _, newline, after = tail.partition("\n")
+    return f"{head}{STATE}{STATE_REMOVED}{newline}{after}"
 
 
 class AgentTranscript:
@@ -81,9 +91,16 @@ class AgentTranscript:
             self._prune()
 
     def _prune(self) -> None:
-        seen = 0
+        seen = states = 0
         for exchange in reversed(self.exchanges):
             seen = prune_images(exchange.messages, self.keep_images, seen)
+            for index in range(len(exchange.messages) - 1, -1, -1):
+                content = exchange.messages[index].get("content")
+                if not isinstance(content, str) or STATE not in content:
+                    continue
+                states += 1
+                if states > KEEP_STATES:
+                    exchange.messages[index] = {**exchange.messages[index], "content": without_state(content)}
 
     def messages(self) -> list[dict[str, Any]]:
         out = [self.system, self.standing]

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.play.minds.agent_context import STATE
 from bot.play.minds.base import DecisionView, Seen
 from bot.tools.base import Tool, ToolResult
 from bot.tools.context import ToolContext, ToolServices
@@ -94,7 +95,7 @@ def look_tool(current: Current) -> Tool[LookArgs]:
         text = (
             f"the game now ({DATA}): scene {observation.scene}, {still_line(still)}"
             + (f" (region {json.dumps(list(region))})" if region and still is not None else "")
-            + f"\nstate: {state_text(observation.state)}"
+            + f"{STATE}{state_text(observation.state)}"
         )
         return ToolResult(text, images=[(still.mime_type, still.data)] if still is not None else [])
 

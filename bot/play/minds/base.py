@@ -35,6 +35,41 @@ class Seen:
     still: Still | None
 
 
+@dataclass
+class Cost:
+    """What one decision cost: requests sent to a model endpoint, their JSON bytes, and the
+    tokens the endpoint reported (None while it reported none)."""
+
+    requests: int = 0
+    request_bytes: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    def sent(self, request_bytes: int) -> None:
+        self.requests += 1
+        self.request_bytes += request_bytes
+
+    def answered(self, usage: Any) -> None:
+        """Add the ``usage`` of a completion (any object with the token counts, or None)."""
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
+        if isinstance(prompt, int):
+            self.prompt_tokens = (self.prompt_tokens or 0) + prompt
+        if isinstance(completion, int):
+            self.completion_tokens = (self.completion_tokens or 0) + completion
+
+    def record(self) -> dict[str, Any] | None:
+        """The journal's ``usage`` (V4), or None when no model was asked."""
+        if not self.requests:
+            return None
+        return {
+            "requests": self.requests,
+            "requestBytes": self.request_bytes,
+            "promptTokens": self.prompt_tokens,
+            "completionTokens": self.completion_tokens,
+        }
+
+
 @dataclass(frozen=True)
 class DecisionView:
     turn: int
@@ -54,6 +89,8 @@ class DecisionView:
     observe: Callable[[], Awaitable[Observation]] | None = field(default=None, repr=False)
     """A fresh observation on demand, for a mind that looks for itself while deciding."""
     seen: list[Seen] = field(default_factory=list, repr=False)
+    cost: Cost = field(default_factory=Cost, repr=False)
+    """What asking a model cost for this decision (a mind with an endpoint adds to it)."""
     """What a mind that looks for itself read and was shown while deciding (the agent mind):
     the turn's decision evidence is then what it saw, not the view it was handed."""
 

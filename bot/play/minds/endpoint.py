@@ -1,17 +1,18 @@
 """One chat-completions call of a player mind (the openai and agent minds alike), with the
 endpoint's faults turned into :class:`MindFailed` sentences a person can act on — naming the
-endpoint, never the key — and what the call cost as the endpoint reported it."""
+endpoint, never the key — and what the call cost (its bytes, the tokens the endpoint reported)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import openai
+import orjson
 from openai import AsyncOpenAI
 
 from bot.config import Settings
 from bot.play.decision import MindFailed, PermanentMindFailure
+from bot.play.minds.base import Cost
 
 
 def client_from_settings(settings: Settings, mind: str) -> AsyncOpenAI:
@@ -33,27 +34,6 @@ def endpoint_of(client: AsyncOpenAI) -> str:
     return f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/")
 
 
-@dataclass
-class Usage:
-    """What one decision cost: requests sent, their JSON bytes, and the tokens the endpoint
-    reported (``None`` when it reported none)."""
-
-    requests: int = 0
-    request_bytes: int = 0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-
-    def add(self, request_bytes: int, usage: Any) -> None:
-        self.requests += 1
-        self.request_bytes += request_bytes
-        prompt = getattr(usage, "prompt_tokens", None)
-        completion = getattr(usage, "completion_tokens", None)
-        if isinstance(prompt, int):
-            self.prompt_tokens = (self.prompt_tokens or 0) + prompt
-        if isinstance(completion, int):
-            self.completion_tokens = (self.completion_tokens or 0) + completion
-
-
 def status_failure(status: int, endpoint: str, model: str) -> MindFailed:
     """An HTTP error as a mind failure. 401/403 (the key is refused) and 404 (no such model, or
     no chat-completions route at that address) cannot heal by retrying: they end play. Every
@@ -69,12 +49,16 @@ def status_failure(status: int, endpoint: str, model: str) -> MindFailed:
     return MindFailed(where)
 
 
-async def complete(client: AsyncOpenAI, body: dict[str, Any]) -> Any:
-    """``client.chat.completions.create(**body)``; every fault of the endpoint is a MindFailed
-    (a PermanentMindFailure when retrying cannot heal it)."""
+async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any:
+    """``client.chat.completions.create(**body)``, its bytes and reported tokens added to
+    ``cost``; every fault of the endpoint is a MindFailed (a PermanentMindFailure when retrying
+    cannot heal it)."""
     endpoint = endpoint_of(client)
+    cost.sent(len(orjson.dumps(body)))
     try:
-        return await client.chat.completions.create(**body)
+        completion = await client.chat.completions.create(**body)
+        cost.answered(getattr(completion, "usage", None))
+        return completion
     except openai.APITimeoutError as exc:
         raise MindFailed(f"the model did not answer in time: {exc}") from exc
     except openai.APIStatusError as exc:

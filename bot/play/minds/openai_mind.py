@@ -95,7 +95,6 @@ class OpenAIMind:
         self.model = model
         self.vision = vision
         self.wants_still = vision  # the loop captures a still for every decision
-        self.last_request_bytes = 0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OpenAIMind:
@@ -120,8 +119,7 @@ class OpenAIMind:
 
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         body = self.request(view)
-        self.last_request_bytes = len(orjson.dumps(body))
-        completion = await complete(self.client, body)
+        completion = await complete(self.client, body, view.cost)
         if not completion.choices:
             raise InvalidDecision("the model returned no choices")
         message = completion.choices[0].message

@@ -1,0 +1,278 @@
+"""``clankie journal compare A B``: two sittings side by side — who played (world, mind), how
+each ended, its turn outcomes, the evaluator's verdict rates, the progress and metrics it
+reached, the turn each milestone came at and turns per milestone, and what each turn cost:
+requests, request bytes and tokens (turn V4's ``usage``) and decision time (every V2+ turn's
+timing). What a journal does not record is ``unknown``, never zero: a V1–V3 turn has no
+usage, a mind that asked no model has none, and an endpoint that reported no tokens leaves
+the token counts unknown.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from journal.dialect import AnyJournal, read_any
+from journal.evaluate import VERDICTS, evaluate_journal
+from journal.original.evaluate import evaluate_original
+from journal.reader import Journal
+from journal.schema import ProgressV2, TurnV2, TurnV4
+
+__all__ = ["compare", "run_summary", "write_table"]
+
+Number = int | float
+
+
+def _ms(start: str, end: str) -> float:
+    def parse(stamp: str) -> datetime:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+    return (parse(end) - parse(start)).total_seconds() * 1000
+
+
+def _spread(values: Sequence[Number]) -> dict[str, Number] | None:
+    """mean, median and max of ``values``; None when there are none (unknown)."""
+    if not values:
+        return None
+    return {
+        "mean": round(statistics.fmean(values), 2),
+        "median": round(float(statistics.median(values)), 2),
+        "max": max(values),
+    }
+
+
+UNKNOWN_PROGRESS: dict[str, Any] = {"distinctTiles": None, "maps": [], "milestones": [], "metrics": None}
+UNKNOWN_COST: dict[str, Any] = {
+    "turnsWithUsage": 0,
+    "turnsRecordingUsage": 0,
+    "requestsPerTurn": None,
+    "requestBytesPerTurn": None,
+    "promptTokensPerTurn": None,
+    "completionTokensPerTurn": None,
+    "decisionMsPerTurn": None,
+}
+
+
+def _final_progress(journal: Journal) -> dict[str, Any]:
+    """The last progress the sitting recorded: the summary's, else the last turn's."""
+    progress: Any = journal.summary.progress if journal.summary is not None else None
+    if progress is None:
+        for line in reversed(journal.turns):
+            if isinstance(line, TurnV2):
+                progress = line.evidence.progressAfter or line.evidence.progressBefore
+                break
+    if progress is None:
+        return dict(UNKNOWN_PROGRESS)
+    return {
+        "distinctTiles": progress.distinctTiles,
+        "maps": list(progress.maps),
+        "milestones": list(progress.milestones),
+        "metrics": dict(progress.metrics) if isinstance(progress, ProgressV2) else None,
+    }
+
+
+def _milestone_turns(journal: Journal) -> dict[str, int]:
+    """The turn at which each milestone was first recorded as reached."""
+    reached: dict[str, int] = {}
+    for line in journal.turns:
+        if not isinstance(line, TurnV2):
+            continue
+        after = line.evidence.progressAfter or line.evidence.progressBefore
+        for milestone in after.milestones:
+            reached.setdefault(milestone, line.turn.turn)
+    return reached
+
+
+def _cost(journal: Journal) -> dict[str, Any]:
+    turns = [line for line in journal.turns if isinstance(line, TurnV2)]
+    timed = [_ms(t.evidence.timing.decisionStartedAt, t.evidence.timing.decisionSettledAt) for t in turns]
+    usages = [t.evidence.usage for t in turns if isinstance(t, TurnV4) and t.evidence.usage is not None]
+    v4 = sum(1 for t in turns if isinstance(t, TurnV4))
+    prompt = [u.promptTokens for u in usages if u.promptTokens is not None]
+    completion = [u.completionTokens for u in usages if u.completionTokens is not None]
+    return {
+        "turnsWithUsage": len(usages),
+        "turnsRecordingUsage": v4,  # V4 turns: usage recorded, null when no model was asked
+        "requestsPerTurn": _spread([u.requests for u in usages]),
+        "requestBytesPerTurn": _spread([u.requestBytes for u in usages]),
+        "promptTokensPerTurn": _spread(prompt) if len(prompt) == len(usages) else None,
+        "completionTokensPerTurn": _spread(completion) if len(completion) == len(usages) else None,
+        "decisionMsPerTurn": _spread([round(ms, 1) for ms in timed]),
+    }
+
+
+def _rate(tally: dict[str, int]) -> dict[str, Any]:
+    passed, failed = tally.get("pass", 0), tally.get("fail", 0)
+    return {
+        "pass": passed,
+        "fail": failed,
+        "rate": round(passed / (passed + failed), 4) if passed + failed else None,
+    }
+
+
+def run_summary(journal: AnyJournal, events: Path | None = None) -> dict[str, Any]:
+    """One sitting's side of the comparison. A journal of the original service's dialect is
+    compared by the evaluator's report (terminal, outcomes, verdicts); its progress, milestones
+    and cost are unknown here."""
+    ours = journal if isinstance(journal, Journal) else None
+    report = evaluate_journal(ours, events) if ours is not None else evaluate_original(journal, events)  # type: ignore[arg-type]
+    aggregate = report["aggregate"]
+    header: Any = journal.header
+    outcomes: dict[str, int] = aggregate["outcomes"]
+    turns = aggregate["turns"]
+    milestones = _milestone_turns(ours) if ours is not None else {}
+    last = max(milestones.values(), default=None)
+    return {
+        "runId": report["run"]["runId"],
+        "dialect": "clankie" if ours is not None else "original",
+        "path": str(journal.path),
+        "world": getattr(header, "world", None),
+        "mind": getattr(header, "mind", None),
+        "terminal": report["run"]["terminal"],
+        "turns": turns,
+        "outcomes": outcomes,
+        "acceptedRate": round(outcomes.get("accepted", 0) / turns, 4) if turns else None,
+        "durationMs": ours.summary.durationMs if ours is not None and ours.summary is not None else None,
+        "verdicts": {name: _rate(aggregate["verdicts"][name]) for name in VERDICTS},
+        "progress": _final_progress(ours) if ours is not None else dict(UNKNOWN_PROGRESS),
+        "milestoneTurns": milestones,
+        "turnsPerMilestone": round(last / len(milestones), 2) if last is not None else None,
+        "cost": _cost(ours) if ours is not None else dict(UNKNOWN_COST),
+    }
+
+
+def compare(a: Path | str, b: Path | str, events: Path | None = None) -> dict[str, Any]:
+    """Read both journals, of either dialect (raising JournalError naming file and line if
+    either is invalid), and put them side by side."""
+    runs = [run_summary(read_any(path), events) for path in (a, b)]
+    ids: list[str] = []
+    for run in runs:
+        ids += [m for m in run["milestoneTurns"] if m not in ids]
+    return {
+        "runs": runs,
+        "milestones": [{"id": m, "turns": [run["milestoneTurns"].get(m) for run in runs]} for m in ids],
+    }
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+def _pct(value: float | None) -> str:
+    return "unknown" if value is None else f"{value * 100:.1f}%"
+
+
+def _count(value: Number) -> str:
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def _bytes(value: Number) -> str:
+    return f"{value / 1000:.1f} kB" if value >= 1000 else f"{value:.0f} B"
+
+
+def _spread_text(spread: dict[str, Number] | None, fmt: Any = "{:.2f}".format, why: str = "") -> str:
+    if spread is None:
+        return "unknown" + (f" ({why})" if why else "")
+    return f"{fmt(spread['mean'])} mean · {fmt(spread['median'])} median · {fmt(spread['max'])} max"
+
+
+def _no_usage(run: dict[str, Any]) -> str:
+    cost = run["cost"]
+    if run["dialect"] == "original":
+        return "the original dialect records none"
+    if not cost["turnsRecordingUsage"]:
+        return "not recorded before turn V4"
+    if not cost["turnsWithUsage"]:
+        return "no model was asked"
+    return "the endpoint reported none"
+
+
+def _rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    runs = report["runs"]
+
+    def each(fn: Any) -> list[str]:
+        return [fn(run) for run in runs]
+
+    rows: list[tuple[str, list[str]]] = [
+        ("run", each(lambda r: r["runId"])),
+        ("world / mind", each(lambda r: f"{r['world'] or '?'} / {r['mind'] or '?'}")),
+        ("terminal", each(lambda r: f"{r['terminal']['outcome']} ({r['terminal']['source']})")),
+        ("turns", each(lambda r: str(r["turns"]))),
+        ("outcomes", each(lambda r: " ".join(f"{k}={v}" for k, v in sorted(r["outcomes"].items())) or "-")),
+        ("accepted", each(lambda r: _pct(r["acceptedRate"]))),
+    ]
+    for name in VERDICTS:
+        rows.append(
+            (
+                name,
+                each(
+                    lambda r, n=name: (
+                        f"{_pct(r['verdicts'][n]['rate'])} "
+                        f"({r['verdicts'][n]['pass']}/{r['verdicts'][n]['pass'] + r['verdicts'][n]['fail']})"
+                        if r["verdicts"][n]["rate"] is not None
+                        else "unknown"
+                    )
+                ),
+            )
+        )
+    rows.append(("distinct tiles", each(lambda r: str(r["progress"]["distinctTiles"] or 0))))
+    rows.append(("maps", each(lambda r: str(len(r["progress"]["maps"])))))
+    rows.append(("milestones", each(lambda r: str(len(r["progress"]["milestones"])))))
+    names: list[str] = []
+    for run in runs:
+        names += [n for n in (run["progress"]["metrics"] or {}) if n not in names]
+    for name in names:
+        rows.append(
+            (
+                f"metric {name}",
+                each(
+                    lambda r, n=name: (
+                        "unknown"
+                        if r["progress"]["metrics"] is None
+                        else str(r["progress"]["metrics"].get(n, "-"))
+                    )
+                ),
+            )
+        )
+    for milestone in report["milestones"]:
+        cells = [f"turn {t}" if t is not None else "-" for t in milestone["turns"]]
+        rows.append((f"  {milestone['id']}", cells))
+    rows.append(("turns per milestone", each(lambda r: str(r["turnsPerMilestone"] or "-"))))
+    rows.append(
+        ("requests / turn", each(lambda r: _spread_text(r["cost"]["requestsPerTurn"], why=_no_usage(r))))
+    )
+    rows.append(
+        (
+            "request bytes / turn",
+            each(lambda r: _spread_text(r["cost"]["requestBytesPerTurn"], _bytes, _no_usage(r))),
+        )
+    )
+    for key, label in (
+        ("promptTokensPerTurn", "prompt tokens / turn"),
+        ("completionTokensPerTurn", "completion tokens / turn"),
+    ):
+        rows.append((label, each(lambda r, k=key: _spread_text(r["cost"][k], _count, _no_usage(r)))))
+    rows.append(
+        (
+            "decision time / turn",
+            each(
+                lambda r: _spread_text(
+                    r["cost"]["decisionMsPerTurn"],
+                    "{:.0f} ms".format,
+                    "not read from this dialect" if r["dialect"] == "original" else "no V2 turns",
+                )
+            ),
+        )
+    )
+    return rows
+
+
+def write_table(report: dict[str, Any], out: TextIO) -> None:
+    rows = _rows(report)
+    label = max(len(name) for name, _ in rows)
+    width = max(max(len(cells[0]) for _, cells in rows), 2)
+    out.write(f"{'':<{label}}  {'A':<{width}}  B\n")
+    for name, (a, b) in rows:
+        out.write(f"{name:<{label}}  {a:<{width}}  {b}\n")
