@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 _EPOCH = datetime(2026, 11, 30, 2, 0, 0, tzinfo=UTC)
@@ -242,3 +243,20 @@ def summary_v1(turns: int, *, outcome: str = "stopped") -> dict[str, Any]:
         "longestRecurringRun": 0,
         "objectivesRetired": 0,
     }
+
+
+def write_journal(
+    directory: Path, turns: list[dict[str, Any]], header_line: dict[str, Any] | None = None
+) -> Path:
+    """A closed journal in ``directory`` written by the real writer: a header, ``turns``, a
+    summary."""
+    from journal.writer import JournalWriter
+
+    writer = JournalWriter.create(directory, header_line or header())
+    try:
+        for turn in turns:
+            writer.append_turn(turn)
+        writer.write_summary(summary(len(turns)))
+    finally:
+        writer.close()
+    return writer.path

@@ -382,3 +382,39 @@ async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is
             assert f"no PokeAgent server answers at {server.base_url}" in text
     finally:
         await server.die()
+
+
+async def test_play_start_mind_agent_plays_through_tool_calls(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    """/play start mind:agent: the agent mind looks, then moves by an act tool call."""
+    from tests.fakes.openai import tool_call
+
+    def model(body: dict) -> object:
+        last = body["messages"][-1]
+        if isinstance(last.get("content"), str) and last["content"].startswith("Turn "):
+            return tool_call("look", {"region": None})
+        said = {"intent": "wait and watch the town", "say": None, "objective": None, "notes": None}
+        return tool_call("frame_advance", {"frames": 30, **said})
+
+    openai_fake.chat.responder = model
+
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("sk-test-not-real")
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "agent", "turns": 3}, by=live.fake.moderator
+        )
+        assert (await handle.response(within=3)).deferred
+        text = await handle.reply_text(within=20)
+        assert text.startswith("▶️ Playing **sandbox** with the **agent** mind"), text
+        assert "Turn 1: wait and watch the town" in text
+        assert await live.character.play_host.wait() == "budget_exhausted"
+        journal = read_journal(journals(live)[-1])
+        assert journal.header.mind == "agent"
+        assert [t.turn.action.kind for t in journal.turns] == ["frame_advance"] * 3
+        assert all(t.evidence.usage.requests == 2 for t in journal.turns)
+        assert "sk-test-not-real" not in journals(live)[-1].read_text()

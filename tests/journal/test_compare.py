@@ -19,7 +19,6 @@ from bot.worlds.sandbox import guide
 from journal import samples
 from journal.cli import main
 from journal.compare import compare
-from journal.writer import JournalWriter
 from tests.fakes.openai import FakeOpenAI, Structured, tool_call
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
 from tests.play.wire import full_action, wire_decision
@@ -110,15 +109,8 @@ async def test_both_minds_play_the_sandbox_and_compare_side_by_side(
     assert json.loads(out.getvalue())["runs"][1]["mind"] == "agent"
 
 
-def write(
-    tmp_path: Path, name: str, turns: list[dict[str, Any]], header: dict[str, Any] | None = None
-) -> Path:
-    writer = JournalWriter.create(tmp_path / name, header or samples.header())
-    for turn in turns:
-        writer.append_turn(turn)
-    writer.write_summary(samples.summary(len(turns)))
-    writer.close()
-    return writer.path
+def write(tmp_path: Path, name: str, turns: list[dict[str, Any]]) -> Path:
+    return samples.write_journal(tmp_path / name, turns)
 
 
 def test_what_a_journal_does_not_record_is_unknown_and_says_why(tmp_path: Path) -> None:

@@ -16,17 +16,8 @@ from journal.writer import JournalWriter
 USAGE = {"requests": 2, "requestBytes": 51234, "promptTokens": 1800, "completionTokens": 90}
 
 
-def write(tmp_path: Path, *turns: dict) -> Path:
-    writer = JournalWriter.create(tmp_path, samples.header())
-    for turn in turns:
-        writer.append_turn(turn)
-    writer.write_summary(samples.summary(len(turns)))
-    writer.close()
-    return writer.path
-
-
 def test_a_v4_turn_round_trips_and_reads_as_a_v3_one(tmp_path: Path) -> None:
-    path = write(tmp_path, samples.turn_v4(1, usage=USAGE), samples.turn_v4(2, usage=None))
+    path = samples.write_journal(tmp_path, [samples.turn_v4(1, usage=USAGE), samples.turn_v4(2, usage=None)])
     journal = read_journal(path)
     first, second = journal.turns
     assert isinstance(first, TurnV4) and isinstance(first, TurnV3)
