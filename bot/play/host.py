@@ -20,7 +20,7 @@ from bot.play.minds.base import Mind
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StateUnwritable, check_state
 from bot.worlds.base import Still, World, WorldUnavailable
-from bot.worlds.factory import ident_of
+from bot.worlds.factory import WorldRequest, ident_of
 from journal.journeys import JourneyIndex, StoryProjector
 from journal.writer import disk_failure
 
@@ -50,7 +50,7 @@ class StartRequest:
     url: str | None = None
 
 
-WorldFactory = Callable[[str, StartRequest, Settings], tuple[World, str, str]]
+WorldFactory = Callable[[str, WorldRequest, Settings], tuple[World, str, str]]
 MindFactory = Callable[[str, str, Settings], Mind]
 
 
@@ -121,7 +121,9 @@ class PlayHost:
             except (ValueError, RuntimeError) as exc:
                 raise PlayRefused("mind_unavailable", str(exc)) from None
             try:
-                world, environment_id, scenario_id = self._make_world(world_name, request, self.settings)
+                world, environment_id, scenario_id = self._make_world(
+                    world_name, WorldRequest(seed=request.seed, url=request.url), self.settings
+                )
             except (WorldUnavailable, ValueError) as exc:
                 await mind.aclose()
                 raise PlayRefused("world_unavailable", str(exc)) from None

@@ -1,5 +1,9 @@
 """Building a world by name: returns the world, its environment id and scenario id.
 
+What a world is built from is a :class:`WorldRequest` (a seed, a URL): the play host makes one
+from its own start request, so nothing here knows about play (``bot/worlds`` imports nothing
+from ``bot/play``; tests/worlds/test_layering.py holds it to that).
+
 The two ids go into the journal header, whose identifiers allow only ``A-Z a-z 0-9 _ . : -``
 (≤ 128 characters); a URL (``http://127.0.0.1:8000``) is turned into one by :func:`ident_of`.
 The full URL stays in the world's provenance.
@@ -8,13 +12,19 @@ The full URL stays in the world's provenance.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from bot.config import Settings
 from bot.worlds.base import World
 
-if TYPE_CHECKING:
-    from bot.play.host import StartRequest
+
+@dataclass(frozen=True)
+class WorldRequest:
+    """What to build a world from; ``None`` takes the configured default."""
+
+    seed: int | None = None
+    url: str | None = None
+
 
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_.:-]+")
 
@@ -24,7 +34,7 @@ def ident_of(text: str) -> str:
     return _NOT_IDENT.sub("_", text).strip("_")[:128] or "unnamed"
 
 
-def make_world(name: str, request: StartRequest, settings: Settings) -> tuple[World, str, str]:
+def make_world(name: str, request: WorldRequest, settings: Settings) -> tuple[World, str, str]:
     if name == "sandbox":
         from bot.worlds.sandbox import SandboxWorld
 

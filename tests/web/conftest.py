@@ -13,10 +13,10 @@ import pytest_asyncio
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.play.host import PlayHost, StartRequest
+from bot.play.host import PlayHost
 from bot.web.app import make_app
 from bot.web.share_store import ShareStore
-from bot.worlds.factory import make_world
+from bot.worlds.factory import WorldRequest, make_world
 from tests.web.sandbox import settings_for
 
 
@@ -47,7 +47,7 @@ def gate() -> asyncio.Event:
 
 @pytest.fixture
 def gated_host(tmp_path: Path, gate: asyncio.Event) -> PlayHost:
-    def factory(name: str, request: StartRequest, settings: Any) -> Any:
+    def factory(name: str, request: WorldRequest, settings: Any) -> Any:
         world, env, scenario = make_world(name, request, settings)
         return GatedWorld(world, gate), env, scenario
 
