@@ -232,3 +232,16 @@ async def test_endpoint_faults_are_failed_turns_and_a_refused_key_ends_play(open
     session, journal = await run_scripted(mind(openai_fake), turns=5)
     assert session.outcome == "failed" and len(journal.turns) == 1
     assert journal.turns[0].turn.detail.endswith("(check OPENAI_API_KEY)")
+
+
+async def test_a_model_without_vision_reads_the_state_and_is_shown_no_picture(openai_fake, run_scripted):
+    openai_fake.chat.script(look("l1"), press("right"))
+    session, journal = await run_scripted(mind(openai_fake, vision=False), turns=1)
+    assert journal.turns[0].turn.outcome == "accepted"
+    body = openai_fake.chat.requests[1].body
+    assert images_in(body) == 0
+    answer = next(m for m in body["messages"] if m.get("tool_call_id") == "l1")
+    assert (
+        "no picture (this model cannot see images)" in answer["content"] and "\nstate: {" in answer["content"]
+    )
+    assert journal.turns[0].turn.framebufferSha256 is None  # it was shown no picture

@@ -117,7 +117,7 @@ class AgentMind:
 
     def _engine(self, view: DecisionView) -> CaptainEngine:
         if self.engine is None:
-            registry = player_registry(view, lambda: self._view, self._choose)
+            registry = player_registry(view, lambda: self._view, self._choose, vision=self.vision)
             self.engine = CaptainEngine(
                 self.client, registry, model=self.model, vision=self.vision, surface="player"
             )

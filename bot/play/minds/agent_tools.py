@@ -48,7 +48,9 @@ def state_text(state: dict[str, Any]) -> str:
     return text if len(text) <= MAX_STATE_CHARS else text[:MAX_STATE_CHARS] + "…(truncated)"
 
 
-def still_line(still: Still | None) -> str:
+def still_line(still: Still | None, vision: bool = True) -> str:
+    if not vision:
+        return "no picture (this model cannot see images)"
     if still is None:
         return "no picture of the game right now"
     return f"picture {still.width}x{still.height}, captured {still.captured_at}"
@@ -78,9 +80,10 @@ class ViewPlay:
 Current = Callable[[], DecisionView | None]
 
 
-def look_tool(current: Current) -> Tool[LookArgs]:
+def look_tool(current: Current, *, vision: bool = True) -> Tool[LookArgs]:
     """``look``: observe the world again and take its still (a region of it, when the world can
-    cut one); what it read and was shown is recorded as seen for the turn's evidence."""
+    cut one); what it read and was shown is recorded as seen for the turn's evidence. For a
+    model without vision no still is taken: it reads the state only."""
 
     async def look(args: LookArgs, _ctx: ToolContext) -> ToolResult:
         view = current()
@@ -90,10 +93,10 @@ def look_tool(current: Current) -> Tool[LookArgs]:
         region = (
             (args.region.x, args.region.y, args.region.width, args.region.height) if args.region else None
         )
-        still = await view.look(region) if view.look is not None else view.still
+        still = None if not vision else await view.look(region) if view.look is not None else view.still
         view.seen.append(Seen(observation, still))
         text = (
-            f"the game now ({DATA}): scene {observation.scene}, {still_line(still)}"
+            f"the game now ({DATA}): scene {observation.scene}, {still_line(still, vision)}"
             + (f" (region {json.dumps(list(region))})" if region and still is not None else "")
             + f"{STATE}{state_text(observation.state)}"
         )
@@ -112,9 +115,11 @@ def look_tool(current: Current) -> Tool[LookArgs]:
     )
 
 
-def player_registry(view: DecisionView, current: Current, choose: Choose) -> ToolRegistry:
+def player_registry(view: DecisionView, current: Current, choose: Choose, *, vision: bool) -> ToolRegistry:
     """The character's registry plus ``look`` and this world's act tools, for one session."""
-    return build_registry().extended([look_tool(current), *world_action_tools(view.catalog, choose)])
+    return build_registry().extended(
+        [look_tool(current, vision=vision), *world_action_tools(view.catalog, choose)]
+    )
 
 
 def player_context(view: DecisionView) -> ToolContext:
