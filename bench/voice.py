@@ -4,18 +4,21 @@ The whole receive path, with and without DAVE (target ≤ 2% of real time with i
 ten speakers' datagrams as Discord forwards them (real Opus, DAVE-encrypted by real ``davey``
 sessions of a real MLS group — formed with the test gateway's external sender — then sealed
 with the transport cipher) go through ``ReceivePipeline.feed`` (RTP parse, transport decrypt,
-DAVE decrypt with the bot's session, Opus decode) into the room mixer, and the bridge below
-runs as well. Without DAVE the same frames are sent as plain Opus under protocol 0.
+DAVE decrypt with the bot's session, Opus decode straight to 24 kHz mono) into the room mixer,
+and the playback side below runs as well. Without DAVE the same frames are sent as plain Opus
+under protocol 0. The Opus packets are what discord.py's encoder makes of a tone plus noise
+per speaker (48 kHz stereo, 128 kbit/s, fullband CELT): dearer to decode than a client's
+voice-mode packets.
 
-The bridge alone, per 20 ms: ten speakers' 48 kHz stereo PCM frames (Opus decode not included) are
-downmixed and resampled to 24 kHz mono (one streaming resampler per speaker), mixed into one
-frame for the model with per-speaker energy recorded for attribution (a user turn's dominant
-speaker is asked for every 2 s), and 20 ms of model audio goes through the playback side
-(24 kHz mono → 48 kHz stereo, pushed as 100 ms deltas) and out as one 3840-byte frame.
-Measured with `time.process_time` (this process's CPU), best of three runs of 30 s of audio.
+The bridge alone, per 20 ms: ten speakers' 24 kHz mono frames (as the decoder gives them) are
+mixed into one frame for the model with per-speaker energy recorded for attribution (a user
+turn's dominant speaker is asked for every 2 s), and 20 ms of model audio goes through the
+playback side (24 kHz mono → 48 kHz stereo, pushed as 100 ms deltas) and out as one 3840-byte
+frame. Measured with `time.process_time` (this process's CPU), best of three runs of 30 s of
+audio.
 
 Opus decoding is also shown on its own: ten speakers at one decode each per 20 ms, with the
-receive path's decoder and with discord.py's own.
+receive path's decoder (24 kHz mono) and with discord.py's own (48 kHz stereo).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import davey  # noqa: E402
 import numpy as np  # noqa: E402
 from _common import Report  # noqa: E402
 
-from bot.mouth.audio import DISCORD_FRAME_SAMPLES, FRAME_MS, RoomMixer  # noqa: E402
+from bot.mouth.audio import DISCORD_FRAME_SAMPLES, FRAME_MS, MODEL_FRAME_SAMPLES, RoomMixer  # noqa: E402
 from bot.mouth.playback import PlaybackBuffer  # noqa: E402
 from bot.mouth.receive.opus_decoders import Decoder, ensure_opus_loaded  # noqa: E402
 from bot.mouth.receive.pipeline import ReceivePipeline  # noqa: E402
@@ -46,14 +49,29 @@ SPEAKERS = 10
 SECONDS = 30
 TARGET = 0.02
 DELTA_FRAMES = 5  # model audio arrives as 100 ms deltas
+BOT, CHANNEL = 900, 5
+DISTINCT_PACKETS = 100  # Opus packets encoded per speaker, cycled (decode cost does not depend on order)
+
+
+def speaker_signal(
+    rng: np.random.Generator, user: int, count: int, frame_samples: int, rate: int
+) -> np.ndarray:
+    """A voice-like signal per speaker: a tone plus noise, different for each."""
+    n = np.arange(count * frame_samples, dtype=np.float64)
+    signal = 4000 * np.sin(2 * np.pi * (150 + 40 * user) * n / rate) + rng.normal(0, 800, len(n))
+    return signal.clip(-32768, 32767).astype("<i2")
 
 
 def speaker_frames(rng: np.random.Generator, user: int, count: int) -> list[bytes]:
-    """A voice-like signal per speaker: a tone plus noise, different for each."""
-    n = np.arange(count * DISCORD_FRAME_SAMPLES, dtype=np.float64)
-    signal = 4000 * np.sin(2 * np.pi * (150 + 40 * user) * n / 48_000) + rng.normal(0, 800, len(n))
-    pcm = np.repeat(signal.clip(-32768, 32767).astype("<i2"), 2)
+    """What a speaker's client encodes: 20 ms frames of 48 kHz stereo s16le."""
+    pcm = np.repeat(speaker_signal(rng, user, count, DISCORD_FRAME_SAMPLES, 48_000), 2)
     return [pcm[i * 1920 : (i + 1) * 1920].tobytes() for i in range(count)]
+
+
+def decoded_frames(rng: np.random.Generator, user: int, count: int) -> list[bytes]:
+    """What the receive path hands the mixer: 20 ms frames of 24 kHz mono s16le."""
+    pcm = speaker_signal(rng, user, count, MODEL_FRAME_SAMPLES, 24_000)
+    return [pcm[i * MODEL_FRAME_SAMPLES : (i + 1) * MODEL_FRAME_SAMPLES].tobytes() for i in range(count)]
 
 
 def run_once(frames: list[list[bytes]], model_delta: bytes) -> tuple[float, int]:
@@ -93,10 +111,6 @@ def opus_packets(frames: list[bytes]) -> list[bytes]:
 
     encoder = opus.Encoder()
     return [encoder.encode(frame, DISCORD_FRAME_SAMPLES) for frame in frames]
-
-
-BOT, CHANNEL = 900, 5
-DISTINCT_PACKETS = 100  # Opus packets encoded per speaker, cycled (decode cost does not depend on order)
 
 
 def dave_group(count: int) -> tuple[davey.DaveSession, list[davey.DaveSession]]:
@@ -161,9 +175,9 @@ def main() -> int:
     report = Report("voice: audio pipeline, 10 speakers")
     rng = np.random.default_rng(7)
     ticks = SECONDS * 1000 // FRAME_MS
-    frames = [speaker_frames(rng, user, ticks) for user in range(SPEAKERS)]
     delta = (3000 * np.sin(2 * np.pi * 220 * np.arange(2400) / 24_000)).astype("<i2").tobytes()
-    runs = [run_once(frames, delta) for _ in range(3)]
+    mixed = [decoded_frames(rng, user, ticks) for user in range(SPEAKERS)]
+    runs = [run_once(mixed, delta) for _ in range(3)]
     cpu = min(seconds for seconds, _ in runs)
     ratio = cpu / SECONDS
     report.info("audio simulated", f"{SECONDS} s × {SPEAKERS} speakers, best of {len(runs)}")
@@ -171,19 +185,19 @@ def main() -> int:
     ensure_opus_loaded()
     from discord import opus
 
-    packets = opus_packets(frames[0][:500])
-    ours = decode_cpu_per_frame(Decoder(), packets)
-    theirs = decode_cpu_per_frame(opus.Decoder(), packets)  # type: ignore[no-untyped-call]
+    frames = [speaker_frames(rng, user, DISTINCT_PACKETS) for user in range(SPEAKERS)]
+    packets = [opus_packets(frames[user]) for user in range(SPEAKERS)]
+    ours = decode_cpu_per_frame(Decoder(), packets[0] * 5)
+    theirs = decode_cpu_per_frame(opus.Decoder(), packets[0] * 5)  # type: ignore[no-untyped-call]
     report.info(
-        "opus decode per speaker frame (libopus, inside the receive path)",
+        "opus decode per speaker frame (libopus to 24 kHz mono, inside the receive path)",
         f"{ours * 1e6:.0f} µs = {ours * SPEAKERS / (FRAME_MS / 1000) * 100:.1f}% for {SPEAKERS} speakers"
-        f" (discord.py's Decoder.decode: {theirs * 1e6:.0f} µs)",
+        f" (discord.py's Decoder.decode, 48 kHz stereo: {theirs * 1e6:.0f} µs)",
     )
     report.check("turns attributed", runs[0][1], f"= {ticks // 100}", runs[0][1] == ticks // 100, "{:.0f}")
-    report.info("bridge alone (mix, resample, playback) / real time", f"{ratio * 100:.2f}%")
+    report.info("bridge alone (mix, playback) / real time", f"{ratio * 100:.2f}%")
 
     # the whole receive path, with and without DAVE
-    packets = [opus_packets(frames[user][:DISTINCT_PACKETS]) for user in range(SPEAKERS)]
     bot, speakers = dave_group(SPEAKERS)
     senders = [DiscordSender(ssrc=100 + user) for user in range(SPEAKERS)]
     figures: dict[str, float] = {}

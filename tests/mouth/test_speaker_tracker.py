@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.mouth.audio import FRAME_MS, RoomMixer, SpeakerTracker
-from tests.mouth.tones import discord_frames, silent_frames
+from tests.mouth.tones import room_frames, silent_frames
 
 
 def run_room(mixer: RoomMixer, tracks: dict[int, list[bytes]]) -> None:
@@ -18,7 +18,7 @@ def run_room(mixer: RoomMixer, tracks: dict[int, list[bytes]]) -> None:
 
 def test_the_louder_speaker_wins_a_turn_of_equal_length() -> None:
     mixer = RoomMixer()
-    run_room(mixer, {1: discord_frames(300.0, 50, 3000.0), 2: discord_frames(500.0, 50, 9000.0)})
+    run_room(mixer, {1: room_frames(300.0, 50, 3000.0), 2: room_frames(500.0, 50, 9000.0)})
     tracker = mixer.tracker
     tracker.speech_started("item_a", 0)
     assert tracker.speech_stopped("item_a", 50 * FRAME_MS) == 2
@@ -27,8 +27,8 @@ def test_the_louder_speaker_wins_a_turn_of_equal_length() -> None:
 
 def test_the_longer_speaker_wins_at_equal_loudness() -> None:
     mixer = RoomMixer()
-    a = discord_frames(300.0, 15, 6000.0) + silent_frames(45)
-    b = silent_frames(10) + discord_frames(500.0, 50, 6000.0)
+    a = room_frames(300.0, 15, 6000.0) + silent_frames(45)
+    b = silent_frames(10) + room_frames(500.0, 50, 6000.0)
     run_room(mixer, {1: a, 2: b})
     tracker = mixer.tracker
     tracker.speech_started("item_b", 0)
@@ -40,8 +40,8 @@ def test_the_longer_speaker_wins_at_equal_loudness() -> None:
 
 def test_turns_use_the_servers_timeline_and_commit_closes_an_open_span() -> None:
     mixer = RoomMixer()
-    run_room(mixer, {1: discord_frames(300.0, 25, 6000.0) + silent_frames(25)})
-    run_room(mixer, {2: discord_frames(500.0, 25, 6000.0)})
+    run_room(mixer, {1: room_frames(300.0, 25, 6000.0) + silent_frames(25)})
+    run_room(mixer, {2: room_frames(500.0, 25, 6000.0)})
     tracker = mixer.tracker
     assert tracker.position_ms == 75 * FRAME_MS
     tracker.speech_started("first", 0)

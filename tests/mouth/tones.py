@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from bot.mouth.audio import DISCORD_FRAME_SAMPLES
+from bot.mouth.audio import MODEL_FRAME_BYTES, MODEL_FRAME_SAMPLES, MODEL_RATE
 
 F64 = npt.NDArray[np.float64]
 
@@ -15,17 +15,19 @@ def sine(freq: float, rate: int, count: int, amplitude: float, start: int = 0) -
     return amplitude * np.sin(2 * np.pi * freq * n / rate)
 
 
-def discord_frames(freq: float, frames: int, amplitude: float = 8000.0, start_frame: int = 0) -> list[bytes]:
-    """Consecutive 20 ms 48 kHz stereo s16le frames of one continuous sine (same on L and R)."""
+def room_frames(freq: float, frames: int, amplitude: float = 8000.0, start_frame: int = 0) -> list[bytes]:
+    """Consecutive 20 ms frames of one continuous sine as the receive path hands them to the
+    mixer: 24 kHz mono s16le (960 bytes)."""
     out = []
     for i in range(start_frame, start_frame + frames):
-        mono = sine(freq, 48_000, DISCORD_FRAME_SAMPLES, amplitude, i * DISCORD_FRAME_SAMPLES)
-        out.append(np.repeat(np.round(mono).astype("<i2"), 2).tobytes())
+        mono = sine(freq, MODEL_RATE, MODEL_FRAME_SAMPLES, amplitude, i * MODEL_FRAME_SAMPLES)
+        out.append(np.round(mono).astype("<i2").tobytes())
     return out
 
 
 def silent_frames(frames: int) -> list[bytes]:
-    return [bytes(3840)] * frames
+    """Silent 24 kHz mono frames, as the receive path hands them to the mixer."""
+    return [bytes(MODEL_FRAME_BYTES)] * frames
 
 
 def dominant_frequency(samples: npt.NDArray[np.generic], rate: int) -> float:

@@ -2,7 +2,7 @@
 
     session = MouthSession(character, name_of=lambda uid: ...)
     await session.start()              # connects, briefs, streams the room, plays replies
-    sink = loop_sink(loop, session.feed)   # per-speaker 48 kHz stereo frames in (receive path)
+    sink = loop_sink(loop, session.feed)   # per-speaker 24 kHz mono frames in (receive path)
     PlaybackSource(session.playback)   # 48 kHz stereo frames out (discord_audio)
     await session.close()
 
@@ -158,7 +158,7 @@ class MouthSession:
         await self._notify()
 
     def feed(self, user_id: int, frame: bytes) -> None:
-        """One speaker's 20 ms 48 kHz stereo frame (from the receive path, on the loop thread)."""
+        """One speaker's 20 ms 24 kHz mono frame (from the receive path, on the loop thread)."""
         try:
             self.mixer.feed(user_id, frame)
         except ValueError as exc:

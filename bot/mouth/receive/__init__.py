@@ -1,4 +1,4 @@
-"""Voice receive for discord.py 2.7.1 with DAVE: per-speaker 48 kHz stereo PCM frames.
+"""Voice receive for discord.py 2.7.1 with DAVE: per-speaker 24 kHz mono PCM frames.
 
 Decision: our own small receiver, not discord-ext-voice-recv. That package (0.5.2a179, alpha,
 last release 2025-06) removes only the transport encryption; DAVE lives in its open pull
@@ -20,8 +20,9 @@ and tested byte-for-byte:
                       (an all-padding packet is dropped without counting as a loss)
 * ``transport``     — ``aead_xchacha20_poly1305_rtpsize`` (the mode discord.py negotiates)
 * ``dave``          — DAVE open with the session current *at this packet*; passthrough rules
-* ``opus_decoders`` — one Opus decoder per SSRC (libopus into a reused buffer), loss
-                      concealment, exact 3840-byte frames
+* ``opus_decoders`` — one Opus decoder per SSRC, decoding straight to 24 kHz mono (the
+                      model's format; libopus into a reused buffer), loss concealment,
+                      exact 960-byte frames
 * ``ssrc_map``      — SSRC→user from SPEAKING (op 5) / op 12, presence from ops 11/13
 * ``pipeline``      — the steps chained, counters, unknown-SSRC identification by DAVE key
 * ``keepalive``     — Opus silence bursts while idle so Discord keeps delivering audio

@@ -11,16 +11,26 @@ without asking the session.
 
 The session is never cached: the caller hands in the connection's *current* session for every
 frame (discord.py re-initialises or replaces it on every MLS re-key / transition).
+
+davey is Rust under pyo3: a Rust panic inside it reaches Python as ``pyo3_runtime.PanicException``,
+which derives from ``BaseException``, not ``Exception``. That module is made by pyo3 at run time
+and cannot be imported, so the type is recognised by its module and name. A panic while opening
+a frame is a DAVE failure like any other (the frame becomes silence); left to propagate it would
+end discord.py's socket reader thread, and with it all voice receive.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import re
+import time
 from enum import Enum
 from typing import Any, Protocol
 
 import davey
+
+log = logging.getLogger(__name__)
 
 OPUS_SILENCE = b"\xf8\xff\xfe"
 DAVE_MARKER = b"\xfa\xfa"
@@ -75,6 +85,32 @@ class DaveOutcome(Enum):
     FAILED = "failed"  # could not be opened; the caller substitutes silence
 
 
+def is_rust_panic(exc: BaseException) -> bool:
+    """True for pyo3's ``PanicException`` (a panic inside davey's Rust code)."""
+    kind = type(exc)
+    return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
+
+
+PANIC_LOG_EVERY_S = 60.0  # a broken session may panic on every frame: log it now and then
+_panics = 0
+_last_panic_log = float("-inf")
+
+
+def _note_panic(user_id: int, exc: BaseException) -> None:
+    global _panics, _last_panic_log
+    _panics += 1
+    now = time.monotonic()
+    if now - _last_panic_log >= PANIC_LOG_EVERY_S:
+        _last_panic_log = now
+        log.error(
+            "davey panicked opening a frame from user %s (%s); %d panic(s) so far, each counted "
+            "as a DAVE failure and heard as silence",
+            user_id,
+            str(exc)[:200],
+            _panics,
+        )
+
+
 def has_dave_marker(frame: bytes) -> bool:
     return len(frame) > len(DAVE_MARKER) and frame.endswith(DAVE_MARKER)
 
@@ -97,5 +133,10 @@ def dave_open(
     try:
         opened = session.decrypt(user_id, AUDIO, frame)
     except Exception:  # davey raises ValueError; a broken session must not kill the reader
+        return DaveOutcome.FAILED, b""
+    except BaseException as exc:  # only a Rust panic; KeyboardInterrupt, SystemExit go on
+        if not is_rust_panic(exc):
+            raise
+        _note_panic(user_id, exc)
         return DaveOutcome.FAILED, b""
     return (DaveOutcome.DECRYPTED if marked else DaveOutcome.PASSTHROUGH), bytes(opened)

@@ -36,7 +36,7 @@ from bot.mouth.receive.transport import TransportDecryptError, TransportDecrypto
 log = logging.getLogger(__name__)
 
 Sink = Callable[[int, bytes], None]
-"""Receives ``(user_id, pcm_frame)``; each frame is 3840 bytes of 48 kHz stereo s16le."""
+"""Receives ``(user_id, pcm_frame)``; each frame is 960 bytes: 20 ms of 24 kHz mono s16le."""
 
 PROBE_EVERY = 25  # packets between attempts to identify one unknown SSRC (≈0.5 s of audio)
 MAX_PROBE_CANDIDATES = 16
@@ -89,10 +89,10 @@ class ReceivePipeline:
         self.ssrcs = ssrcs
         self._sink = sink
         self._transport = TransportDecryptor()
-        self._opus = OpusDecoders()
+        self.stats = ReceiveStats()
+        self._opus = OpusDecoders(self.stats)  # counts late, concealed and opus_errors into stats
         self._last_key: bytes | None = None
         self._probe_wait: dict[int, int] = {}
-        self.stats = ReceiveStats()
 
     def forget_ssrc(self, ssrc: int) -> None:
         self._opus.forget(ssrc)
@@ -159,14 +159,9 @@ class ReceivePipeline:
         else:
             self.stats.dave_failures += 1
 
-        before = (self._opus.counters.late, self._opus.counters.concealed, self._opus.counters.opus_errors)
         pcm_frames = self._opus.decode(
             header.ssrc, header.sequence, payload if outcome is not DaveOutcome.FAILED else None
         )
-        c = self._opus.counters
-        self.stats.late += c.late - before[0]
-        self.stats.concealed += c.concealed - before[1]
-        self.stats.opus_errors += c.opus_errors - before[2]
         for pcm in pcm_frames:
             self.stats.frames += 1
             try:

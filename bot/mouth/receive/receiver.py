@@ -37,7 +37,7 @@ def loop_sink(loop: asyncio.AbstractEventLoop, callback: Callable[[int, bytes], 
 class VoiceReceiver:
     """Decoded per-speaker audio from a discord.py ``VoiceClient``.
 
-    ``sink(user_id, pcm)`` gets 3840-byte frames (20 ms, 48 kHz, stereo, s16le). Call
+    ``sink(user_id, pcm)`` gets 960-byte frames (20 ms, 24 kHz, mono, s16le). Call
     ``start()``/``stop()`` on the event loop's thread. ``keepalive_interval=None`` disables the
     idle silence keepalive.
     """

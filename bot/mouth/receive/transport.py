@@ -9,20 +9,29 @@ the ``cryptography`` package besides). Layout of an ``*_rtpsize`` packet::
 
 The 4-byte nonce suffix is a big-endian counter, zero-padded to 24 bytes for XChaCha20.
 The key and mode are read from the live connection for every packet (they change when the
-connection is re-established); the cipher object is rebuilt only when the key bytes change.
+connection is re-established); a key is checked once, when it changes.
+
+libsodium is called through PyNaCl's compiled binding (``nacl._sodium``, the module PyNaCl's
+own ``nacl.bindings`` wraps; PyNaCl is held to 1.5.x by discord.py 2.7.x) into one reused output
+buffer: PyNaCl's wrapper re-checks types, formats four error messages and allocates a buffer
+for every call, which costs twice the decryption itself at voice packet sizes.
 """
 
 from __future__ import annotations
 
-import nacl.exceptions
-import nacl.secret
+import nacl.bindings  # imported first: it runs sodium_init()
+from nacl._sodium import ffi, lib
 
 from bot.mouth.receive.rtp import MalformedPacket, RtpHeader, strip_extension_and_padding
 
 XCHACHA_MODE = "aead_xchacha20_poly1305_rtpsize"
 SUPPORTED_MODES = frozenset({XCHACHA_MODE})
 NONCE_SUFFIX_LEN = 4
-TAG_LEN = 16
+TAG_LEN = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_ABYTES  # 16
+KEY_LEN = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_KEYBYTES  # 32
+_NONCE_PAD = bytes(nacl.bindings.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES - NONCE_SUFFIX_LEN)
+MAX_DATAGRAM = 65_536  # a UDP datagram's payload is shorter
+_open = lib.crypto_aead_xchacha20poly1305_ietf_decrypt
 
 
 class TransportDecryptError(ValueError):
@@ -33,16 +42,16 @@ class TransportDecryptor:
     """Removes the transport encryption; returns the media payload (Opus or a DAVE frame)."""
 
     def __init__(self) -> None:
-        self._key: bytes | None = None
-        self._box: nacl.secret.Aead | None = None
+        self._key: bytes | None = None  # the last key seen, checked
+        self._plain = ffi.new("unsigned char[]", MAX_DATAGRAM)
+        self._plain_len = ffi.new("unsigned long long *")
 
-    def _box_for(self, key: bytes) -> nacl.secret.Aead:
-        if self._box is None or key != self._key:
-            if len(key) != nacl.secret.Aead.KEY_SIZE:
-                raise TransportDecryptError(f"voice secret key has {len(key)} bytes, expected 32")
-            self._box = nacl.secret.Aead(key)
+    def _checked(self, key: bytes) -> bytes:
+        if key != self._key:
+            if len(key) != KEY_LEN:
+                raise TransportDecryptError(f"voice secret key has {len(key)} bytes, expected {KEY_LEN}")
             self._key = key
-        return self._box
+        return key
 
     def decrypt(self, data: bytes, header: RtpHeader, mode: str, key: bytes) -> bytes:
         if mode != XCHACHA_MODE:
@@ -56,11 +65,19 @@ class TransportDecryptor:
                 f"RTP datagram of {len(data)} bytes has no room for a {TAG_LEN}-byte tag and "
                 f"{NONCE_SUFFIX_LEN}-byte nonce after its {header.clear_len}-byte header"
             )
-        nonce = data[body_end:] + bytes(nacl.secret.Aead.NONCE_SIZE - NONCE_SUFFIX_LEN)
-        try:
-            plaintext = self._box_for(key).decrypt(
-                data[header.clear_len : body_end], data[: header.clear_len], nonce
-            )
-        except nacl.exceptions.CryptoError as exc:
-            raise TransportDecryptError(f"packet from ssrc {header.ssrc} failed to authenticate") from exc
+        clear_len = header.clear_len
+        failed = _open(
+            self._plain,
+            self._plain_len,
+            ffi.NULL,
+            data[clear_len:body_end],
+            body_end - clear_len,
+            data[:clear_len],
+            clear_len,
+            data[body_end:] + _NONCE_PAD,
+            self._checked(key),
+        )
+        if failed:
+            raise TransportDecryptError(f"packet from ssrc {header.ssrc} failed to authenticate")
+        plaintext = ffi.buffer(self._plain, self._plain_len[0])[:]
         return strip_extension_and_padding(header, plaintext)

@@ -22,7 +22,7 @@ from bot.mouth.playback import SILENCE
 from bot.mouth.realtime.session import MouthSession
 from tests.fakes.openai import FakeOpenAI
 from tests.mouth.test_playback import LEAD_MS
-from tests.mouth.tones import discord_frames, dominant_frequency
+from tests.mouth.tones import dominant_frequency, room_frames
 
 ADA, BOB = 1001, 1002
 NAMES = {ADA: "Ada", BOB: "Bob"}
@@ -104,7 +104,7 @@ async def test_semantic_vad_from_default_config(openai_fake: FakeOpenAI, tmp_pat
 
 async def test_room_audio_reaches_the_model_as_24k_mono(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
     async with mouth_for(openai_fake, tmp_path, pump=False) as session:
-        for frame in discord_frames(440.0, 25):
+        for frame in room_frames(440.0, 25):
             session.feed(ADA, frame)
             await session.tick()
         conn = openai_fake.realtime.connections[0]
@@ -167,8 +167,8 @@ async def test_barge_in_cancels_and_truncates_at_the_played_position(
 async def feed_turn(session: MouthSession, frames: int, loud: int, quiet: int | None) -> None:
     """`frames` of room audio: `loud` speaks at full level, `quiet` (if any) murmurs along."""
     for loud_frame, quiet_frame in zip(
-        discord_frames(300.0, frames, amplitude=9000.0),
-        discord_frames(523.0, frames, amplitude=1500.0),
+        room_frames(300.0, frames, amplitude=9000.0),
+        room_frames(523.0, frames, amplitude=1500.0),
         strict=True,
     ):
         session.feed(loud, loud_frame)

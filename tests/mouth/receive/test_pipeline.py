@@ -65,12 +65,12 @@ def rms(pcm: bytes) -> float:
 
 
 def dominant_hz(frames: list[bytes]) -> float:
-    mono = np.frombuffer(b"".join(frames), dtype="<i2").reshape(-1, 2)[:, 0].astype(np.float64)
+    mono = np.frombuffer(b"".join(frames), dtype="<i2").astype(np.float64)  # 24 kHz mono
     spectrum = np.abs(np.fft.rfft(mono * np.hanning(len(mono))))
-    return float(np.argmax(spectrum) * 48_000 / len(mono))
+    return float(np.argmax(spectrum) * 24_000 / len(mono))
 
 
-def test_dave_frames_decode_to_exact_3840_byte_frames_per_speaker() -> None:
+def test_dave_frames_decode_to_exact_24k_mono_frames_per_speaker() -> None:
     group = Group(BOT, ALICE, BOB)
     session = Counting(group.bot)
     pipe, _, sink = make(session)
@@ -80,11 +80,12 @@ def test_dave_frames_decode_to_exact_3840_byte_frames_per_speaker() -> None:
         pipe.feed(alice.packet(group.seal(ALICE, a_frames[i])))
         pipe.feed(bob.packet(group.seal(BOB, b_frames[i]), padding=5))
     assert pipe.stats.decrypted == 20 and pipe.stats.dave_failures == 0
-    assert all(len(pcm) == FRAME_BYTES for _, pcm in sink.frames)
+    assert all(len(pcm) == FRAME_BYTES == 960 for _, pcm in sink.frames)  # 20 ms of 24 kHz mono
     by_user = {u: [p for uu, p in sink.frames if uu == u] for u in (ALICE, BOB)}
     assert by_user[ALICE] == expected_pcm(a_frames) and by_user[BOB] == expected_pcm(b_frames)
     assert abs(dominant_hz(by_user[ALICE][3:]) - 440) < 30
     assert abs(dominant_hz(by_user[BOB][3:]) - 1000) < 30
+    assert 5000 < rms(b"".join(by_user[BOB][3:])) < 6300  # the 8000-amplitude tone, at its level
     assert session.users == [ALICE, BOB] * 10
 
 
@@ -338,3 +339,56 @@ def test_a_session_that_breaks_costs_silence_not_the_reader() -> None:
     pipe.feed(alice.packet(group.seal(ALICE, frames[1])))
     assert (pipe.stats.dave_failures, pipe.stats.decrypted) == (1, 1)
     assert sink.frames[0][1] == bytes(FRAME_BYTES) and rms(sink.frames[1][1]) > 100
+
+
+def rust_panic() -> BaseException:
+    """A real panic from davey's Rust code, as pyo3 raises it (``pyo3_runtime.PanicException``).
+
+    davey 0.1.7's ``decrypt`` cannot be made to panic through its inputs (its frame parser checks
+    every length), but ``encrypt`` with ``Codec.unknown`` on a ready session reaches an
+    ``unimplemented!()`` in the same extension module: the exception type is the one a panic
+    inside ``decrypt`` would raise. (Rust prints the panic message to stderr.)"""
+    group = Group(BOT, ALICE)
+    try:
+        group.bot.encrypt(davey.MediaType.audio, davey.Codec.unknown, b"\x00" * 40)
+    except BaseException as exc:  # noqa: BLE001 — the point: it is not an Exception
+        assert not isinstance(exc, Exception)
+        assert (type(exc).__module__, type(exc).__name__) == ("pyo3_runtime", "PanicException")
+        return exc
+    raise AssertionError("davey did not panic")
+
+
+class PanickingSession:
+    """A session whose ``decrypt`` panics the way davey's Rust code does: it raises the real
+    ``PanicException`` from ``rust_panic()``, and ``KeyboardInterrupt`` when asked to."""
+
+    def __init__(self, panic: BaseException) -> None:
+        self.panic = panic
+        self.calls = 0
+        self.interrupt = False
+
+    def decrypt(self, user_id: int, media_type: object, packet: bytes) -> bytes:
+        self.calls += 1
+        if self.interrupt:
+            raise KeyboardInterrupt
+        raise self.panic
+
+
+def test_a_rust_panic_in_dave_decrypt_is_a_dave_failure_not_the_end_of_the_reader() -> None:
+    group = Group(BOT, ALICE)
+    session = PanickingSession(rust_panic())
+    pipe, view, sink = make(session)
+    alice = DiscordSender(ssrc=11)
+    frames = opus_frames(3)
+    pipe.feed(alice.packet(group.seal(ALICE, frames[0])))
+    pipe.feed(alice.packet(group.seal(ALICE, frames[1])))
+    assert session.calls == 2 and pipe.stats.dave_failures == 2
+    assert [p for _, p in sink.frames] == [bytes(FRAME_BYTES)] * 2  # heard as silence
+    view.session = group.bot  # the connection's next session works again
+    pipe.feed(alice.packet(group.seal(ALICE, frames[2])))
+    assert pipe.stats.decrypted == 1 and rms(sink.frames[2][1]) > 100
+    # only the panic is caught: anything else that is not an Exception still goes through
+    view.session = session
+    session.interrupt = True
+    with pytest.raises(KeyboardInterrupt):
+        pipe.feed(alice.packet(group.seal(ALICE, opus_frames(4)[3])))
