@@ -38,12 +38,19 @@ Action catalog ({world}):
 {catalog}"""
 
 
+def _type_text(schema: dict[str, Any]) -> str:
+    if "anyOf" in schema:
+        return "|".join(_type_text(option) for option in schema["anyOf"])
+    return str(schema.get("type", schema.get("enum", "value")))
+
+
 def _catalog_text(view: DecisionView) -> str:
     lines = []
     for entry in view.catalog.describe():
         props = entry["schema"].get("properties", {})
         args = ", ".join(
-            f"{k}{'' if k in entry['schema'].get('required', []) else '?'}: {v.get('type', v.get('enum', 'value'))}"
+            f"{k}: {_type_text(v)}"
+            + (f" = {json.dumps(v['default'])}" if "default" in v else "")  # strict mode sends every field
             for k, v in props.items()
             if k != "kind"
         )
