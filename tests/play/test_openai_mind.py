@@ -236,3 +236,17 @@ async def test_an_endpoint_that_ignores_strict_still_cannot_slip_an_off_schema_a
     assert turns[0].detail.startswith("action button_press.button")
     assert "'restart_game' is not in the" in turns[1].detail
     assert turns[2].detail.startswith("decision speakWanted")
+
+
+async def test_the_model_is_told_the_worlds_metrics(openai_fake, run_scripted):
+    from tests.play.scripted import ScoreWorld
+
+    press_a = {"kind": "button_press", "button": "a", "holdFrames": 16, "repeat": 1}
+    openai_fake.chat.script(Structured(decision(action=press_a)), Structured(decision()))
+    await run_scripted(OpenAIMind(openai_fake.client(), "m"), world=ScoreWorld(), turns=2)
+    texts = [
+        next(p["text"] for p in r.body["messages"][-1]["content"] if p["type"] == "text")
+        for r in openai_fake.chat.requests
+    ]
+    context = [json.loads(t.split("\n", 2)[1]) for t in texts]
+    assert [c["progress"]["metrics"] for c in context] == [{"score": 0}, {"score": 10}]

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.keys import playwright_key
-from bot.worlds.browser.metrics import METRICS, SCOREBOARD_JS, BoardWatch, score_of
+from bot.worlds.browser.metrics import METRICS, BoardWatch, score_of, scoreboard_text
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import REF_ATTRIBUTE, SNAPSHOT_JS, TARGET_JS, snapshot_args
 from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT, Click, Press, Scroll, TypeText
@@ -217,7 +217,7 @@ class BrowserWorld:
                 assert self._page is not None
                 page = self._page
                 snap = await self._snapshot(page)
-                scoreboard = await self._scoreboard(page)
+                scoreboard = await scoreboard_text(page)
                 score = score_of(scoreboard, snap["text"])
                 best_tile = await self._board.best_tile(
                     lambda clip: self._png(page, clip), self._viewport, score
@@ -259,17 +259,6 @@ class BrowserWorld:
                     raise
                 await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
         raise AssertionError("unreachable")
-
-    @staticmethod
-    async def _scoreboard(page: Page) -> str | None:
-        """The score display's text; None when there is none (or the page is navigating)."""
-        try:
-            found = await page.evaluate(SCOREBOARD_JS)
-        except PlaywrightError as exc:
-            if "context was destroyed" in str(exc):
-                return None
-            raise
-        return found if isinstance(found, str) else None
 
     async def still(self) -> Still | None:
         return await self._screenshot(None)
