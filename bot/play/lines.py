@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from bot.frozen import fast_init
 from bot.play.turn import TurnRecord
 from bot.worlds.base import Observation, utc_now
 
 MAX_STAGE_OBSERVATIONS = 6
 
 
+@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Speech:
     """What became of a turn's wish to speak."""

@@ -45,6 +45,7 @@ def mind_backoff(consecutive_failures: int) -> float:
 
 
 STILL_INTERVAL_S = 0.25
+YIELD_EVERY_S = 0.001  # the longest an instant mind and world keep the event loop to themselves
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class PlaySession:
     _signals: SignalTracker = field(default_factory=SignalTracker)
     _last_spoke_turn: int = -(10**9)
     _started_mono: float = 0.0
+    _yielded_at: float = float("-inf")
     _still_at: float = float("-inf")
     _finale_played: bool = False
     _post_still_at: float = float("-inf")
@@ -287,7 +289,12 @@ class PlaySession:
                 if await self._wait_stop(pause):
                     return "stopped"
             else:
-                await asyncio.sleep(0)  # an instant mind and world must still let the loop breathe
+                # An instant mind and world must still let the loop breathe: yield at least every
+                # YIELD_EVERY_S (every turn would cost a loop iteration each, a share of the turn).
+                now = time.monotonic()
+                if now - self._yielded_at >= YIELD_EVERY_S:
+                    self._yielded_at = now
+                    await asyncio.sleep(0)
 
     async def _capture_still(self, *, for_decision: bool = True) -> Still | None:
         """A still for every decision when the mind looks at pictures; otherwise at most one per

@@ -13,7 +13,7 @@ once, then retired (standing on the same spot while a score rises is not going i
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,10 @@ class SignalTracker:
     objectives_retired: int = 0
     _last_effect: str | None = None
     _window: deque[tuple[Any, ...]] = field(default_factory=lambda: deque(maxlen=RECURRING_WINDOW))
+    # How often each state in the window occurs, and how many window entries are revisits (the
+    # sum of the counts above 1), kept up to date as the window slides (no recount per turn).
+    _counts: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    _revisited: int = 0
     _refused: dict[tuple[str, int, int], set[str]] = field(default_factory=dict)
     _warned: bool = False
 
@@ -83,10 +87,11 @@ class SignalTracker:
         self._last_effect = effect
         self.longest_unchanged = max(self.longest_unchanged, self.repeating + 1 if effect is not None else 0)
         if state_key is not None:
+            if len(self._window) == RECURRING_WINDOW:
+                self._count(self._window[0], -1)  # about to fall out of the window
             self._window.append(state_key)
-            counts = Counter(self._window)
-            revisited = sum(c for c in counts.values() if c > 1)
-            looping = len(self._window) == RECURRING_WINDOW and revisited * 2 >= RECURRING_WINDOW
+            self._count(state_key, +1)
+            looping = len(self._window) == RECURRING_WINDOW and self._revisited * 2 >= RECURRING_WINDOW
             self.recurring = self.recurring + 1 if looping else 0
             self.longest_recurring = max(self.longest_recurring, self.recurring)
         if refused_direction is not None:
@@ -99,6 +104,15 @@ class SignalTracker:
             self.objective_turns += 1
         else:
             self.objective_turns = 0
+
+    def _count(self, key: tuple[Any, ...], delta: int) -> None:
+        old = self._counts.get(key, 0)
+        new = old + delta
+        self._revisited += (new if new > 1 else 0) - (old if old > 1 else 0)
+        if new:
+            self._counts[key] = new
+        else:
+            del self._counts[key]
 
     def objective_verdict(self, has_objective: bool) -> str | None:
         """``warn`` once, then ``retire``, for an objective gone stale inside a loop that has made

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import orjson
 from pydantic import BaseModel
 
+from bot.frozen import fast_init
 from journal.actions import Catalog
 
 _second: tuple[int, str] = (-1, "")  # the last whole second formatted, and its text
@@ -44,6 +45,7 @@ def canonical_sha256(state: dict[str, Any]) -> str:
     return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
+@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Observation:
     state: dict[str, Any]
