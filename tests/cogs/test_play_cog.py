@@ -418,3 +418,24 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
         assert [t.turn.action.kind for t in journal.turns] == ["frame_advance"] * 3
         assert all(t.evidence.usage.requests == 2 for t in journal.turns)
         assert "sk-test-not-real" not in journals(live)[-1].read_text()
+
+
+async def test_start_with_an_unwritable_journal_directory_says_which_path_and_works_once_fixed(
+    live: Live,
+) -> None:
+    blocker = live.settings.journal_dir
+    if blocker.is_dir():
+        blocker.rmdir()
+    blocker.write_text("a file where the journals should go")  # e.g. a bad CLANKIE_JOURNAL_DIR
+    handle = await live.fake.send_interaction(
+        "play start", {"world": "sandbox", "mind": "autopilot"}, by=live.fake.moderator
+    )
+    reply = await handle.response(within=3)
+    assert reply.ephemeral and not reply.deferred
+    assert reply.content == (
+        f"cannot write the journal directory at {blocker}: Not a directory ({blocker} is not a directory)"
+    )
+    assert live.character.play_host.session is None and not live.settings.event_log.exists()
+    blocker.unlink()
+    text = await start_sandbox(live)
+    assert live.character.play_host.active is not None, text
