@@ -145,3 +145,17 @@ async def test_an_event_log_that_refuses_the_terminal_line_does_not_break_the_wa
     await asyncio.wait_for(host.wait(), 10)
     lapsed = [e for e in read_events(settings.event_log).lines if e.data.get("outcome") == "lease_lapsed"]
     assert [e.data["runId"] for e in lapsed] == [session.run_id]
+
+
+def test_the_closing_evaluation_reports_an_invalid_journal_in_one_line(tmp_path: Path) -> None:
+    import io
+
+    from bot.play.runner import _evaluation
+
+    journal = tmp_path / "20261130T020000Z-r.jsonl"
+    journal.write_bytes(b'{"kind":"header"}\n{"kind":"tu')  # e.g. a cut-back that failed too
+    out = io.StringIO()
+    _evaluation(journal, settings_for(tmp_path), out)
+    assert out.getvalue() == (
+        f"\nevaluation:\nthe journal is not valid: {journal}:1: missing field schemaVersion\n"
+    )
