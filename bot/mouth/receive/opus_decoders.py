@@ -5,8 +5,8 @@ libopus decodes straight to 24 kHz mono: it takes any output rate of 8/12/16/24/
 channel count whatever the packet carries. A stereo stream is mixed to mono inside the decoder
 (the average of both channels); a fullband stream is band-limited to 12 kHz before it is
 decimated, so nothing above the new Nyquist folds back. This costs less than decoding 48 kHz
-stereo (about three quarters of it for Discord's 128 kbit/s stereo music-mode packets) and there
-is no resampler of ours after it: what the decoder gives is what the room mixer takes.
+stereo (about three quarters of it for the 128 kbit/s stereo packets discord.py's encoder makes)
+and there is no resampler of ours after it: what the decoder gives is what the room mixer takes.
 
 One decoder per SSRC (Opus decoders are stateful). RTP sequence numbers decide what happens
 between packets:
