@@ -9,6 +9,10 @@
    rounds (see :func:`_interleaved_pass`). Target: reader MB/s ≥ 30% of orjson's. For
    information, the same with every line kept in memory (``read_journal`` beside a list of
    orjson dicts).
+   The same on a generated 50 000-turn journal in the original service's dialect
+   (``journal.original.samples``: three observation stages of scene, overworld with
+   surroundings, minimap, occupants and exits, and party; an environment action result;
+   ~7.7 KB a line), read by ``journal.original.reader.iter_original``. Target: ≥ 30%.
 2. Story card cost: ``JourneyIndex.story_card`` on a warm index for a 100-turn journey and a
    100 000-turn journey (two sittings each; compact observation states keep the big one
    near 150 MB — the card's cost must not depend on either size). Target: the big one costs ≤ 2× the small one. The
@@ -20,6 +24,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -33,6 +38,8 @@ from _common import Report, best_of, paired_per_call  # noqa: E402
 
 from journal import samples  # noqa: E402
 from journal.journeys import JourneyIndex  # noqa: E402
+from journal.original import samples as original_samples  # noqa: E402
+from journal.original.reader import iter_original  # noqa: E402
 from journal.reader import _gc_paused, iter_journal, read_journal  # noqa: E402
 from journal.schema import TurnV3  # noqa: E402
 from journal.story import StoryProjector  # noqa: E402
@@ -57,11 +64,13 @@ def write_journal(
     return size
 
 
-def _interleaved_pass(path: Path, rounds: int) -> tuple[float, float]:
+def _interleaved_pass(
+    path: Path, rounds: int, iterate: Callable[[Path], Iterator[object]] = iter_journal
+) -> tuple[float, float]:
     """CPU seconds of the validated reader and of bare orjson over the same file.
 
     Each round walks the file once on both sides, alternating chunk by chunk: CHUNK lines
-    taken from the real :func:`iter_journal` generator, then the same CHUNK raw lines through
+    taken from the real :func:`iter_journal` generator (or ``iterate``), then the same CHUNK raw lines through
     ``orjson.loads`` (which side goes first alternates too). Each side keeps, per chunk, its
     fastest round; the totals are the sums of those. Process CPU time leaves out the time
     other processes hold the core, and the fine interleaving lets both sides share whatever
@@ -75,7 +84,7 @@ def _interleaved_pass(path: Path, rounds: int) -> tuple[float, float]:
         times_bare: list[float] = []
         # Chunk 0 on each side: read and split the file, then the header line.
         start = clock()
-        lines = iter_journal(path)
+        lines = iterate(path)
         next(lines)
         times_validated.append(clock() - start)
         start = clock()
@@ -138,6 +147,30 @@ def bench_read(report: Report, root: Path) -> None:
     report.check("validated read / bare orjson", ratio * 100, "≥ 30%", ratio >= 0.30, "{:.1f}%")
 
 
+def bench_read_original(report: Report, root: Path) -> None:
+    """The same comparison on a journal of the original service's dialect (issue 14)."""
+    path = root / "2026-08-19T04-15-14-694Z-original.jsonl"
+    lines = [
+        original_samples.header(),
+        *(original_samples.turn(n, speech=n % 7 == 0) for n in range(READ_TURNS)),
+        original_samples.summary(READ_TURNS),
+    ]
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    del lines
+    path.write_bytes(data)
+    size = len(data)
+    report.info(
+        "original-dialect journal",
+        f"{READ_TURNS} V2 turns, {size / 1e6:.1f} MB, {size / (READ_TURNS + 2):.0f} B/line",
+    )
+    validated_s, bare_s = _interleaved_pass(path, ROUNDS, iter_original)
+    report.info("orjson.loads per line, original (CPU time)", f"{size / bare_s / 1e6:.0f} MB/s")
+    report.info("iter_original, validated (CPU time)", f"{size / validated_s / 1e6:.0f} MB/s")
+    ratio = bare_s / validated_s
+    report.check("original dialect: validated / bare orjson", ratio * 100, "≥ 30%", ratio >= 0.30, "{:.1f}%")
+    path.unlink()
+
+
 def bench_story(report: Report, root: Path) -> None:
     small_dir, big_dir = root / "small", root / "big"
     small_dir.mkdir()
@@ -188,6 +221,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="clankie-bench-") as tmp:
         root = Path(tmp)
         bench_read(report, root)
+        bench_read_original(report, root)
         bench_story(report, root)
     return report.exit_code()
 

@@ -50,13 +50,10 @@ from journal.evaluate import (
 )
 from journal.original.actions import BODY_ACTION_KINDS, ORIGINAL_ACTION_KINDS
 from journal.original.lines import (
-    BodyActionResult,
-    EnvironmentActionResult,
     OriginalTurn,
     Stage,
     TurnV2,
 )
-from journal.original.observations import Scene
 from journal.original.reader import OriginalJournal
 from journal.original.story import stage_position
 
@@ -97,22 +94,21 @@ def original_narration(line: OriginalTurn, receipts: Receipts | None) -> str:
 
 def _pre(line: TurnV2) -> Stage:
     ev = line.evidence
-    if ev.immediatePreAction is not None and ev.immediatePreAction.observations:
+    if ev.immediatePreAction is not None and ev.immediatePreAction["observations"]:
         return ev.immediatePreAction
     return ev.decision
 
 
 def _scene(stage: Stage) -> str | None:
-    mode = next((o.data.mode for o in stage.observations if isinstance(o, Scene)), None)
-    return mode
+    return next((o["data"]["mode"] for o in stage["observations"] if o["kind"] == "scene"), None)
 
 
 def _where(stage: Stage | None) -> tuple[str, int, int, str] | None:
     obs = stage_position(stage)
     if obs is None:
         return None
-    p = obs.data.position
-    return (p.mapId, p.x, p.y, obs.data.facing)
+    p = obs["data"]["position"]
+    return (p["mapId"], p["x"], p["y"], obs["data"]["facing"])
 
 
 def _payload(action: Any) -> dict[str, Any] | None:
@@ -126,11 +122,11 @@ def _carried_out(line: TurnV2) -> bool | None:
     result = line.evidence.actionResult
     if result is None:
         return None
-    if isinstance(result, EnvironmentActionResult):
-        status = result.result.status
+    if result["source"] == "environment":
+        status = result["result"]["status"]
         return None if status in ("queued", "running") else status == "completed"
-    if isinstance(result, BodyActionResult):
-        return result.status == "completed"
+    if result["source"] == "body":
+        return result["status"] == "completed"
     return False  # the action raised
 
 
@@ -150,13 +146,13 @@ def _verdicts(line: TurnV2, prev: OriginalTurn | None, action: dict[str, Any] | 
         out["goalToAction"] = "not_applicable"
     elif ev.progressAfter is None:
         out["goalToAction"] = "unknown"
-    elif ev.progressAfter.distinctTiles > ev.progressBefore.distinctTiles or set(ev.progressAfter.maps) - set(
-        ev.progressBefore.maps
-    ):
+    elif ev.progressAfter["distinctTiles"] > ev.progressBefore["distinctTiles"] or set(
+        ev.progressAfter["maps"]
+    ) - set(ev.progressBefore["maps"]):
         out["goalToAction"] = "pass"
     else:
-        stalled = ev.signals.stalledForTurns
-        stalled = ev.progressBefore.turnsSinceNewTile if stalled is None else stalled
+        stalled = ev.signals["stalledForTurns"]
+        stalled = ev.progressBefore["turnsSinceNewTile"] if stalled is None else stalled
         out["goalToAction"] = "fail" if stalled >= STALL_THRESHOLD else "unknown"
 
     if prev is None:
@@ -197,7 +193,7 @@ def _verdicts(line: TurnV2, prev: OriginalTurn | None, action: dict[str, Any] | 
             )
             out["movementEffectiveness"] = "pass" if before[:3] != after[:3] or turned else "fail"
 
-    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals.refusedHere, _payload)
+    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals["refusedHere"], _payload)
     return out
 
 

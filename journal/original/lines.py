@@ -22,9 +22,10 @@ the same defaults.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator, with_config
+from typing_extensions import TypedDict
 
 from journal.original.actions import OriginalActionRead
 from journal.original.base import Id, Sha256, Strict, Timestamp, absent, text
@@ -48,6 +49,7 @@ __all__ = [
 
 _Hex64 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 _Count = Annotated[int, Field(ge=0)]
+closed = with_config(ConfigDict(extra="forbid", strict=True))
 
 
 # --- header -----------------------------------------------------------------------
@@ -79,56 +81,76 @@ class HeaderV3(HeaderV2):
 # --- turn -------------------------------------------------------------------------
 
 
-class Provenance(Strict):
+# The evidence packet's inner objects are closed TypedDicts (read by key), for the reason
+# journal/original/observations.py gives: a turn holds dozens of them.
+
+
+@closed
+class Provenance(TypedDict):
     body: Literal["local", "world"]
-    sessionId: text(200, 1) = absent()  # type: ignore[valid-type]
-    worldId: text(200, 1) = absent()  # type: ignore[valid-type]
-    bodyGeneration: _Count = absent()
-    adapterVersion: _Count = absent()
-    coreId: text(200, 1) = absent()  # type: ignore[valid-type]
-    fixtureSha256: _Hex64 = absent()
-    romSha256: _Hex64 = absent()
-    coreWasmSha256: _Hex64 = absent()
-    real: bool = absent()
+    sessionId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
+    worldId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
+    bodyGeneration: NotRequired[_Count]
+    adapterVersion: NotRequired[_Count]
+    coreId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
+    fixtureSha256: NotRequired[_Hex64]
+    romSha256: NotRequired[_Hex64]
+    coreWasmSha256: NotRequired[_Hex64]
+    real: NotRequired[bool]
 
 
-class Stage(Strict):
-    observations: list[Observation] = Field(max_length=6)
+@closed
+class Stage(TypedDict):
+    observations: Annotated[list[Observation], Field(max_length=6)]
     provenance: Provenance | None
 
 
-class Progress(Strict):
+@closed
+class Progress(TypedDict):
     distinctTiles: _Count
-    maps: list[text(200)] = Field(max_length=256)  # type: ignore[valid-type]
+    maps: Annotated[list[text(200)], Field(max_length=256)]  # type: ignore[valid-type]
     turnsSinceNewTile: _Count
     actionsPerNewTile: Annotated[float, Field(ge=0)] | None
 
 
-class _Result(Strict):
+@closed
+class _Handle(TypedDict):
     schemaVersion: Literal[1]
     actionId: Id
     sessionId: Id
     updatedAt: Timestamp
-
-
-class _Handle(_Result):
     status: Literal["queued", "running"]
     acceptedGoalVersion: _Count
 
 
-class _Completed(_Result):
+@closed
+class _Completed(TypedDict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
     status: Literal["completed"]
     acceptedGoalVersion: _Count
     outcome: dict[str, Any]
 
 
-class _Cancelled(_Result):
+@closed
+class _Cancelled(TypedDict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
     status: Literal["cancelled"]
     acceptedGoalVersion: _Count
     reason: Id
 
 
-class _Failed(_Result):
+@closed
+class _Failed(TypedDict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
     status: Literal["failed"]
     acceptedGoalVersion: _Count
     errorCode: Id
@@ -136,14 +158,24 @@ class _Failed(_Result):
     retryable: bool
 
 
-class _Denied(_Result):
+@closed
+class _Denied(TypedDict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
     status: Literal["denied"]
     requestedGoalVersion: _Count
     reason: Id
     policyDecisionId: Id
 
 
-class _Stale(_Result):
+@closed
+class _Stale(TypedDict):
+    schemaVersion: Literal[1]
+    actionId: Id
+    sessionId: Id
+    updatedAt: Timestamp
     status: Literal["stale"]
     expectedGoalVersion: _Count
     currentGoalVersion: _Count
@@ -154,19 +186,22 @@ EnvironmentResult = Annotated[
 ]
 
 
-class EnvironmentActionResult(Strict):
+@closed
+class EnvironmentActionResult(TypedDict):
     source: Literal["environment"]
     result: EnvironmentResult
 
 
-class BodyActionResult(Strict):
+@closed
+class BodyActionResult(TypedDict):
     source: Literal["body"]
     status: Literal["completed", "rejected"]
     summary: text(4096)  # type: ignore[valid-type]
     advice: text(4096) | None  # type: ignore[valid-type]
 
 
-class ExceptionActionResult(Strict):
+@closed
+class ExceptionActionResult(TypedDict):
     source: Literal["exception"]
     name: text(200, 1)  # type: ignore[valid-type]
     message: text(4096) | None  # type: ignore[valid-type]
@@ -179,7 +214,8 @@ ActionResult = Annotated[
 ]
 
 
-class HardFailure(Strict):
+@closed
+class HardFailure(TypedDict):
     action: OriginalActionRead
     errorCode: text(200, 1)  # type: ignore[valid-type]
     effect: text(500, 1)  # type: ignore[valid-type]
@@ -188,9 +224,14 @@ class HardFailure(Strict):
 _Turns = Annotated[int, Field(ge=0)] | None
 
 
-class Signals(Strict):
-    refusedHere: list[text(64)] = Field(max_length=4)  # type: ignore[valid-type]
-    knownHardFailures: Annotated[list[HardFailure], Field(max_length=32)] = absent()
+@closed
+class Signals(TypedDict):
+    """The loop's signals; keys added later (knownHardFailures, objectiveRecovery,
+    verifiedInteractions, decisionPreemptions) are absent from older journals, which the
+    original reads as none, false, [] and 0."""
+
+    refusedHere: Annotated[list[text(64)], Field(max_length=4)]  # type: ignore[valid-type]
+    knownHardFailures: NotRequired[Annotated[list[HardFailure], Field(max_length=32)]]
     stalledForTurns: _Turns
     repeatingForTurns: _Turns
     recurringForTurns: _Turns
@@ -199,12 +240,13 @@ class Signals(Strict):
     previousObjective: text(160) | None  # type: ignore[valid-type]
     previousNotes: text(800) | None  # type: ignore[valid-type]
     retiredObjective: text(160) | None  # type: ignore[valid-type]
-    objectiveRecovery: bool = False
-    verifiedInteractions: list[text(700)] = Field(default_factory=list, max_length=32)  # type: ignore[valid-type]
-    decisionPreemptions: _Count = 0
+    objectiveRecovery: NotRequired[bool]
+    verifiedInteractions: NotRequired[Annotated[list[text(700)], Field(max_length=32)]]  # type: ignore[valid-type]
+    decisionPreemptions: NotRequired[_Count]
 
 
-class Timing(Strict):
+@closed
+class Timing(TypedDict):
     decisionStartedAt: Timestamp
     decisionSettledAt: Timestamp
     actionStartedAt: Timestamp | None

@@ -21,15 +21,15 @@ def stage_position(stage: Stage | None) -> Overworld | None:
     """The stage's overworld observation (where the player stood), if it has one."""
     if stage is None:
         return None
-    for obs in stage.observations:
-        if isinstance(obs, Overworld):
+    for obs in stage["observations"]:
+        if obs["kind"] == "overworld":
             return obs
     return None
 
 
 def _map(stage: Stage | None) -> str | None:
     obs = stage_position(stage)
-    return obs.data.position.mapId[:64] if obs is not None else None
+    return obs["data"]["position"]["mapId"][:64] if obs is not None else None
 
 
 def feed_original_header(projector: StoryProjector, header: OriginalHeader) -> None:
@@ -50,7 +50,11 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         return
     ev = line.evidence
     newest = next(
-        (s for s in (ev.postAction, ev.immediatePreAction, ev.decision) if s is not None and s.observations),
+        (
+            s
+            for s in (ev.postAction, ev.immediatePreAction, ev.decision)
+            if s is not None and s["observations"]
+        ),
         None,
     )
     after = ev.progressAfter
@@ -61,5 +65,5 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         body.effect,
         _map(ev.decision),
         _map(newest),
-        after.maps if after is not None else None,
+        after["maps"] if after is not None else None,
     )
