@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from journal.lines import Unreadable, open_regular
+from journal.lines import LineSource, Unreadable, open_regular
 from journal.original.reader import OriginalJournal, read_original
 from journal.reader import Journal, JournalError, decode_line, read_journal
-from journal.schema import MAX_LINE_BYTES
 
 __all__ = ["Dialect", "AnyJournal", "detect", "dialect_of", "read_any"]
 
@@ -35,15 +34,21 @@ def detect(first_line: bytes) -> Dialect:
 
 
 def dialect_of(path: Path | str) -> Dialect:
-    """The dialect of the journal at ``path``, from its first line (read alone)."""
+    """The dialect of the journal at ``path``, from its first line (read alone).
+
+    A path that cannot be read as a journal (missing, not a regular file, an over-long
+    first line…) reads as ours, so our reader reports it exactly as it always has.
+    """
     try:
-        with open_regular(path) as fh:  # never blocks on a FIFO, never reads a device
-            first = fh.readline(MAX_LINE_BYTES + 1)
-    except Unreadable as exc:
-        raise JournalError(path, 0, str(exc)) from None
-    except OSError as exc:
-        raise JournalError(path, 0, f"cannot read: {exc.strerror or exc}") from None
-    return detect(first.rstrip(b"\n"))
+        fh = open_regular(path)
+    except Unreadable:
+        return "clankie"
+    with fh:
+        try:
+            first = next(iter(LineSource(fh)), b"")
+        except OSError:
+            return "clankie"
+    return detect(first) if isinstance(first, bytes) else "clankie"
 
 
 def read_any(path: Path | str) -> AnyJournal:
