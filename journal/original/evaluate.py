@@ -54,6 +54,7 @@ from journal.original.lines import (
     Stage,
     TurnV2,
 )
+from journal.original.observations import Scene
 from journal.original.reader import OriginalJournal
 from journal.original.story import stage_position
 
@@ -100,15 +101,15 @@ def _pre(line: TurnV2) -> Stage:
 
 
 def _scene(stage: Stage) -> str | None:
-    return next((o["data"]["mode"] for o in stage["observations"] if o["kind"] == "scene"), None)
+    return next((o.data.mode for o in stage["observations"] if isinstance(o, Scene)), None)
 
 
 def _where(stage: Stage | None) -> tuple[str, int, int, str] | None:
     obs = stage_position(stage)
     if obs is None:
         return None
-    p = obs["data"]["position"]
-    return (p["mapId"], p["x"], p["y"], obs["data"]["facing"])
+    p = obs.data.position
+    return (p.mapId, p.x, p.y, obs.data.facing)
 
 
 def _payload(action: Any) -> dict[str, Any] | None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, StringConstraints, model_validator, with_config
+from pydantic import ConfigDict, Field, PlainValidator, StringConstraints, model_validator, with_config
 from typing_extensions import TypedDict
 
 from journal.original.actions import OriginalActionRead
 from journal.original.base import Id, Sha256, Strict, Timestamp, absent, text
-from journal.original.observations import Observation
+from journal.original.observations import Observation, validate_observations
 
 __all__ = [
     "Evidence",
@@ -99,9 +99,18 @@ class Provenance(TypedDict):
     real: NotRequired[bool]
 
 
+def _observations(value: Any) -> list[Observation]:
+    if isinstance(value, list) and len(value) > 6:
+        raise ValueError("a stage holds at most 6 observations")
+    return validate_observations(value)
+
+
 @closed
 class Stage(TypedDict):
-    observations: Annotated[list[Observation], Field(max_length=6)]
+    observations: Annotated[
+        list[Observation],
+        PlainValidator(_observations, json_schema_input_type=list[dict[str, Any]]),
+    ]
     provenance: Provenance | None
 
 

@@ -22,14 +22,14 @@ def stage_position(stage: Stage | None) -> Overworld | None:
     if stage is None:
         return None
     for obs in stage["observations"]:
-        if obs["kind"] == "overworld":
+        if isinstance(obs, Overworld):
             return obs
     return None
 
 
 def _map(stage: Stage | None) -> str | None:
     obs = stage_position(stage)
-    return obs["data"]["position"]["mapId"][:64] if obs is not None else None
+    return obs.data.position.mapId[:64] if obs is not None else None
 
 
 def feed_original_header(projector: StoryProjector, header: OriginalHeader) -> None:

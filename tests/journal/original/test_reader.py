@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import types
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
+import msgspec
 import pytest
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
@@ -68,9 +70,13 @@ def _plain(tp: Any) -> Any:
 
 
 def _hints(cls: Any) -> dict[str, Any]:
-    if is_typeddict(cls):
-        return get_type_hints(cls, include_extras=True)
+    if is_typeddict(cls) or _is_struct(cls):
+        return {k: v for k, v in get_type_hints(cls, include_extras=True).items() if not k.startswith("_")}
     return {name: info.annotation for name, info in cls.model_fields.items()}
+
+
+def _is_struct(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, msgspec.Struct)
 
 
 def _fits(tp: Any, value: Any) -> bool:
@@ -85,9 +91,13 @@ def _fits(tp: Any, value: Any) -> bool:
             and set(value) <= set(hints)
             and all(value.get(k) in options for k, options in literal_keys.items())
         )
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
+    if isinstance(tp, type) and (issubclass(tp, BaseModel) or _is_struct(tp)):
         return isinstance(value, tp)
-    return value is not None
+    if tp is msgspec.UnsetType:
+        return value is msgspec.UNSET
+    if get_origin(tp) is list:
+        return isinstance(value, list)
+    return value is not None and value is not msgspec.UNSET
 
 
 def _walk(tp: Any, value: Any, seen: dict[Any, set[str]]) -> None:
@@ -110,6 +120,12 @@ def _walk(tp: Any, value: Any, seen: dict[Any, set[str]]) -> None:
         seen.setdefault(type(value), set()).update(value.model_fields_set)
         for name, hint in _hints(type(value)).items():
             _walk(hint, getattr(value, name), seen)
+    elif isinstance(value, msgspec.Struct):
+        fields = {name: getattr(value, name) for name in value.__struct_fields__}
+        seen.setdefault(type(value), set()).update(k for k, v in fields.items() if v is not msgspec.UNSET)
+        hints = _hints(type(value))
+        for name, item in fields.items():
+            _walk(hints[name], item, seen)
 
 
 def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
@@ -123,8 +139,7 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
         for name, cls in vars(module).items()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
-        and name != "_Base"  # the observation envelope: required keys of every kind
-        and (is_typeddict(cls) or (issubclass(cls, BaseModel) and cls.model_fields))
+        and (is_typeddict(cls) or _is_struct(cls) or (issubclass(cls, BaseModel) and cls.model_fields))
     ]
     assert len(classes) > 50
     # A model's base (a header V1 field, set on a V3 header) is exercised by its subclasses.
@@ -135,7 +150,9 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
         if not any(
             name in fields
             for kind, fields in seen.items()
-            if kind is cls or (not is_typeddict(cls) and not is_typeddict(kind) and issubclass(kind, cls))
+            if kind is cls
+            or (not is_typeddict(cls) and not is_typeddict(kind) and issubclass(kind, cls))
+            or (cls is observations._Base and _is_struct(kind) and issubclass(kind, cls))
         )
     }
     assert not missing, sorted(missing)
@@ -237,3 +254,25 @@ def test_a_line_of_the_other_dialect_fails_the_file(tmp_path: Path) -> None:
     theirs_in_ours = write_lines(tmp_path / "b.jsonl", [samples.header(), lines_of(V3)[1]])
     with pytest.raises(JournalError, match=r":2: "):
         read_any(theirs_in_ours)
+
+
+def test_the_dialect_gets_the_readers_line_guarantees(tmp_path: Path) -> None:
+    raws = V3.read_bytes().split(b"\n")
+    # A key given twice (JSON parsers keep the last; the journal is strict).
+    twice = raws[2].replace(b'"turn":{"turn":1,', b'"turn":{"turn":1,"turn":1,', 1)
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(b"\n".join([raws[0], raws[1], twice, *raws[3:]]))
+    with pytest.raises(JournalError, match=r":3: duplicate key \"turn\""):
+        read_any(path)
+    # A line over the 256 KiB cap, found while streaming.
+    long = raws[1].replace(b'"notes":"stairs top right"', b'"notes":"' + b"x" * 300_000 + b'"', 1)
+    path.write_bytes(b"\n".join([raws[0], long, *raws[2:]]))
+    with pytest.raises(JournalError, match=r":2: line is over the 262144-byte limit|:2: .*262144"):
+        read_any(path)
+
+
+def test_a_fifo_is_named_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "2026-08-19T04-15-14-694Z-fifo.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(JournalError, match=r":0: not a regular file"):
+        read_any(fifo)
