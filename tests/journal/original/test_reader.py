@@ -139,6 +139,7 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
         for name, cls in vars(module).items()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
+        and name != "_Observations"  # the holder msgspec validates a stage's list through
         and (is_typeddict(cls) or _is_struct(cls) or (issubclass(cls, BaseModel) and cls.model_fields))
     ]
     assert len(classes) > 50
