@@ -24,6 +24,7 @@ from journal.compare import compare, write_table
 from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate
 from journal.journeys import JourneyIndex
+from journal.metrics import metrics_text
 from journal.original.actions import ORIGINAL_ACTION_KINDS
 from journal.original.reader import iter_original, original_journey_id
 from journal.reader import JournalError, iter_journal, journey_id_of
@@ -142,6 +143,7 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"started   {card.startedAt}  last turn {card.lastTurnAt or '-'}  turns {card.turnsTaken}\n"
         )
         out.write(f"objective {card.objective or '-'}\n")
+        out.write(f"progress  {metrics_text(card.metrics) or '-'}\n")
         out.write(f"maps      {', '.join(card.maps) or '-'}\n")
         for m in card.moments:
             out.write(f"  {m.at}  {m.effect}" + (f"  (toward {m.toward})" if m.toward else "") + "\n")

@@ -61,6 +61,7 @@ def test_story(play_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["story", str(play_dir)]) == 0  # default: the latest journey
     out = capsys.readouterr().out
     assert "journey   J" in out and "turns 5" in out and "objective reach Viridian City" in out
+    assert "progress  money 3\u00a0030 · badges 0\n" in out  # the last turn's metrics (r2's turn 2)
 
 
 def test_story_unknown_journey_is_a_usage_error(play_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
