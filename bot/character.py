@@ -4,6 +4,7 @@ to whoever needs it (the Discord app and its cogs receive a Character; they buil
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import structlog
@@ -48,6 +49,9 @@ class Character:
         lapsed = self.play_host.reconcile()
         if lapsed:
             log.warning("sessions_lease_lapsed", count=len(lapsed))
+        # The first read of the journal directory may be long: do it off the event loop, so
+        # later story queries only read what was appended since.
+        await asyncio.to_thread(self.play_host.index.refresh)
         if not self.settings.web.enabled:
             return None
         return await self.web.start()
