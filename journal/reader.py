@@ -22,6 +22,7 @@ builds its own JSON tree before validating, and the open observation states
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -141,6 +142,13 @@ def describe_error(exc: ValidationError) -> str:
         return f"missing field {where}"
     # A validator's own ValueError reads better without pydantic's "Value error, " prefix.
     msg = str(ctx["error"]) if kind == "value_error" and "error" in ctx else err["msg"]
+    if kind == "value_error" and where:  # a nested validator's field path continues this one
+        named = re.match(r"(unknown|missing) field (\S+)$", msg)
+        if named:
+            return f"{named.group(1)} field {where}.{named.group(2)}"
+        placed = re.match(r"([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*): (.+)$", msg, re.S)
+        if placed:
+            return f"{where}.{placed.group(1)}: {placed.group(2)}"
     return f"{where}: {msg}" if where else msg
 
 

@@ -49,6 +49,13 @@ from journal.evaluate import (
     settlement,
 )
 from journal.original.actions import BODY_ACTION_KINDS, ORIGINAL_ACTION_KINDS
+from journal.original.evidence import (
+    BodyActionResult,
+    Completed,
+    EnvironmentActionResult,
+    Queued,
+    Running,
+)
 from journal.original.lines import (
     OriginalTurn,
     Stage,
@@ -95,13 +102,13 @@ def original_narration(line: OriginalTurn, receipts: Receipts | None) -> str:
 
 def _pre(line: TurnV2) -> Stage:
     ev = line.evidence
-    if ev.immediatePreAction is not None and ev.immediatePreAction["observations"]:
+    if ev.immediatePreAction is not None and ev.immediatePreAction.observations:
         return ev.immediatePreAction
     return ev.decision
 
 
 def _scene(stage: Stage) -> str | None:
-    return next((o.data.mode for o in stage["observations"] if isinstance(o, Scene)), None)
+    return next((o.data.mode for o in stage.observations if isinstance(o, Scene)), None)
 
 
 def _where(stage: Stage | None) -> tuple[str, int, int, str] | None:
@@ -123,11 +130,11 @@ def _carried_out(line: TurnV2) -> bool | None:
     result = line.evidence.actionResult
     if result is None:
         return None
-    if result["source"] == "environment":
-        status = result["result"]["status"]
-        return None if status in ("queued", "running") else status == "completed"
-    if result["source"] == "body":
-        return result["status"] == "completed"
+    if isinstance(result, EnvironmentActionResult):
+        outcome = result.result
+        return None if isinstance(outcome, (Queued, Running)) else isinstance(outcome, Completed)
+    if isinstance(result, BodyActionResult):
+        return result.status == "completed"
     return False  # the action raised
 
 
@@ -147,13 +154,13 @@ def _verdicts(line: TurnV2, prev: OriginalTurn | None, action: dict[str, Any] | 
         out["goalToAction"] = "not_applicable"
     elif ev.progressAfter is None:
         out["goalToAction"] = "unknown"
-    elif ev.progressAfter["distinctTiles"] > ev.progressBefore["distinctTiles"] or set(
-        ev.progressAfter["maps"]
-    ) - set(ev.progressBefore["maps"]):
+    elif ev.progressAfter.distinctTiles > ev.progressBefore.distinctTiles or set(ev.progressAfter.maps) - set(
+        ev.progressBefore.maps
+    ):
         out["goalToAction"] = "pass"
     else:
-        stalled = ev.signals["stalledForTurns"]
-        stalled = ev.progressBefore["turnsSinceNewTile"] if stalled is None else stalled
+        stalled = ev.signals.stalledForTurns
+        stalled = ev.progressBefore.turnsSinceNewTile if stalled is None else stalled
         out["goalToAction"] = "fail" if stalled >= STALL_THRESHOLD else "unknown"
 
     if prev is None:
@@ -194,7 +201,7 @@ def _verdicts(line: TurnV2, prev: OriginalTurn | None, action: dict[str, Any] | 
             )
             out["movementEffectiveness"] = "pass" if before[:3] != after[:3] or turned else "fail"
 
-    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals["refusedHere"], _payload)
+    out["rejectionRecovery"] = rejection_recovery(prev, action, ev.signals.refusedHere, _payload)
     return out
 
 

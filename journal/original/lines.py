@@ -9,7 +9,8 @@ sets it apart from our own format (issue 14):
 - turns are numbered from 0; ``monologue``/``intent`` may be null; ``objectiveRetired`` is
   the retired objective's text or null; ``speakSuppressed`` is a boolean; ``interjection``
   and ``reply`` are recorded; a V2 turn may carry a ``screenshot``;
-- evidence: observations as :mod:`journal.original.observations` decodes them; the action
+- evidence (:mod:`journal.original.evidence`): observations as
+  :mod:`journal.original.observations` decodes them; the action
   result is ``{source: environment, result: {status, …}}`` or a body/exception result;
   progress has ``turnsSinceNewTile`` and ``actionsPerNewTile`` and no milestones; signals
   are nullable and carry more keys;
@@ -22,14 +23,13 @@ the same defaults.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, PlainValidator, StringConstraints, model_validator, with_config
-from typing_extensions import TypedDict
+from pydantic import Field, PlainValidator, StringConstraints, model_validator
 
 from journal.original.actions import OriginalActionRead
-from journal.original.base import Id, Sha256, Strict, Timestamp, absent, text
-from journal.original.observations import Observation, validate_observations
+from journal.original.base import Sha256, Strict, Timestamp, absent, text
+from journal.original.evidence import Evidence, Stage, validate_evidence
 
 __all__ = [
     "Evidence",
@@ -47,9 +47,7 @@ __all__ = [
     "TurnV2",
 ]
 
-_Hex64 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 _Count = Annotated[int, Field(ge=0)]
-closed = with_config(ConfigDict(extra="forbid", strict=True))
 
 
 # --- header -----------------------------------------------------------------------
@@ -79,198 +77,6 @@ class HeaderV3(HeaderV2):
 
 
 # --- turn -------------------------------------------------------------------------
-
-
-# The evidence packet's inner objects are closed TypedDicts (read by key), for the reason
-# journal/original/observations.py gives: a turn holds dozens of them.
-
-
-@closed
-class Provenance(TypedDict):
-    body: Literal["local", "world"]
-    sessionId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
-    worldId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
-    bodyGeneration: NotRequired[_Count]
-    adapterVersion: NotRequired[_Count]
-    coreId: NotRequired[text(200, 1)]  # type: ignore[valid-type]
-    fixtureSha256: NotRequired[_Hex64]
-    romSha256: NotRequired[_Hex64]
-    coreWasmSha256: NotRequired[_Hex64]
-    real: NotRequired[bool]
-
-
-def _observations(value: Any) -> list[Observation]:
-    if isinstance(value, list) and len(value) > 6:
-        raise ValueError("a stage holds at most 6 observations")
-    return validate_observations(value)
-
-
-@closed
-class Stage(TypedDict):
-    observations: Annotated[
-        list[Observation],
-        PlainValidator(_observations, json_schema_input_type=list[dict[str, Any]]),
-    ]
-    provenance: Provenance | None
-
-
-@closed
-class Progress(TypedDict):
-    distinctTiles: _Count
-    maps: Annotated[list[text(200)], Field(max_length=256)]  # type: ignore[valid-type]
-    turnsSinceNewTile: _Count
-    actionsPerNewTile: Annotated[float, Field(ge=0)] | None
-
-
-@closed
-class _Handle(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["queued", "running"]
-    acceptedGoalVersion: _Count
-
-
-@closed
-class _Completed(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["completed"]
-    acceptedGoalVersion: _Count
-    outcome: dict[str, Any]
-
-
-@closed
-class _Cancelled(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["cancelled"]
-    acceptedGoalVersion: _Count
-    reason: Id
-
-
-@closed
-class _Failed(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["failed"]
-    acceptedGoalVersion: _Count
-    errorCode: Id
-    message: Id
-    retryable: bool
-
-
-@closed
-class _Denied(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["denied"]
-    requestedGoalVersion: _Count
-    reason: Id
-    policyDecisionId: Id
-
-
-@closed
-class _Stale(TypedDict):
-    schemaVersion: Literal[1]
-    actionId: Id
-    sessionId: Id
-    updatedAt: Timestamp
-    status: Literal["stale"]
-    expectedGoalVersion: _Count
-    currentGoalVersion: _Count
-
-
-EnvironmentResult = Annotated[
-    _Handle | _Completed | _Cancelled | _Failed | _Denied | _Stale, Field(discriminator="status")
-]
-
-
-@closed
-class EnvironmentActionResult(TypedDict):
-    source: Literal["environment"]
-    result: EnvironmentResult
-
-
-@closed
-class BodyActionResult(TypedDict):
-    source: Literal["body"]
-    status: Literal["completed", "rejected"]
-    summary: text(4096)  # type: ignore[valid-type]
-    advice: text(4096) | None  # type: ignore[valid-type]
-
-
-@closed
-class ExceptionActionResult(TypedDict):
-    source: Literal["exception"]
-    name: text(200, 1)  # type: ignore[valid-type]
-    message: text(4096) | None  # type: ignore[valid-type]
-    errorCode: text(200, 1) | None  # type: ignore[valid-type]
-    retryable: bool | None
-
-
-ActionResult = Annotated[
-    EnvironmentActionResult | BodyActionResult | ExceptionActionResult, Field(discriminator="source")
-]
-
-
-@closed
-class HardFailure(TypedDict):
-    action: OriginalActionRead
-    errorCode: text(200, 1)  # type: ignore[valid-type]
-    effect: text(500, 1)  # type: ignore[valid-type]
-
-
-_Turns = Annotated[int, Field(ge=0)] | None
-
-
-@closed
-class Signals(TypedDict):
-    """The loop's signals; keys added later (knownHardFailures, objectiveRecovery,
-    verifiedInteractions, decisionPreemptions) are absent from older journals, which the
-    original reads as none, false, [] and 0."""
-
-    refusedHere: Annotated[list[text(64)], Field(max_length=4)]  # type: ignore[valid-type]
-    knownHardFailures: NotRequired[Annotated[list[HardFailure], Field(max_length=32)]]
-    stalledForTurns: _Turns
-    repeatingForTurns: _Turns
-    recurringForTurns: _Turns
-    objectiveForTurns: _Turns
-    localeForTurns: _Turns
-    previousObjective: text(160) | None  # type: ignore[valid-type]
-    previousNotes: text(800) | None  # type: ignore[valid-type]
-    retiredObjective: text(160) | None  # type: ignore[valid-type]
-    objectiveRecovery: NotRequired[bool]
-    verifiedInteractions: NotRequired[Annotated[list[text(700)], Field(max_length=32)]]  # type: ignore[valid-type]
-    decisionPreemptions: NotRequired[_Count]
-
-
-@closed
-class Timing(TypedDict):
-    decisionStartedAt: Timestamp
-    decisionSettledAt: Timestamp
-    actionStartedAt: Timestamp | None
-    actionSettledAt: Timestamp | None
-
-
-class Evidence(Strict):
-    decision: Stage
-    immediatePreAction: Stage | None
-    postAction: Stage | None
-    actionResult: ActionResult | None
-    progressBefore: Progress
-    progressAfter: Progress | None
-    signals: Signals
-    timing: Timing
 
 
 Outcome = Literal["accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"]
@@ -333,7 +139,7 @@ class TurnV1(Strict):
 
 class TurnV2(TurnV1):
     schemaVersion: Literal[2]  # type: ignore[assignment]
-    evidence: Evidence
+    evidence: Annotated[Evidence, PlainValidator(validate_evidence, json_schema_input_type=dict[str, Any])]
     screenshot: Screenshot = absent()
     narrationEvent: text(512, 1) = absent()  # type: ignore[valid-type]
 

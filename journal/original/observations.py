@@ -6,21 +6,28 @@ overworld, menu, party, inventory, battle, dialog, scene, frame_reference, dange
 Fields the original marks nullish (null or absent) are ``X | None | UnsetType``;
 optional-only fields are ``X | UnsetType`` (absent reads as ``UNSET``; null fails).
 
-These are msgspec Structs that forbid unknown fields, validated from the decoded line by
-:func:`validate_observations`: an evidence packet holds nine observations of a dozen nested
-objects each, the bulk of a line, and msgspec validates them several times faster than
-pydantic with the same strictness (no bool for an int, bounds, patterns, closed key sets).
+These are msgspec Structs that forbid unknown fields, validated with the rest of a turn's
+evidence (journal/original/evidence.py): an evidence packet holds nine observations of a
+dozen nested objects each, the bulk of a line, and msgspec validates them several times
+faster than pydantic with the same strictness (no bool for an int, bounds, patterns,
+closed key sets).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-__all__ = ["OBSERVATION_TYPES", "Observation", "Overworld", "Scene", "validate_observations"]
+__all__ = [
+    "OBSERVATION_TYPES",
+    "Observation",
+    "Overworld",
+    "Scene",
+    "msgspec_reason",
+]
 
 Facing = Literal["north", "east", "south", "west"]
 # msgspec matches patterns with re.search: \Z, not $ (which also matches before a final newline).
@@ -290,17 +297,11 @@ OBSERVATION_TYPES = (
 )
 
 
-class _Observations(_S):
-    # A Struct holding the list: msgspec caches a Struct's type information, while a bare
-    # list[Union[…]] would be analysed again on every convert call.
-    items: list[Observation]
-
-
 _AT = re.compile(r"^(.*) - at `\$(.*)`$", re.S)
 _NAMED = re.compile(r"^Object (contains unknown|missing required) field `(.+)`$")
 
 
-def _reason(exc: msgspec.ValidationError) -> str:
+def msgspec_reason(exc: msgspec.ValidationError) -> str:
     """msgspec's message in the journal's words: ``unknown field 1.data.weather`` and so on."""
     text = str(exc)
     match = _AT.match(text)
@@ -311,12 +312,3 @@ def _reason(exc: msgspec.ValidationError) -> str:
         field = ".".join(filter(None, [where, named.group(2)]))
         return f"{'unknown' if named.group(1).startswith('contains') else 'missing'} field {field}"
     return f"{where}: {message}" if where else message
-
-
-def validate_observations(value: Any) -> list[Observation]:
-    """A stage's observations, each validated into its Struct (raises ValueError with a path)."""
-    try:
-        held = msgspec.convert({"items": value}, _Observations, strict=True)
-    except msgspec.ValidationError as exc:
-        raise ValueError(_reason(exc).removeprefix("items.").removeprefix("items: ")) from None
-    return held.items

@@ -21,7 +21,7 @@ def stage_position(stage: Stage | None) -> Overworld | None:
     """The stage's overworld observation (where the player stood), if it has one."""
     if stage is None:
         return None
-    for obs in stage["observations"]:
+    for obs in stage.observations:
         if isinstance(obs, Overworld):
             return obs
     return None
@@ -50,11 +50,7 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         return
     ev = line.evidence
     newest = next(
-        (
-            s
-            for s in (ev.postAction, ev.immediatePreAction, ev.decision)
-            if s is not None and s["observations"]
-        ),
+        (s for s in (ev.postAction, ev.immediatePreAction, ev.decision) if s is not None and s.observations),
         None,
     )
     after = ev.progressAfter
@@ -65,5 +61,5 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         body.effect,
         _map(ev.decision),
         _map(newest),
-        after["maps"] if after is not None else None,
+        after.maps if after is not None else None,
     )

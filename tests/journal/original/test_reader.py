@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
 from journal.dialect import detect, dialect_of, read_any
-from journal.original import actions, lines, observations
+from journal.original import actions, evidence, lines, observations
 from journal.original.lines import SummaryV1, TurnV1, TurnV2
 from journal.original.reader import OriginalJournal, iter_original, read_original
 from journal.reader import JournalError, read_journal
@@ -48,9 +48,13 @@ def test_defaults_of_older_lines_are_the_originals() -> None:
     turn = opened.turns[0]
     assert isinstance(turn, TurnV2)
     signals = turn.evidence.signals
-    # Keys the original added to its signals later are absent from older journals.
-    later = {"objectiveRecovery", "verifiedInteractions", "decisionPreemptions", "knownHardFailures"}
-    assert not later & set(signals) and opened.summary is None
+    # Keys the original added to its signals later read with its defaults when absent.
+    assert (signals.objectiveRecovery, signals.verifiedInteractions, signals.decisionPreemptions) == (
+        False,
+        [],
+        0,
+    )
+    assert signals.knownHardFailures is msgspec.UNSET and opened.summary is None
 
 
 def test_our_reader_refuses_the_dialect_and_detect_tells_them_apart() -> None:
@@ -135,11 +139,10 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
             _walk(type(line), line, seen)
     classes = [
         cls
-        for module in (actions, observations, lines)
+        for module in (actions, observations, evidence, lines)
         for name, cls in vars(module).items()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
-        and name != "_Observations"  # the holder msgspec validates a stage's list through
         and (is_typeddict(cls) or _is_struct(cls) or (issubclass(cls, BaseModel) and cls.model_fields))
     ]
     assert len(classes) > 50
