@@ -106,6 +106,11 @@ class AutopilotMind:
         self._unsaid: list[str] = []
         self._spoke_at: int | None = None
 
+    @property
+    def seen_board(self) -> tuple[tuple[int, ...], ...] | None:
+        """The 2048 board the last browser decision read by sight (None before one, or elsewhere)."""
+        return self._sight.board if self._sight is not None else None
+
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         state = view.observation.state
         objective: str | None

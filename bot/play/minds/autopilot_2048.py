@@ -6,9 +6,13 @@ Each decision:
    accessible name): "You win!" with a "Keep going" control → click it; "Game over!" with a
    "Try again" (retry, play again, new game) control → click it.
 2. **The board, by sight** (:mod:`bot.worlds.browser.sight_2048`): a full look finds the board
-   once; after that only the board's region is looked at. Reads repeat until two in a row agree
-   and every cell matched the palette (a move's slide, a new tile growing in and a merge's pop
-   all make reads disagree). A board cut by the view's edge is scrolled into view; a page with
+   once; after that only the board's region is looked at. A read counts only when every cell
+   matched the palette (a tile sliding through, an overlay, a tile growing in make reads
+   unclean). The board has settled when two clean reads in a row agree (a colour fading from
+   one tile's to another's can look like the old tile for a moment, never for two looks) and
+   they show what our move makes plus one new tile. A board other than that — our key not shown
+   yet, the new tile not grown in, merged tiles not yet replaced by their sum — counts only
+   once it held for a while, for pages whose rules differ. A board cut by the view's edge is scrolled into view; a page with
    no board is searched by scrolling down (and once from the top) before giving up.
 3. **The move**: the guide's search over the settled board, pressed as an arrow key. When no
    move changes the board, the page's retry or new-game control is clicked.
@@ -28,7 +32,7 @@ from typing import Any
 from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.base import DecisionView, Look
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction, describe_board
-from bot.worlds.browser.model_2048 import Board, Direction
+from bot.worlds.browser.model_2048 import Board, Direction, move
 from bot.worlds.browser.sight_2048 import (
     BoardGeometry,
     BoardRead,
@@ -48,6 +52,7 @@ OVER_TEXT = re.compile(r"\b(game over|no more moves|you (lose|lost))\b", re.I)
 MAX_LOOKS = 40  # looks at one settling board before this turn gives up (a transient failure)
 UNCLEAN_BEFORE_RELOCATE = 8  # unclean region reads in a row before the board is looked for anew
 SAME_BOARD_WAIT_S = 0.3  # a board unchanged by our move must stay so this long to count as read
+SPAWN_WAIT_S = 1.0  # a board other than our move plus one new tile must wait this long to count
 UNREADABLE_TURNS = 3  # turns in a row with a board whose tiles are not 2048's → not a 2048 game
 DEAF_MOVES = 6  # moves in a row that changed nothing → the board does not answer the keys
 FOCUS_AFTER = 2  # moves that changed nothing before clicking the board to give it focus
@@ -205,6 +210,22 @@ class SightPlayer:
             f"(scrolled from {looked[0]} to {looked[-1]} px) and found no 4×4 board in 2048's colours"
         )
 
+    def _expected(self, board: Board) -> bool:
+        """``board`` is exactly what our last move makes plus one new tile (2048's rules)."""
+        if self._before_move is None:
+            return False
+        before, direction = self._before_move
+        return _moved_and_spawned(move(before, direction)[0], board)
+
+    def _pending(self, board: Board, waited: float) -> bool:
+        """Whether a board seen twice alike may still be mid-move: after our move, anything but
+        the expected board (our key not shown yet, the new tile still growing in, merged tiles
+        not yet replaced by their sum) is trusted only after a wait, for pages whose rules differ."""
+        if self._before_move is None:
+            return False
+        before, _ = self._before_move
+        return waited < (SAME_BOARD_WAIT_S if board == before else SPAWN_WAIT_S)
+
     async def _settle(self, look: Look, first: BoardRead | None) -> BoardRead:
         """Look at the board until two reads in a row agree (and every cell read cleanly)."""
         previous = first if first is not None and first.clean else None
@@ -231,12 +252,23 @@ class SightPlayer:
                 continue
             unclean = 0
             if previous is not None and previous.board == read.board:
-                unchanged = self._before_move is not None and self._before_move[0] == read.board
-                if not unchanged or time.monotonic() - started >= SAME_BOARD_WAIT_S:
+                waited = time.monotonic() - started
+                if self._expected(read.board) or not self._pending(read.board, waited):
                     self._unreadable = 0
                     return read
             previous = read
         raise MindFailed(f"the board did not settle within {MAX_LOOKS} looks")
+
+
+def _moved_and_spawned(slid: Board, board: Board) -> bool:
+    """``board`` is ``slid`` with exactly one new 2 or 4 on a cell that was empty."""
+    new = [
+        (a, b)
+        for row_s, row_b in zip(slid, board, strict=True)
+        for a, b in zip(row_s, row_b, strict=True)
+        if a != b
+    ]
+    return len(new) == 1 and new[0][0] == 0 and new[0][1] in (2, 4)
 
 
 def _click(item: dict[str, Any]) -> dict[str, Any]:

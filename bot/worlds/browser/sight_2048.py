@@ -177,7 +177,10 @@ def _cells_between(bands: list[tuple[int, int]], lo: int, hi: int) -> tuple[tupl
     gaps = [inner[i][1] - inner[i][0] for i in range(1, SIZE)]
     if max(gaps) >= min(sizes):
         return None
-    return cells
+    # equal cells at an even pitch: a band eaten into by a big tile's glow does not skew a cell
+    size = sorted(sizes)[len(sizes) // 2]
+    pitch = (cells[-1][0] - cells[0][0]) / (SIZE - 1)
+    return tuple((round(cells[0][0] + i * pitch), round(cells[0][0] + i * pitch) + size) for i in range(SIZE))
 
 
 def locate_board(

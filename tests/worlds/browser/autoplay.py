@@ -20,6 +20,8 @@ class Played:
     actions: list[dict[str, Any]] = field(default_factory=list)
     intents: list[str] = field(default_factory=list)
     best: int = 0
+    reads: int = 0
+    """Moves decided on a board read by sight that matched the page's own board."""
 
 
 async def page_board(world: BrowserWorld) -> list[list[int]] | None:
@@ -31,6 +33,13 @@ async def page_board(world: BrowserWorld) -> list[list[int]] | None:
         "(document.querySelector('[data-board]') ? JSON.parse(document.querySelector('[data-board]').dataset.board) : null)"
     )
     return board
+
+
+async def animations_done(world: BrowserWorld) -> None:
+    """Wait until the page runs no CSS animation or transition (the test's own check)."""
+    page = world._page
+    assert page is not None
+    await page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
 
 
 async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[str, Any]:
@@ -51,10 +60,18 @@ async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[st
 
 
 async def autoplay(world: BrowserWorld, mind: AutopilotMind, *, turns: int, goal: int) -> Played:
-    """Play until the page's best tile reaches ``goal`` or ``turns`` run out."""
+    """Play until the page's best tile reaches ``goal`` or ``turns`` run out; every move must
+    have been chosen on a sight read equal to the page's own board at that moment."""
     played = Played()
     while played.turns < turns:
         decision = await decide(world, mind, played.turns + 1)
+        if decision["action"]["kind"] == "press":
+            seen = mind.seen_board
+            truth = await page_board(world)
+            assert seen is not None and [list(row) for row in seen] == truth, (
+                f"turn {played.turns + 1}: read {seen}, the page holds {truth}"
+            )
+            played.reads += 1
         result = await world.act(BROWSER_CATALOG.validate(decision["action"]))
         assert result.ok, result
         played.turns += 1
