@@ -142,7 +142,9 @@ async def page_stills(url: str) -> tuple[bytes, bytes, Any, list[list[int]]]:
         mind = AutopilotMind("browser")
         for turn in range(1, WARM_TURNS + 1):
             await run_turn(world, mind, view_for(world, await world.observe(), turn))
-        await run_turn(world, mind, view_for(world, await world.observe(), WARM_TURNS + 1))
+        await mind.decide(
+            view_for(world, await world.observe(), WARM_TURNS + 1)
+        )  # waits for the board to settle
         full = await world.still()
         assert full is not None
         geometry = locate_board(pixels_of(full.data))
@@ -175,7 +177,7 @@ async def main() -> int:
         worst_region = worst_full = 0.0
         for page in ("builtin:2048?seed=2", *(f"{base}/{p}" for p in TEST_PAGES)):
             full_png, region_png, geometry, truth = await page_stills(page)
-            name = page.rsplit("/", 1)[-1]
+            name = page.rsplit("/", 1)[-1]  # the page, without the loopback port
             full_read = read_board(full_png)
             region_read = read_region(region_png, geometry)
             for label, read in (("full", full_read), ("region", region_read)):
