@@ -82,7 +82,8 @@ class SightPlayer:
         self._geometry: BoardGeometry | None = None  # in CSS pixels of the viewport
         self._scroll_at_locate: int | None = None
         self._before_move: tuple[Board, Direction] | None = None
-        self._deaf = 0
+        self._deaf = 0  # our moves in a row that left the board as it was
+        self._focus_tried = False
         self._unreadable = 0
         self._searched: set[int] = set()
         self._went_to_top = False
@@ -98,7 +99,7 @@ class SightPlayer:
             )
         keep = control(outline, KEEP_GOING)
         if keep is not None and WON_TEXT.search(text):
-            self._before_move = None
+            self._new_game()
             return Step(_click(keep), f"the page says I won; click {keep['name']!r} to keep playing")
         if OVER_TEXT.search(text):
             retry = control(outline, RETRY)
@@ -107,27 +108,33 @@ class SightPlayer:
                     "the page says the game is over but shows no control named like "
                     "'Try again' or 'New game' to start another"
                 )
-            self._before_move = None
+            self._new_game()
             return Step(_click(retry), f"the game is over; click {retry['name']!r} for a new one")
         seen = await self._read(view, state)
         if isinstance(seen, Step):
             return seen
         return self._move(seen, outline)
 
+    def _new_game(self) -> None:
+        self._before_move = None
+        self._deaf = 0
+        self._focus_tried = False
+
     def _move(self, read: BoardRead, outline: list[dict[str, Any]]) -> Step:
         board = read.board
         self.board = board
-        if self._before_move is not None and self._before_move[0] == board:
-            self._deaf += 1
-        else:
-            self._deaf = 0
+        if self._before_move is not None:  # after a click there is no move to judge
+            changed = self._before_move[0] != board
+            self._deaf = 0 if changed else self._deaf + 1
+            self._focus_tried = self._focus_tried and not changed
         if self._deaf >= DEAF_MOVES:
             raise PermanentMindFailure(
                 f"the board did not change after {self._deaf} arrow-key moves in a row: this page's "
                 "2048 board does not answer the keyboard"
             )
-        if self._deaf == FOCUS_AFTER and self._geometry is not None:
+        if self._deaf >= FOCUS_AFTER and not self._focus_tried and self._geometry is not None:
             self._before_move = None
+            self._focus_tried = True
             x, y = self._geometry.cell_centre(0, 0)
             return Step(
                 {"kind": "click", "x": x, "y": y},
@@ -139,7 +146,7 @@ class SightPlayer:
             again = control(outline, NEW_GAME) or control(outline, RETRY)
             if again is None:
                 raise MindFailed("no move changes the board and the page offers no new game yet")
-            self._before_move = None
+            self._new_game()
             return Step(_click(again), f"no move is left; click {again['name']!r}", board)
         self._before_move = (board, direction)
         return Step({"kind": "press", "key": KEY_FOR[direction]}, describe_board(board, direction), board)

@@ -124,3 +124,16 @@ async def test_a_board_of_other_tiles_ends_play(test_site: str, open_world: Open
         assert not isinstance(caught.value, PermanentMindFailure)
     with pytest.raises(PermanentMindFailure, match="not 2048's tiles"):
         await decide(world, mind, 3)
+
+
+async def test_a_board_that_ignores_the_keys_ends_play(test_site: str, open_world: OpenWorld) -> None:
+    world = await open_world(f"{test_site}/margins2048.html?seed=2&keys=off", viewport=(1280, 800))
+    mind = AutopilotMind("browser")
+    kinds = []
+    with pytest.raises(PermanentMindFailure, match="does not answer the keyboard"):
+        for turn in range(1, 15):
+            decision = await decide(world, mind, turn)
+            kinds.append(decision["action"]["kind"])
+            assert (await world.act(BROWSER_CATALOG.validate(decision["action"]))).ok
+    # it scrolled the board into view, pressed, clicked the board once for focus, pressed on
+    assert kinds.count("click") == 1 and kinds.count("press") >= 6, kinds
