@@ -81,6 +81,7 @@ class SightPlayer:
     def __init__(self) -> None:
         self._geometry: BoardGeometry | None = None  # in CSS pixels of the viewport
         self._scroll_at_locate: int | None = None
+        self._scale = 1.0  # picture pixels per CSS pixel, as of the last whole-view look
         self._before_move: tuple[Board, Direction] | None = None
         self._deaf = 0  # our moves in a row that left the board as it was
         self._focus_tried = False
@@ -192,6 +193,7 @@ class SightPlayer:
         self._searched.clear()
         self._went_to_top = False
         self._geometry = _scaled(found, 1 / scale)
+        self._scale = scale
         self._scroll_at_locate = scroll_y
         return read
 
@@ -233,6 +235,16 @@ class SightPlayer:
         before, _ = self._before_move
         return waited < (SAME_BOARD_WAIT_S if board == before else SPAWN_WAIT_S)
 
+    async def _relocate(self, look: Look) -> None:
+        """Find the board anew in a whole-view look, mid-decision; MindFailed if it is gone."""
+        still = await look(None)
+        found = locate_board(pixels_of(still.data)) if still is not None else None
+        if not isinstance(found, BoardGeometry):
+            self._geometry = None
+            raise MindFailed("the board kept moving or left the view; looking for it again")
+        self._geometry = _scaled(found, 1 / self._scale)
+        self._scroll_at_locate = None  # unknown until the next observation: find it again then
+
     async def _settle(self, look: Look, first: BoardRead | None) -> BoardRead:
         """Look at the board until two reads in a row agree (and every cell read cleanly)."""
         previous = first if first is not None and first.clean else None
@@ -254,8 +266,8 @@ class SightPlayer:
                 unclean += 1
                 previous = None
                 if unclean >= UNCLEAN_BEFORE_RELOCATE:
-                    self._geometry = None
-                    raise MindFailed("the board kept moving or changed place; looking for it again")
+                    await self._relocate(look)  # the page scrolled or reflowed under the board?
+                    unclean = 0
                 continue
             unclean = 0
             if previous is not None and previous.board == read.board:

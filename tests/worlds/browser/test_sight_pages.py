@@ -127,13 +127,20 @@ async def test_a_board_of_other_tiles_ends_play(test_site: str, open_world: Open
 
 
 async def test_a_board_that_ignores_the_keys_ends_play(test_site: str, open_world: OpenWorld) -> None:
+    # the page neither moves its tiles nor stops the arrow keys, so they scroll it: the board
+    # drifts, is found again, and after one click for focus the autopilot gives up
     world = await open_world(f"{test_site}/margins2048.html?seed=2&keys=off", viewport=(1280, 800))
     mind = AutopilotMind("browser")
     kinds = []
     with pytest.raises(PermanentMindFailure, match="does not answer the keyboard"):
-        for turn in range(1, 15):
-            decision = await decide(world, mind, turn)
+        for turn in range(1, 25):
+            try:
+                decision = await decide(world, mind, turn)
+            except PermanentMindFailure:
+                raise
+            except MindFailed:
+                kinds.append("mind_failed")  # a turn the play loop journals and goes on from
+                continue
             kinds.append(decision["action"]["kind"])
             assert (await world.act(BROWSER_CATALOG.validate(decision["action"]))).ok
-    # it scrolled the board into view, pressed, clicked the board once for focus, pressed on
     assert kinds.count("click") == 1 and kinds.count("press") >= 6, kinds
