@@ -106,12 +106,13 @@ def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         journey_w = max((len(r.journeyId) for r in runs), default=0)
         run_w = max((len(r.runId) for r in runs), default=0)
+        at_w = max((len(r.startedAt) for r in runs), default=0)  # the original's V1 has no millis
         body_w = max((len(f"{r.world or '-'}/{r.mind or '-'}") for r in runs), default=0)
         for r in runs:  # columns line up however long a journey id is
             ended = r.outcome if r.outcome is not None else "open"
             body = f"{r.world or '-'}/{r.mind or '-'}"
             out.write(
-                f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt}  {r.dialect:<8}  "
+                f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt:<{at_w}}  {r.dialect:<8}  "
                 f"v{r.schemaVersion}  {body:<{body_w}}  turns={r.turns}  {ended}\n"
             )
         if not runs:

@@ -37,6 +37,7 @@ def test_runs_says_which_dialect_each_sitting_is(mixed: Path, capsys: pytest.Cap
         and "turns=13  stopped" in by_run["embodiment-ec40ffac"]
     )
     assert "  clankie   v3  " in by_run["r1"]
+    assert len({line.index(" v") for line in out}) == 1  # columns line up across dialects
     assert main(["runs", str(mixed), "--json"]) == 0
     runs = orjson.loads(capsys.readouterr().out)["runs"]
     assert {r["runId"]: r["dialect"] for r in runs} == {

@@ -71,12 +71,16 @@ def original_lines(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def our_lines(draw: st.DrawFn) -> dict[str, Any]:
-    choice = draw(st.sampled_from(["header", "turn_v3", "turn_v2", "turn_v1", "summary", "summary_v1"]))
+    choice = draw(
+        st.sampled_from(["header", "turn_v4", "turn_v3", "turn_v2", "turn_v1", "summary", "summary_v1"])
+    )
     n = draw(st.integers(1, 10**9))
     if choice == "header":
         return ours.header(
             draw(st.integers(1, 3)), run_id=draw(_IDS), session_id=draw(_IDS), journey_id=draw(_IDS)
         )
+    if choice == "turn_v4":
+        return ours.turn_v4(n, compact=draw(st.booleans()))
     if choice == "turn_v3":
         return ours.turn_v3(n, compact=draw(st.booleans()))
     if choice == "summary_v1":

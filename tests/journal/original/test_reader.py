@@ -280,3 +280,23 @@ def test_a_fifo_is_named_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(JournalError, match=r":0: not a regular file"):
         read_any(fifo)
+
+
+def test_our_writer_never_writes_the_dialect(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    from journal import samples
+    from journal.writer import JournalWriter
+
+    theirs = lines_of(V3)
+    with pytest.raises(ValidationError):
+        JournalWriter.create(tmp_path, theirs[0])
+    assert list(tmp_path.iterdir()) == []
+    with JournalWriter.create(tmp_path, samples.header()) as writer:
+        for line in theirs[1:-1]:
+            with pytest.raises(ValidationError):
+                writer.append_turn(line)
+        with pytest.raises(ValidationError):
+            writer.write_summary(theirs[-1])
+    (written,) = tmp_path.iterdir()
+    assert dialect_of(written) == "clankie" and len(written.read_bytes().splitlines()) == 1
