@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Report, median_per_call  # noqa: E402
+from tests.worlds.browser.autoplay import bare_view, page_board  # noqa: E402
 
 PAGES_DIR = Path(__file__).resolve().parent.parent / "tests" / "worlds" / "browser" / "pages"
 TEST_PAGES = ("tiles2048.html?seed=3", "canvas2048.html?seed=3", "margins2048.html?seed=3")
@@ -59,31 +60,6 @@ async def serve_pages() -> tuple[Any, str]:
     return runner, f"http://127.0.0.1:{runner.addresses[0][1]}"
 
 
-def view_for(world: Any, obs: Any, turn: int) -> Any:
-    from bot.play.minds.base import DecisionView, look_at
-    from journal.actions import BROWSER_CATALOG
-
-    return DecisionView(
-        turn=turn,
-        world="browser",
-        observation=obs,
-        still=None,
-        catalog=BROWSER_CATALOG,
-        signals={},
-        objective=None,
-        notes=None,
-        progress={},
-        look=functools.partial(look_at, world),
-    )
-
-
-async def page_board(world: Any) -> list[list[int]] | None:
-    board: list[list[int]] | None = await world._page.evaluate(
-        "() => window.__board ? window.__board() : JSON.parse(document.querySelector('[data-board]').dataset.board)"
-    )
-    return board
-
-
 async def play_bundled(report: Report) -> float:
     """Moves per second and the median turn (seconds) on the bundled page."""
     from bot.play.minds.autopilot import AutopilotMind
@@ -101,7 +77,7 @@ async def play_bundled(report: Report) -> float:
         for turn in range(1, BUNDLED_TURNS + 1):
             t0 = time.perf_counter()
             obs = await world.observe()
-            rec = await run_turn(world, mind, view_for(world, obs, turn))
+            rec = await run_turn(world, mind, bare_view(world, obs, turn))
             turns.append(time.perf_counter() - t0)
             if rec.outcome != "accepted":
                 raise SystemExit(f"turn {turn} was {rec.outcome}: {rec.detail}")
@@ -141,9 +117,9 @@ async def page_stills(url: str) -> tuple[bytes, bytes, Any, list[list[int]]]:
     try:
         mind = AutopilotMind("browser")
         for turn in range(1, WARM_TURNS + 1):
-            await run_turn(world, mind, view_for(world, await world.observe(), turn))
+            await run_turn(world, mind, bare_view(world, await world.observe(), turn))
         await mind.decide(
-            view_for(world, await world.observe(), WARM_TURNS + 1)
+            bare_view(world, await world.observe(), WARM_TURNS + 1)
         )  # waits for the board to settle
         full = await world.still()
         assert full is not None

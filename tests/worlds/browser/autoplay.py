@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.play.minds.autopilot import AutopilotMind
 from bot.play.minds.base import DecisionView, look_at
+from bot.worlds.base import Observation
 from bot.worlds.browser import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 
@@ -42,9 +43,10 @@ async def animations_done(world: BrowserWorld) -> None:
     await page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
 
 
-async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[str, Any]:
-    obs = await world.observe()
-    view = DecisionView(
+def bare_view(world: BrowserWorld, obs: Observation, turn: int) -> DecisionView:
+    """The decision view the play loop would build for this observation (no history), with
+    the same way to look at the page."""
+    return DecisionView(
         turn=turn,
         world="browser",
         observation=obs,
@@ -56,7 +58,10 @@ async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[st
         progress={},
         look=functools.partial(look_at, world),
     )
-    return await mind.decide(view)
+
+
+async def decide(world: BrowserWorld, mind: AutopilotMind, turn: int) -> dict[str, Any]:
+    return await mind.decide(bare_view(world, await world.observe(), turn))
 
 
 async def autoplay(world: BrowserWorld, mind: AutopilotMind, *, turns: int, goal: int) -> Played:
