@@ -8,6 +8,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.autopilot import AutopilotMind
 from bot.play.minds.base import DecisionView, look_at
 from bot.worlds.base import Observation
@@ -23,6 +24,8 @@ class Played:
     best: int = 0
     reads: int = 0
     """Moves decided on a board read by sight that matched the page's own board."""
+    failures: list[str] = field(default_factory=list)
+    """Why turns were mind_failed (a board that would not settle, say): retried, as in play."""
 
 
 async def page_board(world: BrowserWorld) -> list[list[int]] | None:
@@ -69,7 +72,14 @@ async def autoplay(world: BrowserWorld, mind: AutopilotMind, *, turns: int, goal
     have been chosen on a sight read equal to the page's own board at that moment."""
     played = Played()
     while played.turns < turns:
-        decision = await decide(world, mind, played.turns + 1)
+        try:
+            decision = await decide(world, mind, played.turns + 1)
+        except PermanentMindFailure:
+            raise
+        except MindFailed as exc:  # the play loop journals a mind_failed turn and goes on
+            played.turns += 1
+            played.failures.append(str(exc))
+            continue
         if decision["action"]["kind"] == "press":
             seen = mind.seen_board
             truth = await page_board(world)

@@ -33,8 +33,9 @@ async def test_the_autopilot_reaches_256_within_300_turns(
 ) -> None:
     world = await open_world(f"{test_site}/{page}", viewport=viewport)
     played = await autoplay(world, AutopilotMind("browser"), turns=300, goal=256)
-    assert played.best >= 256, f"best tile {played.best} after {played.turns} turns"
+    assert played.best >= 256, f"best tile {played.best} after {played.turns} turns ({played.failures})"
     assert played.reads >= 100  # that many moves, each on a read equal to the page's board
+    assert len(played.failures) <= 3, played.failures  # a rare unsettled turn, never a habit
 
 
 @pytest.mark.parametrize(
