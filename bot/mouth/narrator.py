@@ -34,6 +34,10 @@ from bot.play.session import SettledTurn
 log = structlog.get_logger("clankie.mouth.narrator")
 
 WATCH_INTERVAL_S = 0.5
+# When play ends, the watch gives the turn stream this many polls to deliver the session's last
+# turns before it flushes and re-briefs on its own (a turn that was never published must not
+# keep the mouths unbriefed).
+CATCH_UP_POLLS = 20
 
 
 class Mouth(Protocol):
@@ -83,6 +87,8 @@ class Narrator:
         self.rebriefs = 0
         self._watch_interval = watch_interval
         self._session_id: str | None = self._active_id()
+        self._last_turn: tuple[str, int] | None = None  # (run id, turn) of the newest turn handled
+        self._catch_up_polls = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._lock = asyncio.Lock()
         self._seen = asyncio.Condition()
@@ -152,10 +158,30 @@ class Narrator:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self._watch_interval)
+            if self._behind_ended_play():
+                continue
             try:
                 await self.check_play()
             except Exception:
                 log.exception("narrator_watch_failed")
+
+    def _behind_ended_play(self) -> bool:
+        """True while play has ended but its last settled turns are still on their way here.
+
+        The watch polls the host, the turns come through the stream: without this, the watch
+        could see play end before the consumer has handled the last turn, flush an older waiting
+        update as "the last word" and let the last turn go out after it (bounded by
+        CATCH_UP_POLLS)."""
+        session = getattr(self.play_host, "session", None)
+        if session is None or self._active_id() is not None or self._session_id is None:
+            self._catch_up_polls = 0
+            return False
+        last = (session.run_id, session.turn)
+        if session.turn == 0 or self._last_turn == last or self._catch_up_polls >= CATCH_UP_POLLS:
+            self._catch_up_polls = 0
+            return False
+        self._catch_up_polls += 1
+        return True
 
     def _active_id(self) -> str | None:
         session = self.play_host.active
@@ -190,7 +216,17 @@ class Narrator:
                 self._seen.notify_all()
 
     async def _on_turn(self, settled: SettledTurn) -> None:
-        await self.check_play()
+        known = settled.session_id == self._session_id
+        if not known:
+            await self.check_play()  # a new play: the mouths are briefed before its first turn
+        try:
+            await self._handle(settled)
+        finally:
+            self._last_turn = (settled.run_id, settled.turn)
+        if known:
+            await self.check_play()  # its play may have ended with it: this turn went out first
+
+    async def _handle(self, settled: SettledTurn) -> None:
         primary = self.primary
         at_once = settled.speak_wanted  # never held or dropped
         for mouth in list(self.mouths):

@@ -153,3 +153,34 @@ async def test_a_waiting_update_goes_out_before_the_rebriefing_when_play_changes
             if e["type"] in ("conversation.item.create", "session.update")
         ]
         assert kinds == [("session.update", None), ("update", 1), ("update", 2), ("session.update", None)]
+
+
+async def test_the_last_turn_of_a_play_that_ended_goes_out_before_the_rebriefing(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """Play can end before its last turn has come down the stream: that turn is still the
+    newest word on the old play (it supersedes the held update) and the re-briefing follows."""
+    host = Playing()
+    host.active = type("Session", (), {"session_id": "ses_test"})()
+    async with mouth_for(openai_fake, tmp_path) as session:
+        narrator = Narrator(host, session.receipt_path, clock=Clock())
+        narrator.attach(session)
+        try:
+            await narrator.on_turn(plain(1))
+            await narrator.on_turn(plain(2))  # held: the clock never moves
+            host.active = None  # play ended while its last turn was on its way
+            await narrator.on_turn(narration_turn(3, delivery_id="dlv_last"))
+            await openai_fake.realtime.wait_for_client_event("session.update", lambda e: True, timeout=5)
+        finally:
+            await narrator.close()
+        kinds = [
+            ("update", int(m.group(1)))
+            if e["type"] == "conversation.item.create"
+            and (m := UPDATE.match(e["item"]["content"][0]["text"]))
+            else (e["type"], None)
+            for e in openai_fake.realtime.connections[0].events
+            if e["type"] in ("conversation.item.create", "session.update", "response.create")
+        ]
+        assert ("update", 2) not in kinds  # superseded by turn 3, never sent as the last word
+        assert kinds.index(("response.create", None)) < len(kinds) - 1
+        assert kinds[-1] == ("session.update", None)  # the re-briefing comes after turn 3
