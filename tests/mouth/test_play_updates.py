@@ -129,6 +129,17 @@ class Playing:
         raise AssertionError("not subscribed in this test")
 
 
+def conversation_kinds(openai_fake: FakeOpenAI, *types: str) -> list[tuple[str, int | None]]:
+    """The first connection's play updates (by turn) and other client events of ``types``, in order."""
+    return [
+        ("update", int(m.group(1)))
+        if e["type"] == "conversation.item.create" and (m := UPDATE.match(e["item"]["content"][0]["text"]))
+        else (e["type"], None)
+        for e in openai_fake.realtime.connections[0].events
+        if e["type"] == "conversation.item.create" or e["type"] in types
+    ]
+
+
 async def test_a_waiting_update_goes_out_before_the_rebriefing_when_play_changes(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
@@ -144,14 +155,7 @@ async def test_a_waiting_update_goes_out_before_the_rebriefing_when_play_changes
             await openai_fake.realtime.wait_for_client_event("session.update")  # the re-briefing
         finally:
             await narrator.close()
-        kinds = [
-            ("update", int(m.group(1)))
-            if e["type"] == "conversation.item.create"
-            and (m := UPDATE.match(e["item"]["content"][0]["text"]))
-            else (e["type"], None)
-            for e in openai_fake.realtime.connections[0].events
-            if e["type"] in ("conversation.item.create", "session.update")
-        ]
+        kinds = conversation_kinds(openai_fake, "session.update")
         assert kinds == [("session.update", None), ("update", 1), ("update", 2), ("session.update", None)]
 
 
@@ -173,14 +177,7 @@ async def test_the_last_turn_of_a_play_that_ended_goes_out_before_the_rebriefing
             await openai_fake.realtime.wait_for_client_event("session.update", lambda e: True, timeout=5)
         finally:
             await narrator.close()
-        kinds = [
-            ("update", int(m.group(1)))
-            if e["type"] == "conversation.item.create"
-            and (m := UPDATE.match(e["item"]["content"][0]["text"]))
-            else (e["type"], None)
-            for e in openai_fake.realtime.connections[0].events
-            if e["type"] in ("conversation.item.create", "session.update", "response.create")
-        ]
+        kinds = conversation_kinds(openai_fake, "session.update", "response.create")
         assert ("update", 2) not in kinds  # superseded by turn 3, never sent as the last word
         assert kinds.index(("response.create", None)) < len(kinds) - 1
         assert kinds[-1] == ("session.update", None)  # the re-briefing comes after turn 3

@@ -35,7 +35,7 @@ from bot.play.minds.agent_tools import (
     state_text,
 )
 from bot.play.minds.base import DecisionView, Seen
-from bot.play.minds.endpoint import client_from_settings, complete
+from bot.play.minds.endpoint import client_from_settings, complete_message
 from bot.tools.base import ToolResult
 from bot.tools.pokeagent import bounded_card
 from bot.tools.world import Move
@@ -163,12 +163,7 @@ class AgentMind:
         for _ in range(self.max_rounds):
             body = engine.request(self.transcript.messages(), tools)
             body["parallel_tool_calls"] = False
-            completion = await complete(self.client, body, view.cost)
-            if not completion.choices:
-                raise InvalidDecision("the model returned no choices")
-            message = completion.choices[0].message
-            if getattr(message, "refusal", None):
-                raise InvalidDecision(f"the model refused: {message.refusal}"[:400])
+            message = await complete_message(self.client, body, view.cost)
             if message.content and message.content.strip():
                 said.append(message.content.strip())
             calls = function_calls(message)

@@ -11,7 +11,7 @@ import orjson
 from openai import AsyncOpenAI
 
 from bot.config import Settings
-from bot.play.decision import MindFailed, PermanentMindFailure
+from bot.play.decision import InvalidDecision, MindFailed, PermanentMindFailure
 from bot.play.minds.base import Cost
 
 
@@ -69,3 +69,15 @@ async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any
         raise MindFailed(f"the model endpoint failed: {type(exc).__name__}: {exc}") from exc
     except ValueError as exc:  # an unparseable response body
         raise MindFailed(f"the model endpoint sent an unreadable response: {exc}") from exc
+
+
+async def complete_message(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any:
+    """:func:`complete`, then the answer's first message; an answer with no choices, or a
+    refusal, is an InvalidDecision."""
+    completion = await complete(client, body, cost)
+    if not completion.choices:
+        raise InvalidDecision("the model returned no choices")
+    message = completion.choices[0].message
+    if getattr(message, "refusal", None):
+        raise InvalidDecision(f"the model refused: {message.refusal}"[:400])
+    return message

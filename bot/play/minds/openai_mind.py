@@ -21,7 +21,7 @@ from openai import AsyncOpenAI
 from bot.config import Settings
 from bot.play.decision import InvalidDecision, decision_from_wire, decision_json_schema
 from bot.play.minds.base import DecisionView
-from bot.play.minds.endpoint import client_from_settings, complete, endpoint_of
+from bot.play.minds.endpoint import client_from_settings, complete_message, endpoint_of
 
 RECENT_TURNS = 8
 MAX_STATE_CHARS = 6000
@@ -126,12 +126,7 @@ class OpenAIMind:
 
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         body = self.request(view)
-        completion = await complete(self.client, body, view.cost)
-        if not completion.choices:
-            raise InvalidDecision("the model returned no choices")
-        message = completion.choices[0].message
-        if getattr(message, "refusal", None):
-            raise InvalidDecision(f"the model refused: {message.refusal}"[:400])
+        message = await complete_message(self.client, body, view.cost)
         content = (message.content or "").strip()
         if content.startswith("```"):
             content = content.strip("`").removeprefix("json").strip()
