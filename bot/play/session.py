@@ -46,6 +46,7 @@ def mind_backoff(consecutive_failures: int) -> float:
 
 STILL_INTERVAL_S = 0.25
 YIELD_EVERY_S = 0.001  # the longest an instant mind and world keep the event loop to themselves
+LAST_STILL_TIMEOUT_S = 5.0  # the picture kept after play: how long a world may take to give it
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,7 @@ class PlaySession:
             if writer is not None:
                 self._write_summary(writer)
                 writer.close()
+                await self._capture_last_still()
             try:
                 await self.world.close()
             except Exception:
@@ -295,6 +297,17 @@ class PlaySession:
                 if now - self._yielded_at >= YIELD_EVERY_S:
                     self._yielded_at = now
                     await asyncio.sleep(0)
+
+    async def _capture_last_still(self) -> None:
+        """The picture the page keeps after play: the world as play left it. The paced captures
+        may be a turn or two behind the last settled turn, so take one more (bounded: a broken
+        world keeps the last picture it gave)."""
+        try:
+            still = await asyncio.wait_for(self.world.still(), LAST_STILL_TIMEOUT_S)
+        except Exception as exc:  # a world that broke while play ended: the older picture stays
+            log.info("last_still_unavailable", run_id=self.run_id, error=f"{type(exc).__name__}: {exc}")
+            return
+        self.last_still = still or self.last_still
 
     async def _capture_still(self, *, for_decision: bool = True) -> Still | None:
         """A still for every decision when the mind looks at pictures; otherwise at most one per

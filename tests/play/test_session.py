@@ -4,6 +4,7 @@ speech cooldown, budgets — read back from the journal the loop wrote."""
 from __future__ import annotations
 
 from bot.play.signals import OBJECTIVE_STALE_AFTER, REPEAT_SHOWN_AT, STALL_SHOWN_AT
+from bot.worlds.base import Still
 from tests.play.scripted import GridWorld, InvalidDecision, MindFailed, ScriptedMind, press
 
 
@@ -178,3 +179,28 @@ async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scr
     assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 4 + ["accepted", "mind_failed"]
     # nothing after one failure; 1 s, 2 s, … after the next ones in a row; reset by a good turn
     assert waits == [1.0, 2.0, 4.0]
+
+
+async def test_the_picture_kept_after_play_is_the_world_as_play_left_it(run_scripted):
+    """Stills are paced (at most a few a second), so at full speed the last paced one is turns
+    behind; the page keeps the picture of the end, so one more is taken when play ends."""
+    world = GridWorld()
+    session, journal = await run_scripted(ScriptedMind([press("right")] * 4), world=world, turns=4)
+    assert session.outcome == "budget_exhausted" and (world.x, world.closed) == (4, True)
+    end = await world.still()
+    assert end is not None and session.last_still is not None
+    assert session.last_still.sha256 == end.sha256  # x=4, not the paced capture after turn 1
+
+
+class StillBreaksAtTheEnd(GridWorld):
+    async def still(self) -> Still | None:
+        if len(self.acted) >= 3:
+            raise RuntimeError("the renderer died")
+        return await super().still()
+
+
+async def test_a_world_whose_last_picture_fails_keeps_the_older_one_and_ends_as_it_would(run_scripted):
+    world = StillBreaksAtTheEnd()
+    session, journal = await run_scripted(ScriptedMind([press("right")] * 3), world=world, turns=3)
+    assert session.outcome == "budget_exhausted" and journal.summary is not None
+    assert session.last_still is not None and world.closed
