@@ -18,6 +18,7 @@ import asyncio
 from typing import Any
 
 import discord
+import structlog
 from discord import app_commands
 from discord.ext import commands
 
@@ -191,6 +192,25 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
         await stream.aclose()  # type: ignore[attr-defined]
 
 
+log = structlog.get_logger("clankie.cogs.play")
+
+
+async def report_failure(interaction: discord.Interaction, session: PlaySession, ended: Any) -> None:
+    """Follow the session to its end (``ended`` is its turn stream, which ends with it); if it
+    failed after the start reply went out, say so and why under that reply."""
+    try:
+        async for _settled in ended:
+            pass
+    finally:
+        await ended.aclose()
+    if session.state != "failed":
+        return
+    try:
+        await interaction.followup.send(started_text(session, None))
+    except discord.HTTPException as exc:  # the interaction's token lasts 15 minutes
+        log.warning("play_failure_not_reported", run_id=session.run_id, status=exc.status)
+
+
 class Play(commands.Cog):
     """Play control (moderators) and play status (everyone)."""
 
@@ -198,6 +218,12 @@ class Play(commands.Cog):
 
     def __init__(self, character: Character) -> None:
         self.character = character
+        self._reporters: set[asyncio.Task[None]] = set()
+
+    async def cog_unload(self) -> None:
+        for task in self._reporters:
+            task.cancel()
+        await asyncio.gather(*self._reporters, return_exceptions=True)
 
     @play.command(name="start", description="Start a play session (moderators)")
     @app_commands.describe(
@@ -229,8 +255,15 @@ class Play(commands.Cog):
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         await interaction.response.defer(thinking=True)
+        ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
         await interaction.edit_original_response(content=started_text(session, _link(self.character)))
+        if session.state in ("failed", "stopped"):  # the reply said how it ended
+            await ended.aclose()  # type: ignore[attr-defined]
+            return
+        task = asyncio.create_task(report_failure(interaction, session, ended), name="play-failure-report")
+        self._reporters.add(task)
+        task.add_done_callback(self._reporters.discard)
 
     @play.command(name="stop", description="Stop the play session (moderators)")
     @moderator_only("stop play")

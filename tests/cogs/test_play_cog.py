@@ -14,7 +14,7 @@ from bot.config import Settings
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
-from tests.fakes.openai import FakeOpenAI, HttpError
+from tests.fakes.openai import FakeOpenAI, HttpError, Structured
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.fakes.pokeagent.server import FakePokeAgent
 from tests.web.browser import need_chromium
@@ -272,6 +272,43 @@ async def test_a_refused_model_key_ends_play_and_the_start_reply_says_why(
         assert "Last session: sandbox with openai, 1 turn(s), ended failed." in status.content
         failed = read_events(live.settings.event_log).lines[-1]
         assert failed.type == "embodiment.session.failed" and "HTTP 401" in failed.data["reason"]
+
+
+async def test_a_failure_after_the_start_reply_is_reported_under_it(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    """The reply says play started; when play later fails in a way retrying cannot heal, a
+    follow-up under that reply says so and why (nobody has to ask /play status)."""
+    move = {
+        "monologue": "east looks open",
+        "intent": "walk east",
+        "objective": None,
+        "notes": None,
+        "speak": None,
+        "speakWanted": False,
+        "action": {"kind": "button_press", "button": "right", "holdFrames": 16, "repeat": 1},
+    }
+    openai_fake.chat.script(
+        Structured(move), HttpError(403, "This key may not use this model", "permission_error")
+    )
+
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("sk-test-not-real")
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
+        )
+        text = await handle.reply_text(within=20)
+        assert text.startswith("▶️ Playing **sandbox** with the **openai** mind"), text
+        [followup] = await handle.followups(1, within=30)
+        assert followup.content.startswith(
+            "Play failed (sandbox, openai) on turn 2, and retrying would not heal it:"
+        )
+        assert "HTTP 403" in followup.content and "sk-test" not in followup.content
+        assert live.character.play_host.active is None
 
 
 async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Path) -> None:
