@@ -17,6 +17,7 @@ from tests.cogs.harness import Live, live_bot, wait_turns
 from tests.fakes.openai import FakeOpenAI, HttpError, Structured
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.fakes.pokeagent.server import FakePokeAgent
+from tests.play.wire import wire_decision
 from tests.web.browser import need_chromium
 
 OTHER_PAGE = """<!doctype html><title>Someone else's page</title>
@@ -280,15 +281,7 @@ async def test_a_failure_after_the_start_reply_is_reported_under_it(
 ) -> None:
     """The reply says play started; when play later fails in a way retrying cannot heal, a
     follow-up under that reply says so and why (nobody has to ask /play status)."""
-    move = {
-        "monologue": "east looks open",
-        "intent": "walk east",
-        "objective": None,
-        "notes": None,
-        "speak": None,
-        "speakWanted": False,
-        "action": {"kind": "button_press", "button": "right", "holdFrames": 16, "repeat": 1},
-    }
+    move = wire_decision({"kind": "button_press", "button": "right"}, intent="walk east")
     openai_fake.chat.script(
         Structured(move), HttpError(403, "This key may not use this model", "permission_error")
     )

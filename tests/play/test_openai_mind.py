@@ -11,20 +11,13 @@ from bot.play.minds.openai_mind import OpenAIMind
 from journal.oplog import read_events
 from tests.fakes.openai import Hang, HttpError, Structured, Text
 from tests.play.scripted import GridWorld
+from tests.play.wire import wire_decision
 
 
 def decision(**extra):
     """A decision as strict structured output sends it: every field present."""
-    return {
-        "monologue": "east looks open",
-        "intent": "walk east",
-        "objective": None,
-        "notes": None,
-        "speak": None,
-        "speakWanted": False,
-        "action": {"kind": "button_press", "button": "right", "holdFrames": 16, "repeat": 1},
-        **extra,
-    }
+    east = {"kind": "button_press", "button": "right"}
+    return {**wire_decision(east, monologue="east looks open", intent="walk east"), **extra}
 
 
 async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(openai_fake, run_scripted):
