@@ -189,35 +189,60 @@ def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> H
         raise JournalError(path, number, f"invalid line: {exc}") from None
 
 
-class LineChecker:
+class SittingOrder:
+    """One header first, then turns, then at most one summary: the order every journal dialect
+    keeps. A dialect's checker names its header and summary classes and checks its turns."""
+
+    header_kind: type[Any]
+    summary_kind: type[Any]
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self.header: Any = None
+        self.summary: Any = None
+
+    def place(self, line: Any, number: int) -> bool:
+        """Check where ``line`` stands in the file; True when it was the header or the summary
+        (a turn is left to the dialect's own rules)."""
+        path = self.path
+        if self.header is None:
+            if not isinstance(line, self.header_kind):
+                raise JournalError(
+                    path, number, f"a journal starts with a header line, not a {line.kind} line"
+                )
+            self.header = line
+            return True
+        if self.summary is not None:
+            raise JournalError(path, number, f"a {line.kind} line follows the summary")
+        if isinstance(line, self.header_kind):
+            raise JournalError(path, number, "a second header line")
+        if isinstance(line, self.summary_kind):
+            self.summary = line
+            return True
+        return False
+
+
+class LineChecker(SittingOrder):
     """The order rules of a journal file, applied one validated line at a time.
 
     Used by :func:`read_journal` and by the journey index when it reads appended bytes.
     """
 
+    header_kind = HeaderV1
+    summary_kind = Summary
+    header: Header | None
+    summary: Summary | None
+
     def __init__(self, path: Path | str) -> None:
-        self.path = path
-        self.header: Header | None = None
-        self.summary: Summary | None = None
+        super().__init__(path)
         self.turn_version: int | None = None
         self.last_turn = 0
 
     def check(self, line: Header | Turn | Summary, number: int) -> None:
         path = self.path
-        if self.header is None:
-            if not isinstance(line, HeaderV1):
-                raise JournalError(
-                    path, number, f"a journal starts with a header line, not a {line.kind} line"
-                )
-            self.header = line
+        if self.place(line, number) or isinstance(line, (HeaderV1, Summary)):
             return
-        if self.summary is not None:
-            raise JournalError(path, number, f"a {line.kind} line follows the summary")
-        if isinstance(line, HeaderV1):
-            raise JournalError(path, number, "a second header line")
-        if isinstance(line, Summary):
-            self.summary = line
-            return
+        assert self.header is not None  # place() took the first line as the header
         version = line.schemaVersion
         if self.turn_version is None:
             if version >= 2 and self.header.schemaVersion == 1:

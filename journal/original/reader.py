@@ -31,7 +31,14 @@ from journal.original.lines import (
     TurnV1,
     TurnV2,
 )
-from journal.reader import JournalError, _gc_paused, decode_line, describe_error, validated_lines
+from journal.reader import (
+    JournalError,
+    SittingOrder,
+    _gc_paused,
+    decode_line,
+    describe_error,
+    validated_lines,
+)
 
 __all__ = [
     "DIALECT",
@@ -65,30 +72,21 @@ def parse_original_line(raw: bytes, path: Path | str = "<journal>", number: int 
         raise JournalError(path, number, f"invalid line: {exc}") from None
 
 
-class OriginalChecker:
+class OriginalChecker(SittingOrder):
     """The order the original's writer keeps, applied one validated line at a time."""
 
+    header_kind = HeaderV1
+    summary_kind = SummaryV1
+    header: OriginalHeader | None
+    summary: OriginalSummary | None
+
     def __init__(self, path: Path | str) -> None:
-        self.path = path
-        self.header: OriginalHeader | None = None
-        self.summary: OriginalSummary | None = None
+        super().__init__(path)
         self.last_turn = -1
 
     def check(self, line: OriginalLine, number: int) -> None:
         path = self.path
-        if self.header is None:
-            if not isinstance(line, HeaderV1):
-                raise JournalError(
-                    path, number, f"a journal starts with a header line, not a {line.kind} line"
-                )
-            self.header = line
-            return
-        if self.summary is not None:
-            raise JournalError(path, number, f"a {line.kind} line follows the summary")
-        if isinstance(line, HeaderV1):
-            raise JournalError(path, number, "a second header line")
-        if isinstance(line, SummaryV1):
-            self.summary = line
+        if self.place(line, number) or isinstance(line, (HeaderV1, SummaryV1)):
             return
         number_in_run = line.turn.turn
         if number_in_run <= self.last_turn:
