@@ -35,7 +35,7 @@ from typing import Any
 
 import discord
 
-from bot.mouth.receive.dave import DaveSessionLike, davey_version_problem
+from bot.mouth.receive.dave import DaveSessionLike, davey_version_problem, survivable
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,9 @@ class DiscordVoiceAdapter:
         if session is not None:
             try:
                 ids.update(int(u) for u in session.get_user_ids())
-            except Exception as exc:  # no group yet
+            except BaseException as exc:  # no group yet, or a panic in davey's Rust code
+                if not survivable(exc):
+                    raise
                 log.debug("DAVE group user ids unavailable: %s", exc)
         ids.update(self.channel_member_ids())
         return ids

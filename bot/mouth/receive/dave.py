@@ -91,6 +91,12 @@ def is_rust_panic(exc: BaseException) -> bool:
     return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
 
 
+def survivable(exc: BaseException) -> bool:
+    """An error voice receive logs and lives through: any ``Exception``, or a panic in davey's
+    Rust code (which is a ``BaseException``). ``KeyboardInterrupt`` and ``SystemExit`` are not."""
+    return isinstance(exc, Exception) or is_rust_panic(exc)
+
+
 PANIC_LOG_EVERY_S = 60.0  # a broken session may panic on every frame: log it now and then
 _panics = 0
 _last_panic_log = float("-inf")

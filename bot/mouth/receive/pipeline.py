@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from bot.mouth.receive.dave import DaveOutcome, DaveSessionLike, dave_open, has_dave_marker
+from bot.mouth.receive.dave import DaveOutcome, DaveSessionLike, dave_open, has_dave_marker, survivable
 from bot.mouth.receive.opus_decoders import OpusDecoders
 from bot.mouth.receive.rtp import (
     OPUS_PAYLOAD_TYPE,
@@ -187,7 +187,9 @@ class ReceivePipeline:
         self._probe_wait[ssrc] = PROBE_EVERY
         try:
             group = list(self._view.candidate_user_ids())
-        except Exception:
+        except BaseException as exc:  # a panic in davey's Rust code included
+            if not survivable(exc):
+                raise
             group = []
         for candidate in self.ssrcs.unbound_candidates(group)[:MAX_PROBE_CANDIDATES]:
             outcome, payload = dave_open(session, version, candidate, frame)

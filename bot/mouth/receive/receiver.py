@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.mouth.discord_voice import DiscordVoiceAdapter
+from bot.mouth.receive.dave import survivable
 from bot.mouth.receive.keepalive import DEFAULT_INTERVAL, SilenceKeepalive
 from bot.mouth.receive.opus_decoders import FRAME_BYTES
 from bot.mouth.receive.pipeline import ReceivePipeline, ReceiveStats, Sink
@@ -103,7 +104,10 @@ class VoiceReceiver:
     def _on_datagram(self, data: bytes) -> None:
         try:
             self._pipeline.feed(data)
-        except Exception:  # feed is built not to raise; belt and braces for the reader thread
+        except BaseException as exc:  # feed is built not to raise; belt and braces for the reader
+            # thread, which discord.py ends on anything that is not an Exception (a Rust panic)
+            if not survivable(exc):
+                raise
             log.exception("voice receive pipeline failed on a %d-byte datagram", len(data))
 
     def _on_ws_message(self, msg: Mapping[str, Any]) -> None:

@@ -333,3 +333,20 @@ class Counting:
     @property
     def users(self) -> list[int]:
         return [u for u, _ in self.calls]
+
+
+def rust_panic() -> BaseException:
+    """A real panic from davey's Rust code, as pyo3 raises it (``pyo3_runtime.PanicException``).
+
+    davey 0.1.7's ``decrypt`` cannot be made to panic through its inputs (its frame parser checks
+    every length), but ``encrypt`` with ``Codec.unknown`` on a ready session reaches an
+    ``unimplemented!()`` in the same extension module: the exception type is the one a panic
+    inside ``decrypt`` would raise. (Rust prints the panic message to stderr.)"""
+    group = Group(1, 2)
+    try:
+        group.bot.encrypt(davey.MediaType.audio, davey.Codec.unknown, b"\x00" * 40)
+    except BaseException as exc:  # noqa: BLE001 — the point: it is not an Exception
+        assert not isinstance(exc, Exception)
+        assert (type(exc).__module__, type(exc).__name__) == ("pyo3_runtime", "PanicException")
+        return exc
+    raise AssertionError("davey did not panic")

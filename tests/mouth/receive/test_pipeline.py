@@ -17,7 +17,7 @@ from bot.mouth.receive.opus_decoders import FRAME_BYTES
 from bot.mouth.receive.pipeline import PROBE_EVERY, ReceivePipeline
 from bot.mouth.receive.ssrc_map import SsrcMap
 from bot.mouth.receive.transport import XCHACHA_MODE
-from tests.mouth.receive.dave_room import Counting, Group, expected_pcm
+from tests.mouth.receive.dave_room import Counting, Group, expected_pcm, rust_panic
 from tests.mouth.receive.wire import KEY, OTHER_KEY, DiscordSender, opus_frames
 
 BOT = 1  # the bot's own user id (``make``'s SsrcMap)
@@ -339,23 +339,6 @@ def test_a_session_that_breaks_costs_silence_not_the_reader() -> None:
     pipe.feed(alice.packet(group.seal(ALICE, frames[1])))
     assert (pipe.stats.dave_failures, pipe.stats.decrypted) == (1, 1)
     assert sink.frames[0][1] == bytes(FRAME_BYTES) and rms(sink.frames[1][1]) > 100
-
-
-def rust_panic() -> BaseException:
-    """A real panic from davey's Rust code, as pyo3 raises it (``pyo3_runtime.PanicException``).
-
-    davey 0.1.7's ``decrypt`` cannot be made to panic through its inputs (its frame parser checks
-    every length), but ``encrypt`` with ``Codec.unknown`` on a ready session reaches an
-    ``unimplemented!()`` in the same extension module: the exception type is the one a panic
-    inside ``decrypt`` would raise. (Rust prints the panic message to stderr.)"""
-    group = Group(BOT, ALICE)
-    try:
-        group.bot.encrypt(davey.MediaType.audio, davey.Codec.unknown, b"\x00" * 40)
-    except BaseException as exc:  # noqa: BLE001 — the point: it is not an Exception
-        assert not isinstance(exc, Exception)
-        assert (type(exc).__module__, type(exc).__name__) == ("pyo3_runtime", "PanicException")
-        return exc
-    raise AssertionError("davey did not panic")
 
 
 class PanickingSession:

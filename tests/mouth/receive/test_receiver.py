@@ -28,7 +28,7 @@ from bot.mouth.receive.opus_decoders import FRAME_BYTES
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
 from bot.mouth.receive.rtp import parse_rtp
 from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor
-from tests.mouth.receive.dave_room import Counting, Group
+from tests.mouth.receive.dave_room import Counting, Group, rust_panic
 from tests.mouth.receive.wire import KEY, DiscordSender, opus_frames
 
 ALICE = 1001
@@ -199,5 +199,47 @@ async def test_plain_frames_in_an_upgrade_window_pass_as_plain_opus(rig: Rig) ->
         assert await asyncio.to_thread(arrived.wait, WAIT)
         assert (receiver.stats.passthrough, receiver.stats.dave_failures) == (3, 0)
         assert all(any(p) for p in got)  # audio, not the silence of a failed frame
+    finally:
+        receiver.stop()
+
+
+class PanicsOnUserIds(Counting):
+    """The bot's real session, except that asking for the group's user ids panics in Rust."""
+
+    def __init__(self, session: Any, panic: BaseException) -> None:
+        super().__init__(session)
+        self.panic = panic
+        self.asked = 0
+
+    def get_user_ids(self) -> list[str]:
+        self.asked += 1
+        raise self.panic
+
+
+async def test_a_rust_panic_while_identifying_a_speaker_does_not_end_the_reader(rig: Rig) -> None:
+    """A speaker whose SSRC came with no SPEAKING is identified by DAVE key among the candidates;
+    when davey panics listing the group, the channel's members are still tried, and discord.py's
+    reader thread (which ends on anything that is not an Exception) keeps delivering."""
+    session = PanicsOnUserIds(rig.group.bot, rust_panic())
+    state = rig.vc._connection
+    state.dave_session = session  # type: ignore[assignment]
+    rig.vc.channel.members = [SimpleNamespace(id=ALICE)]  # type: ignore[union-attr]
+    arrived = threading.Event()
+    frames: list[tuple[int, bytes]] = []
+
+    def sink(user_id: int, pcm: bytes) -> None:
+        frames.append((user_id, pcm))
+        arrived.set()
+
+    receiver = VoiceReceiver(rig.vc, sink, keepalive_interval=None)
+    receiver.start()
+    try:
+        alice = DiscordSender(ssrc=12)  # no SPEAKING for this SSRC
+        rig.server.sendto(alice.packet(rig.group.seal(ALICE, opus_frames(1)[0])), rig.client_addr)
+        assert await asyncio.to_thread(arrived.wait, WAIT)
+        assert session.asked >= 1
+        assert receiver.ssrcs.user_for(12) == ALICE and receiver.stats.ssrc_identified == 1
+        assert frames[0][0] == ALICE and receiver.stats.decrypted == 1
+        assert state._socket_reader.is_alive()
     finally:
         receiver.stop()
