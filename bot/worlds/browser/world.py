@@ -13,10 +13,9 @@ BROWSER_CATALOG action and never raises: problems come back as refusals —
   (``data.reopened``), so the session goes on with the next observation;
 - ``navigated_away``: the page had left the start origin; the world went back to the start URL
   and the action was not applied — act again;
-- ``ref_not_found``: the ref is not in the last outline or its element is gone or hidden;
-- ``outside_viewport``: click coordinates beyond a viewport smaller than the catalog's bounds;
-- ``key_not_typable``, ``unsupported_action``; ``browser_error`` (source ``exception``) for
-  anything Playwright itself reports.
+- ``ref_not_found``, ``outside_viewport``, ``key_not_typable``, ``unsupported_action``: from
+  applying the action to the page (:mod:`.actions`); ``browser_error`` (source ``exception``)
+  for anything Playwright itself reports.
 
 ``observe()`` raises WorldUnavailable only when the world is closed or a crashed page could not
 be reopened; after a crash it reopens the start URL itself and says so in ``state["notice"]``.
@@ -25,7 +24,6 @@ be reopened; after a crash it reopens the start URL itself and says so in ``stat
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from typing import Any
 
@@ -34,11 +32,11 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
-from bot.worlds.browser.keys import playwright_key
+from bot.worlds.browser.actions import apply_action, refuse
 from bot.worlds.browser.metrics import METRICS, BoardWatch, score_of, scoreboard_text
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
-from bot.worlds.browser.snapshot import REF_ATTRIBUTE, SNAPSHOT_JS, TARGET_JS, snapshot_args
-from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT, Click, Press, Scroll, TypeText
+from bot.worlds.browser.snapshot import SNAPSHOT_JS, snapshot_args
+from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT
 
 ADAPTER_VERSION = "browser/1"
 CHROMIUM_ARGS = (
@@ -300,7 +298,7 @@ class BrowserWorld:
     async def act(self, action: BaseModel) -> ActionResult:
         async with self._lock:
             if self._closed or self._pw is None:
-                return _refuse(
+                return refuse(
                     "page_not_open", "the browser page is not open: the world is closed or was never started"
                 )
             if self._broken is not None:
@@ -310,7 +308,7 @@ class BrowserWorld:
             if origin_of(page.url) != self._origin:
                 return await self._go_back(page.url)
             try:
-                return await self._apply(page, action)
+                return await apply_action(page, action, self._refs, self._viewport)
             except PlaywrightError as exc:
                 if self._broken is not None or page.is_closed():
                     return await self._refuse_after_crash()
@@ -327,7 +325,7 @@ class BrowserWorld:
         except PlaywrightError as exc:
             reopened = False
             tail = f"reopening {self._target.url} failed too: {exc}"
-        return _refuse("browser_crashed", f"{why}; the action was not applied; {tail}", reopened=reopened)
+        return refuse("browser_crashed", f"{why}; the action was not applied; {tail}", reopened=reopened)
 
     async def _go_back(self, where: str) -> ActionResult:
         assert self._page is not None
@@ -339,96 +337,9 @@ class BrowserWorld:
             back = False
             tail = f"going back to {self._target.url} failed: {exc}"
         self._refs = set()
-        return _refuse(
+        return refuse(
             "navigated_away",
             f"the page had left {self._origin} (it was at {where}); the action was not applied; {tail}",
             leftTo=where,
             wentBack=back,
         )
-
-    async def _apply(self, page: Page, action: BaseModel) -> ActionResult:
-        if isinstance(action, Click):
-            return await self._click(page, action)
-        if isinstance(action, Press):
-            return await self._press(page, action)
-        if isinstance(action, TypeText):
-            await page.keyboard.type(action.text)
-            return _done(typed=len(action.text))
-        if isinstance(action, Scroll):
-            await page.mouse.wheel(0, action.dy)
-            scroll_y = await page.evaluate(
-                "() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame("
-                "() => ok(Math.round(window.scrollY)))))"
-            )
-            return _done(scrolledBy=action.dy, scrollY=scroll_y)
-        kind = getattr(action, "kind", type(action).__name__)
-        return _refuse(
-            "unsupported_action",
-            f"the browser world does not do {kind!r}; its actions are {', '.join(self.catalog.kinds)}",
-        )
-
-    async def _click(self, page: Page, action: Click) -> ActionResult:
-        if action.ref is not None:
-            if action.ref not in self._refs:
-                return _refuse(
-                    "ref_not_found",
-                    f"ref {action.ref!r} is not in the last outline; observe again and use a listed ref",
-                )
-            handle = await page.query_selector(f"[{REF_ATTRIBUTE}='{action.ref}']")
-            if handle is None:
-                return _refuse(
-                    "ref_not_found", f"the element of ref {action.ref!r} has left the page; observe again"
-                )
-            await handle.scroll_into_view_if_needed()
-            box = await handle.bounding_box()
-            if box is None or box["width"] <= 0 or box["height"] <= 0:
-                return _refuse(
-                    "ref_not_found", f"the element of ref {action.ref!r} is not visible; observe again"
-                )
-            x = int(box["x"] + box["width"] / 2)
-            y = int(box["y"] + box["height"] / 2)
-        else:
-            assert action.x is not None and action.y is not None
-            x, y = action.x, action.y
-            if x >= self._viewport[0] or y >= self._viewport[1]:
-                return _refuse(
-                    "outside_viewport",
-                    f"({x}, {y}) is outside the {self._viewport[0]}x{self._viewport[1]} viewport",
-                )
-        target = await page.evaluate(TARGET_JS, [x, y])
-        await page.mouse.move(x, y)
-        await page.mouse.down()
-        await page.mouse.up()
-        data: dict[str, Any] = {"clicked": [x, y], "target": target}
-        if action.ref is not None:
-            data["ref"] = action.ref
-        return _done(**data)
-
-    async def _press(self, page: Page, action: Press) -> ActionResult:
-        key = playwright_key(action.key)
-        started = time.monotonic()
-        try:
-            await page.keyboard.down(key)
-        except PlaywrightError as exc:
-            if "Unknown key" not in str(exc):
-                raise
-            if action.hold_ms:
-                return _refuse(
-                    "key_not_typable",
-                    f"{action.key!r} is not on the keyboard layout, so it cannot be held; press it without hold_ms",
-                )
-            await page.keyboard.insert_text(action.key)
-            return _done(key=action.key, heldMs=0, inserted=True)
-        if action.hold_ms:
-            await asyncio.sleep(action.hold_ms / 1000)
-        await page.keyboard.up(key)
-        held = round((time.monotonic() - started) * 1000)
-        return _done(key=action.key, heldMs=held if action.hold_ms else 0)
-
-
-def _done(**data: Any) -> ActionResult:
-    return ActionResult(ok=True, source="environment", data=data)
-
-
-def _refuse(code: str, detail: str, **data: Any) -> ActionResult:
-    return ActionResult(ok=False, source="body", refusal=code, detail=detail, data=data)

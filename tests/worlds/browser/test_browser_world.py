@@ -4,47 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import pytest
 from aiohttp import web
-from pydantic import BaseModel
 
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.browser import BUILTIN_PAGES, BrowserWorld
-from journal.actions import BROWSER_CATALOG, ButtonPress
+from journal.actions import BROWSER_CATALOG
+from tests.worlds.browser.input_probe import act, observe_until, page_log
 
 OpenWorld = Callable[..., Awaitable[BrowserWorld]]
-
-
-def act(kind: str, **args: object) -> BaseModel:
-    return BROWSER_CATALOG.validate({"kind": kind, **args})
-
-
-async def observe_until(
-    world: BrowserWorld, check: Callable[[dict[str, Any]], Any], within: float = 5.0
-) -> dict[str, Any]:
-    """Observe until check(state) is truthy (page events may land a frame late); fail after `within` s."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
-        state = (await world.observe()).state
-        if check(state):
-            return state
-        if loop.time() > deadline:
-            raise AssertionError(f"condition not met within {within} s; last page text: {state['text']!r}")
-        await asyncio.sleep(0.02)
-
-
-async def page_log(world: BrowserWorld, pattern: str) -> re.Match[str]:
-    """Wait until the page's log has a line matching pattern; return the match."""
-    compiled = re.compile(pattern, re.MULTILINE)
-    state = await observe_until(world, lambda s: compiled.search(s["text"]))
-    found = compiled.search(state["text"])
-    assert found is not None
-    return found
 
 
 async def test_is_a_world_with_the_browser_catalog(open_world: OpenWorld, test_site: str) -> None:
@@ -82,74 +52,6 @@ async def test_observation_has_text_outline_and_viewport(open_world: OpenWorld, 
     x, y, w, h = by_name["name field"]["box"]
     assert (x, y) == (40, 40) and w >= 200 and h > 0  # width 200 plus the field's padding and border
     assert "game" not in obs.state
-
-
-async def test_coordinate_click_lands_where_asked(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    result = await world.act(act("click", x=410, y=255))
-    assert result.ok and result.source == "environment"
-    assert result.data["clicked"] == [410, 255]
-    assert result.data["target"]["id"] == "pad"
-    await page_log(world, r"^click 410 255 on pad$")
-    missed = await world.act(act("click", x=150, y=600))
-    assert missed.ok
-    await page_log(world, r"^click 150 600 on body$")
-
-
-async def test_press_w_and_space_reach_the_page(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    result = await world.act(act("press", key="w"))
-    assert result.ok and result.data["key"] == "w"
-    await page_log(world, r"^keydown w$")
-    await page_log(world, r"^keyup w held \d+$")
-    assert (await world.act(act("press", key="Space"))).ok
-    await page_log(world, r"^keyup Space held \d+$")
-
-
-async def test_held_key_is_held_as_the_page_measures_it(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    result = await world.act(act("press", key="ArrowRight", hold_ms=400))
-    assert result.ok and result.data["heldMs"] >= 400
-    found = await page_log(world, r"^keyup ArrowRight held (\d+)$")
-    assert int(found.group(1)) >= 300
-
-
-async def test_click_by_ref_then_type(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    obs = await world.observe()
-    ref = next(item["ref"] for item in obs.state["outline"] if item["name"] == "name field")
-    clicked = await world.act(act("click", ref=ref))
-    assert clicked.ok and clicked.data["ref"] == ref and clicked.data["target"]["id"] == "field"
-    typed = await world.act(act("type", text="Pika 1"))
-    assert typed.ok and typed.data["typed"] == 6
-    await page_log(world, r"^value Pika 1$")
-    # A character that is on no keyboard layout key is inserted as text (and cannot be held).
-    inserted = await world.act(act("press", key="é"))
-    assert inserted.ok and inserted.data["inserted"] is True
-    await page_log(world, r"^value Pika 1é$")
-    held = await world.act(act("press", key="é", hold_ms=100))
-    assert (held.ok, held.refusal) == (False, "key_not_typable")
-
-
-async def test_scroll_moves_the_page(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    result = await world.act(act("scroll", dy=600))
-    assert result.ok and result.data["scrollY"] > 0
-
-    state = await observe_until(world, lambda s: s["scrollY"] >= 600)
-    assert state["scrollY"] == 600
-
-
-async def test_unknown_ref_is_refused_and_the_session_goes_on(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    before_outline = await world.act(act("click", ref="e1"))
-    assert not before_outline.ok and before_outline.refusal == "ref_not_found"
-    await world.observe()
-    missing = await world.act(act("click", ref="e999"))
-    assert (missing.ok, missing.source, missing.refusal) == (False, "body", "ref_not_found")
-    assert "e999" in missing.detail
-    assert (await world.act(act("press", key="q"))).ok
-    await page_log(world, r"^keydown q$")
 
 
 async def test_navigating_away_is_refused_then_the_page_comes_back(
@@ -242,13 +144,6 @@ async def test_after_close_actions_are_refused(open_world: OpenWorld, test_site:
     assert await world.still() is None
     with pytest.raises(WorldUnavailable, match="not open"):
         await world.observe()
-
-
-async def test_gba_actions_are_refused_as_unsupported(open_world: OpenWorld, test_site: str) -> None:
-    world = await open_world(f"{test_site}/input.html")
-    result = await world.act(ButtonPress(kind="button_press", button="a"))
-    assert (result.ok, result.refusal) == (False, "unsupported_action")
-    assert "click" in result.detail
 
 
 async def test_start_fails_clearly_without_chromium() -> None:
