@@ -5,8 +5,9 @@
 - ``journal.reader`` — :func:`read_journal` / :func:`read_many`: archival and strict.
 - ``journal.story`` / ``journal.journeys`` — the story card, :class:`StoryProjector` and the
   incremental :class:`JourneyIndex`.
-- ``journal.evaluate`` — the offline evaluator; ``journal.oplog`` — event log and receipts.
-- ``journal.cli`` — ``clankie journal runs|story|sight|eval``.
+- ``journal.evaluate`` — the offline evaluator (its verdict rules); ``journal.report`` — its
+  report, built as the journal streams by; ``journal.oplog`` — event log and receipts.
+- ``journal.cli`` — ``clankie journal runs|story|sight|eval|compare``.
 """
 
 from journal.journeys import JourneyIndex, RunInfo

@@ -2,7 +2,8 @@
 compare two sittings.
 
 Exit codes: 0 success; 1 an invalid journal (``path:line: reason`` on stderr; for ``runs``
-and ``story`` the valid journals are still shown); 2 a usage error (bad arguments, or a
+and ``story`` the valid journals are still shown), or ``eval --json`` could not spool its
+rows (a full temporary directory; nothing is printed); 2 a usage error (bad arguments, or a
 directory, file or journey that does not exist).
 """
 
@@ -22,12 +23,13 @@ import orjson
 from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
 from journal.compare import compare, write_table
 from journal.dialect import Dialect, dialect_of
-from journal.evaluate import VERDICTS, evaluate
+from journal.evaluate import VERDICTS, evaluate_each
 from journal.journeys import JourneyIndex
 from journal.metrics import metrics_text
 from journal.original.actions import ORIGINAL_ACTION_KINDS
 from journal.original.reader import iter_original, original_journey_id
 from journal.reader import JournalError, iter_journal, journey_id_of
+from journal.report import JsonRows, SpoolError
 
 __all__ = ["build_parser", "main"]
 
@@ -221,11 +223,12 @@ def write_report(report: dict[str, Any], out: TextIO) -> None:
 def _eval(args: argparse.Namespace, out: TextIO) -> int:
     events = args.events and _file(args.events, "event log")
     receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
-    report = evaluate(_file(args.file, "journal"), events, receipts)
-    if args.json:
-        _dump(report, out)
+    path = _file(args.file, "journal")
+    if not args.json:  # the text report is the aggregate: no row is kept
+        write_report(evaluate_each(path, events, receipts).report, out)
         return 0
-    write_report(report, out)
+    with JsonRows() as rows:  # rows wait in a spool, so an invalid journal prints nothing
+        rows.write(evaluate_each(path, events, receipts, rows).report, out)
     return 0
 
 
@@ -261,7 +264,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             code = _eval(args, out)
         out.flush()
         return code
-    except JournalError as exc:
+    except (JournalError, SpoolError) as exc:
         err.write(f"{exc}\n")
         return 1
     except _UsageError as exc:

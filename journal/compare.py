@@ -10,16 +10,14 @@ the token counts unknown.
 from __future__ import annotations
 
 import statistics
+from array import array
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from journal.dialect import AnyJournal, read_any
-from journal.evaluate import VERDICTS, evaluate_journal
-from journal.original.evaluate import evaluate_original
-from journal.reader import Journal
-from journal.schema import ProgressV2, TurnV2, TurnV4
+from journal.evaluate import VERDICTS, evaluate_each
+from journal.schema import ProgressV2, Summary, TurnV2, TurnV4
 
 __all__ = ["compare", "run_summary", "write_table"]
 
@@ -56,52 +54,70 @@ UNKNOWN_COST: dict[str, Any] = {
 }
 
 
-def _final_progress(journal: Journal) -> dict[str, Any]:
-    """The last progress the sitting recorded: the summary's, else the last turn's."""
-    progress: Any = journal.summary.progress if journal.summary is not None else None
-    if progress is None:
-        for line in reversed(journal.turns):
-            if isinstance(line, TurnV2):
-                progress = line.evidence.progressAfter or line.evidence.progressBefore
-                break
-    if progress is None:
-        return dict(UNKNOWN_PROGRESS)
-    return {
-        "distinctTiles": progress.distinctTiles,
-        "maps": list(progress.maps),
-        "milestones": list(progress.milestones),
-        "metrics": dict(progress.metrics) if isinstance(progress, ProgressV2) else None,
-    }
+class _Sitting:
+    """A turn sink (:func:`journal.evaluate.evaluate_each`) that gathers, as the turns of one of
+    our journals stream by, what the comparison shows beside the evaluator's report: the last
+    progress, the turn each milestone was first reached and each V2+ turn's cost. Exact
+    medians need every value, so the costs are kept as packed numbers (8 bytes a turn each),
+    never as turns."""
 
+    def __init__(self) -> None:
+        self.progress: Any = None  # the last V2+ turn's
+        self.milestones: dict[str, int] = {}
+        self.timed_turns = 0
+        self.v4_turns = 0
+        self.usages = 0
+        self.decision_ms = array("d")
+        self.requests = array("Q")
+        self.request_bytes = array("Q")
+        self.prompt = array("Q")
+        self.completion = array("Q")
 
-def _milestone_turns(journal: Journal) -> dict[str, int]:
-    """The turn at which each milestone was first recorded as reached."""
-    reached: dict[str, int] = {}
-    for line in journal.turns:
+    def __call__(self, line: Any, row: dict[str, Any]) -> None:
         if not isinstance(line, TurnV2):
-            continue
-        after = line.evidence.progressAfter or line.evidence.progressBefore
-        for milestone in after.milestones:
-            reached.setdefault(milestone, line.turn.turn)
-    return reached
+            return
+        ev = line.evidence
+        self.progress = ev.progressAfter or ev.progressBefore
+        for milestone in self.progress.milestones:
+            self.milestones.setdefault(milestone, line.turn.turn)
+        self.decision_ms.append(round(_ms(ev.timing.decisionStartedAt, ev.timing.decisionSettledAt), 1))
+        if not isinstance(line, TurnV4):
+            return
+        self.v4_turns += 1
+        usage = line.evidence.usage
+        if usage is None:
+            return
+        self.usages += 1
+        self.requests.append(usage.requests)
+        self.request_bytes.append(usage.requestBytes)
+        if usage.promptTokens is not None:
+            self.prompt.append(usage.promptTokens)
+        if usage.completionTokens is not None:
+            self.completion.append(usage.completionTokens)
 
+    def final_progress(self, summary: Summary | None) -> dict[str, Any]:
+        """The last progress the sitting recorded: the summary's, else the last turn's."""
+        progress: Any = summary.progress if summary is not None else self.progress
+        if progress is None:
+            return dict(UNKNOWN_PROGRESS)
+        return {
+            "distinctTiles": progress.distinctTiles,
+            "maps": list(progress.maps),
+            "milestones": list(progress.milestones),
+            "metrics": dict(progress.metrics) if isinstance(progress, ProgressV2) else None,
+        }
 
-def _cost(journal: Journal) -> dict[str, Any]:
-    turns = [line for line in journal.turns if isinstance(line, TurnV2)]
-    timed = [_ms(t.evidence.timing.decisionStartedAt, t.evidence.timing.decisionSettledAt) for t in turns]
-    usages = [t.evidence.usage for t in turns if isinstance(t, TurnV4) and t.evidence.usage is not None]
-    v4 = sum(1 for t in turns if isinstance(t, TurnV4))
-    prompt = [u.promptTokens for u in usages if u.promptTokens is not None]
-    completion = [u.completionTokens for u in usages if u.completionTokens is not None]
-    return {
-        "turnsWithUsage": len(usages),
-        "turnsRecordingUsage": v4,  # V4 turns: usage recorded, null when no model was asked
-        "requestsPerTurn": _spread([u.requests for u in usages]),
-        "requestBytesPerTurn": _spread([u.requestBytes for u in usages]),
-        "promptTokensPerTurn": _spread(prompt) if len(prompt) == len(usages) else None,
-        "completionTokensPerTurn": _spread(completion) if len(completion) == len(usages) else None,
-        "decisionMsPerTurn": _spread([round(ms, 1) for ms in timed]),
-    }
+    def cost(self) -> dict[str, Any]:
+        every = self.usages
+        return {
+            "turnsWithUsage": every,
+            "turnsRecordingUsage": self.v4_turns,  # V4 turns: usage recorded, null when no model was asked
+            "requestsPerTurn": _spread(self.requests),
+            "requestBytesPerTurn": _spread(self.request_bytes),
+            "promptTokensPerTurn": _spread(self.prompt) if len(self.prompt) == every else None,
+            "completionTokensPerTurn": _spread(self.completion) if len(self.completion) == every else None,
+            "decisionMsPerTurn": _spread(self.decision_ms),
+        }
 
 
 def _rate(tally: dict[str, int]) -> dict[str, Any]:
@@ -113,41 +129,43 @@ def _rate(tally: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def run_summary(journal: AnyJournal, events: Path | None = None) -> dict[str, Any]:
-    """One sitting's side of the comparison. A journal of the original service's dialect is
+def run_summary(path: Path | str, events: Path | None = None) -> dict[str, Any]:
+    """One sitting's side of the comparison, read in one streamed pass (raising JournalError
+    naming file and line if it is invalid). A journal of the original service's dialect is
     compared by the evaluator's report (terminal, outcomes, verdicts); its progress, milestones
     and cost are unknown here."""
-    ours = journal if isinstance(journal, Journal) else None
-    report = evaluate_journal(ours, events) if ours is not None else evaluate_original(journal, events)  # type: ignore[arg-type]
+    sitting = _Sitting()
+    done = evaluate_each(path, events, None, sitting)
+    report = done.report
+    ours = report["run"]["dialect"] == "clankie"
     aggregate = report["aggregate"]
-    header: Any = journal.header
     outcomes: dict[str, int] = aggregate["outcomes"]
     turns = aggregate["turns"]
-    milestones = _milestone_turns(ours) if ours is not None else {}
+    milestones = sitting.milestones if ours else {}
     last = max(milestones.values(), default=None)
     return {
         "runId": report["run"]["runId"],
-        "dialect": "clankie" if ours is not None else "original",
-        "path": str(journal.path),
-        "world": getattr(header, "world", None),
-        "mind": getattr(header, "mind", None),
+        "dialect": report["run"]["dialect"],
+        "path": report["run"]["path"],
+        "world": getattr(done.header, "world", None),
+        "mind": getattr(done.header, "mind", None),
         "terminal": report["run"]["terminal"],
         "turns": turns,
         "outcomes": outcomes,
         "acceptedRate": round(outcomes.get("accepted", 0) / turns, 4) if turns else None,
-        "durationMs": ours.summary.durationMs if ours is not None and ours.summary is not None else None,
+        "durationMs": done.summary.durationMs if ours and done.summary is not None else None,
         "verdicts": {name: _rate(aggregate["verdicts"][name]) for name in VERDICTS},
-        "progress": _final_progress(ours) if ours is not None else dict(UNKNOWN_PROGRESS),
+        "progress": sitting.final_progress(done.summary) if ours else dict(UNKNOWN_PROGRESS),
         "milestoneTurns": milestones,
         "turnsPerMilestone": round(last / len(milestones), 2) if last is not None else None,
-        "cost": _cost(ours) if ours is not None else dict(UNKNOWN_COST),
+        "cost": sitting.cost() if ours else dict(UNKNOWN_COST),
     }
 
 
 def compare(a: Path | str, b: Path | str, events: Path | None = None) -> dict[str, Any]:
     """Read both journals, of either dialect (raising JournalError naming file and line if
     either is invalid), and put them side by side."""
-    runs = [run_summary(read_any(path), events) for path in (a, b)]
+    runs = [run_summary(path, events) for path in (a, b)]
     ids: list[str] = []
     for run in runs:
         ids += [m for m in run["milestoneTurns"] if m not in ids]

@@ -10,6 +10,9 @@ a retired kind) are reported as themselves with ``decision.actionRetired: true``
 verdict ``unknown``; the aggregate counts them in ``retiredActionTurns``. V1 turns have no
 evidence packet: every verdict is ``unknown``.
 
+A verdict needs the turn and the one before it, nothing older: a journal is evaluated as it
+streams by (journal/report.py), in memory that does not grow with its turns.
+
 Rules for V2 turns ("pre" = the last observation of immediatePreAction, else of decision;
 "post" = the last observation of postAction; "location" = ``state.location`` {map, x, y}):
 
@@ -60,27 +63,19 @@ and ``stopped``); else source "none", outcome "unknown".
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.actions import LIVE_ACTION_KINDS
 from journal.metrics import objective_is_about
-from journal.oplog import ReceiptLine, read_events, read_receipts
-from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalReceipt
-from journal.reader import Journal
+from journal.oplog import ReceiptLine
+from journal.original.trails import OriginalReceipt
+from journal.reader import Journal, LineChecker, journey_id_of, parse_line
+from journal.report import VERDICTS, Receipts, Rules, Streamed, evaluated, stream, with_turns
 from journal.schema import ObservationRecord, Turn, TurnV2
 
-VERDICTS = (
-    "intentToAction",
-    "goalToAction",
-    "planContinuity",
-    "sceneActionAppropriateness",
-    "movementEffectiveness",
-    "rejectionRecovery",
-    "narration",
-)
 STALL_THRESHOLD = 12
 _DIRECTIONS = frozenset({"up", "down", "left", "right"})
 _SCENE_KINDS: dict[str, frozenset[str]] = {
@@ -94,15 +89,15 @@ _SCENE_KINDS: dict[str, frozenset[str]] = {
 }
 
 __all__ = [
+    "OURS",
     "VERDICTS",
+    "Receipts",
     "evaluate",
+    "evaluate_each",
     "evaluate_journal",
-    "index_receipts",
     "narration_verdict",
     "rejection_recovery",
-    "report",
     "settlement",
-    "terminal",
 ]
 
 
@@ -157,7 +152,6 @@ def _is_movement(action: dict[str, Any]) -> bool:
     return kind == "walk_to" or (kind == "button_press" and action.get("button") in _DIRECTIONS)
 
 
-Receipts = dict[str, list[ReceiptLine | OriginalReceipt]]
 # An original receipt settles one of our narration names the way the original counted it.
 _ORIGINAL_SETTLEMENT = {
     "response": "played",
@@ -301,120 +295,6 @@ def rejection_recovery(
     return "pass"
 
 
-def terminal(
-    summary_outcome: str | None, run_id: str, events: Path | None, skipped: dict[str, list[str]]
-) -> dict[str, str]:
-    """The run's terminal: its summary, else its last stopped/failed event, else unknown.
-
-    Events of either service count: ours name the run as ``data.runId``, the original's
-    as ``data.sessionId`` (journal/original/trails.py).
-    """
-    if summary_outcome is not None:
-        return {"source": "summary", "outcome": summary_outcome}
-    if events is not None:
-        read = read_events(events)
-        skipped["events"] = read.skipped
-        # A run is one service's: its events are all ours or all the original's.
-        ends: list[tuple[str, Any]] = [
-            (e.type, e.data.get("outcome")) for e in read.lines if e.data.get("runId") == run_id
-        ]
-        ends = [end for end in ends if end[0] != "embodiment.session.running"]
-        ends += [
-            (e.type, e.data.get("outcome"))
-            for e in read.original
-            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES
-        ]
-        last = ends[-1] if ends else None
-        if last is not None:
-            default = "failed" if last[0] == "embodiment.session.failed" else "stopped"
-            value = last[1]
-            return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}
-    return {"source": "none", "outcome": "unknown"}
-
-
-def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Receipts | None:
-    """The receipt trail (either service's lines) by delivery id; None when not given."""
-    if receipts is None:
-        return None
-    read = read_receipts(receipts)
-    skipped["receipts"] = read.skipped
-    by_delivery: Receipts = defaultdict(list)
-    for receipt in read.lines:
-        by_delivery[receipt.deliveryId].append(receipt)
-    for theirs in read.original:
-        if theirs.delivery_id is not None:
-            by_delivery[theirs.delivery_id].append(theirs)
-    return by_delivery
-
-
-Judge = Callable[[Any, Any, bool, "Receipts | None"], dict[str, str]]
-"""Verdicts of one turn line: (line, previous line or None, action retired?, receipts)."""
-
-
-def report(
-    journal: Any, events: Path | None, receipts: Path | None, catalog: frozenset[str], judge: Judge
-) -> dict[str, Any]:
-    """The report of a journal of any dialect: the run, one row per turn, the aggregate.
-
-    ``catalog`` is the dialect's live action kinds (an action outside it was read as a
-    historical shape); ``judge`` gives each turn's verdicts.
-    """
-    skipped: dict[str, list[str]] = {"events": [], "receipts": []}
-    by_delivery = index_receipts(receipts, skipped)
-    turns: list[dict[str, Any]] = []
-    outcomes: Counter[str] = Counter()
-    tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
-    retired = 0
-    prev: Any = None
-    for line in journal.turns:
-        body = line.turn
-        action = body.action
-        is_retired = action is not None and (
-            isinstance(action, HistoricalAction) or action.kind not in catalog
-        )
-        verdicts = judge(line, prev, is_retired, by_delivery)
-        retired += is_retired
-        outcomes[body.outcome] += 1
-        for name, value in verdicts.items():
-            tallies[name][value] += 1
-        turns.append(
-            {
-                "turn": body.turn,
-                "at": line.at,
-                "outcome": body.outcome,
-                "decision": {
-                    "actionKind": action.kind if action is not None else None,
-                    "actionRetired": is_retired,
-                    "intent": body.intent,
-                    "objective": body.objective,
-                },
-                "verdicts": verdicts,
-            }
-        )
-        prev = line
-    header = journal.header
-    summary = journal.summary.outcome if journal.summary is not None else None
-    return {
-        "run": {
-            "dialect": journal.dialect,
-            "runId": header.runId,
-            "journeyId": journal.journey_id,
-            "schemaVersion": header.schemaVersion,
-            "turnSchemaVersion": journal.turns[0].schemaVersion if journal.turns else None,
-            "path": str(journal.path),
-            "terminal": terminal(summary, journal.run_id, events, skipped),
-        },
-        "turns": turns,
-        "aggregate": {
-            "turns": len(turns),
-            "outcomes": dict(outcomes),
-            "retiredActionTurns": retired,
-            "verdicts": {name: dict(tallies[name]) for name in VERDICTS},
-        },
-        "skippedOperationalLines": skipped,
-    }
-
-
 def _judge(line: Turn, prev: Turn | None, is_retired: bool, receipts: Receipts | None) -> dict[str, str]:
     if is_retired or not isinstance(line, TurnV2):
         return dict.fromkeys(VERDICTS, "unknown")
@@ -423,11 +303,48 @@ def _judge(line: Turn, prev: Turn | None, is_retired: bool, receipts: Receipts |
     return verdicts
 
 
+OURS = Rules(
+    dialect="clankie",
+    parse=parse_line,
+    checker=LineChecker,
+    journey_id=journey_id_of,
+    catalog=LIVE_ACTION_KINDS,
+    judge=_judge,
+)
+
+
 def evaluate_journal(
     journal: Journal, events: Path | None = None, receipts: Path | None = None
 ) -> dict[str, Any]:
-    """Evaluate an already-read journal (see :func:`evaluate`)."""
-    return report(journal, events, receipts, LIVE_ACTION_KINDS, _judge)
+    """Evaluate an already-read journal of ours (see :func:`evaluate`)."""
+    rows: list[dict[str, Any]] = []
+    done = evaluated(
+        OURS,
+        journal.path,
+        journal.turns,
+        lambda: (journal.header, journal.summary),
+        events,
+        receipts,
+        lambda _, row: rows.append(row),
+    )
+    return with_turns(done.report, rows)
+
+
+def evaluate_each(
+    journal_path: Path | str,
+    events: Path | None = None,
+    receipts: Path | None = None,
+    on_turn: Callable[[Any, dict[str, Any]], None] | None = None,
+) -> Streamed:
+    """Evaluate a journal of either dialect in one streamed pass, in memory that does not grow
+    with the journal: each turn's row goes to ``on_turn`` as it is judged (journal/report.py).
+    Raises JournalError (``path:line: reason``) if any line of the file is invalid."""
+    from journal.dialect import dialect_of  # the dialect reader imports this module's peers
+    from journal.original.evaluate import ORIGINAL
+
+    path = Path(journal_path)
+    rules = ORIGINAL if dialect_of(path) == "original" else OURS
+    return stream(rules, path, events, receipts, on_turn)
 
 
 def evaluate(
@@ -437,11 +354,8 @@ def evaluate(
 
     ``events`` is the event log, ``receipts`` the voice receipt trail; both optional and
     read tolerantly (a torn line is skipped and listed under ``skippedOperationalLines``).
+    The report holds a row per turn; :func:`evaluate_each` hands them out one at a time.
     """
-    from journal.dialect import read_any  # the dialect reader imports this module's peers
-    from journal.original.evaluate import evaluate_original
-
-    journal = read_any(journal_path)
-    if isinstance(journal, Journal):
-        return evaluate_journal(journal, events, receipts)
-    return evaluate_original(journal, events, receipts)
+    rows: list[dict[str, Any]] = []
+    done = evaluate_each(journal_path, events, receipts, lambda _, row: rows.append(row))
+    return with_turns(done.report, rows)

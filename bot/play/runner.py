@@ -78,12 +78,12 @@ def _evaluation(journal: Path, settings: Settings, out: TextIO) -> None:
     """The closing evaluation; an invalid journal is reported as ``clankie journal eval``
     reports one (``path:line: reason``), never with a traceback."""
     from journal.cli import write_report
-    from journal.evaluate import evaluate
+    from journal.evaluate import evaluate_each
     from journal.reader import JournalError
 
     print("\nevaluation:", file=out)
-    try:
-        report = evaluate(journal, events=settings.event_log)
+    try:  # streamed: the closing summary keeps no row per turn, however long the sitting
+        report = evaluate_each(journal, events=settings.event_log).report
     except JournalError as exc:
         print(f"the journal is not valid: {exc}", file=out)
         return

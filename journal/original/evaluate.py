@@ -1,4 +1,5 @@
-"""The original's journals under our evaluator (journal/evaluate.py): same verdicts, same report.
+"""The original's journals under our evaluator (journal/evaluate.py): same verdicts, same report
+(:data:`ORIGINAL`, the rules journal/report.py streams a journal of this dialect through).
 
 Each verdict follows our rules (journal/evaluate.py's docstring) on the evidence the
 original recorded, and is ``unknown`` wherever a rule needs evidence it did not record:
@@ -37,17 +38,9 @@ journals call ``model_silent``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from journal.evaluate import (
-    STALL_THRESHOLD,
-    VERDICTS,
-    Receipts,
-    rejection_recovery,
-    report,
-    settlement,
-)
+from journal.evaluate import STALL_THRESHOLD, rejection_recovery, settlement
 from journal.original.actions import BODY_ACTION_KINDS, ORIGINAL_ACTION_KINDS
 from journal.original.evidence import (
     BodyActionResult,
@@ -62,10 +55,11 @@ from journal.original.lines import (
     TurnV2,
 )
 from journal.original.observations import Scene
-from journal.original.reader import OriginalJournal
+from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
 from journal.original.story import stage_position
+from journal.report import VERDICTS, Receipts, Rules
 
-__all__ = ["evaluate_original", "original_narration"]
+__all__ = ["ORIGINAL", "original_narration"]
 
 _FACING = {"north": "up", "east": "right", "south": "down", "west": "left"}
 _DIRECTIONS = frozenset(_FACING.values())
@@ -216,8 +210,11 @@ def _judge(
     return verdicts
 
 
-def evaluate_original(
-    journal: OriginalJournal, events: Path | None = None, receipts: Path | None = None
-) -> dict[str, Any]:
-    """Evaluate a journal of the original's into the report our evaluator writes."""
-    return report(journal, events, receipts, ORIGINAL_ACTION_KINDS, _judge)
+ORIGINAL = Rules(
+    dialect="original",
+    parse=parse_original_line,
+    checker=OriginalChecker,
+    journey_id=original_journey_id,
+    catalog=ORIGINAL_ACTION_KINDS,
+    judge=_judge,
+)

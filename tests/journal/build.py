@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from journal import samples
+from journal.original import samples as original_samples
 
 
 def dumps(line: dict[str, Any]) -> bytes:
@@ -50,3 +51,41 @@ def with_scene(line: dict[str, Any], scene: str) -> dict[str, Any]:
     for stage in ("decision", "immediatePreAction"):
         out["evidence"][stage]["observations"][-1]["scene"] = scene
     return out
+
+
+def play_turn(n: int) -> dict[str, Any]:
+    """A V4 turn as the play loop writes it: every fourth one refused, every seventh spoken."""
+    usage = {
+        "requests": 1 + n % 3,
+        "requestBytes": 9_000 + n,
+        "promptTokens": 2_000 + n,
+        "completionTokens": 40,
+    }
+    line = samples.turn_v4(n, compact=True, usage=usage)
+    if n % 4 == 0:
+        line["turn"].update(outcome="rejected_by_adapter", detail="a wall")
+    if n % 7 == 0:
+        line.update(speechDeliveryId=f"d-{n}", narrationEvent=f"turn={n}")
+    return line
+
+
+def _stream(path: Path, header: dict[str, Any], turns: Any, summary: dict[str, Any] | None) -> Path:
+    with path.open("wb") as fh:
+        fh.write(orjson.dumps(header) + b"\n")
+        for line in turns:
+            fh.write(orjson.dumps(line) + b"\n")
+        if summary is not None:
+            fh.write(orjson.dumps(summary) + b"\n")
+    return path
+
+
+def ours_journal(path: Path, turns: int) -> Path:
+    """A long closed journal of ours (V3 header, ``play_turn`` lines), written line by line."""
+    lines = (play_turn(n) for n in range(1, turns + 1))
+    return _stream(path, samples.header(3, run_id="big"), lines, samples.summary(turns))
+
+
+def original_journal(path: Path, turns: int) -> Path:
+    """A long closed journal of the original service's (its own sample turns, every fifth spoken)."""
+    lines = (original_samples.turn(n, speech=n % 5 == 0) for n in range(turns))
+    return _stream(path, original_samples.header(), lines, original_samples.summary(turns))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import statistics
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,10 @@ from bot.play.minds.openai_mind import OpenAIMind
 from bot.worlds.sandbox import guide
 from journal import samples
 from journal.cli import main
-from journal.compare import compare
+from journal.compare import compare, run_summary
 from tests.fakes.openai import FakeOpenAI, Structured, tool_call
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
+from tests.journal.build import ours_journal, play_turn
 from tests.play.wire import full_action, wire_decision
 
 
@@ -159,3 +162,32 @@ def test_a_journal_of_the_original_dialect_compares_by_its_verdicts(tmp_path: Pa
     out = io.StringIO()
     assert main(["compare", str(ours), str(theirs)], out=out) == 0
     assert "the original dialect records none" in out.getvalue()
+
+
+def test_two_long_sittings_compare_in_memory_far_below_their_turns(tmp_path: Path) -> None:
+    """Each sitting is read in one streamed pass; what grows with it is the packed cost numbers
+    its exact medians need (a few dozen bytes a turn), never the turns (~3 KB a line here)."""
+    small = ours_journal(tmp_path / "small.jsonl", 1_500)
+    large = ours_journal(tmp_path / "large.jsonl", 6_000)
+    peaks: dict[int, int] = {}
+    for path, turns in ((small, 1_500), (large, 6_000)):
+        tracemalloc.start()
+        try:
+            run = run_summary(path)
+            peaks[turns] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    per_turn = (peaks[6_000] - peaks[1_500]) / 4_500
+    line = large.stat().st_size / 6_000
+    assert per_turn < line / 20, (per_turn, line)
+    # the sums are over every turn of the large one
+    played = [play_turn(n) for n in range(1, 6_001)]
+    request_bytes = [t["evidence"]["usage"]["requestBytes"] for t in played]
+    assert run["turns"] == 6_000 and run["cost"]["turnsWithUsage"] == 6_000
+    assert run["cost"]["requestBytesPerTurn"] == {
+        "mean": round(statistics.fmean(request_bytes), 2),
+        "median": round(float(statistics.median(request_bytes)), 2),
+        "max": max(request_bytes),
+    }
+    assert run["outcomes"] == {"accepted": 4_500, "rejected_by_adapter": 1_500}
+    assert run["milestoneTurns"] == {"left_house": 1}

@@ -1,0 +1,295 @@
+"""The evaluator's report, built one turn at a time (the verdict rules: journal/evaluate.py and
+journal/original/evaluate.py).
+
+A journal of any length is evaluated in one pass over its lines, as the reader streams them
+(:func:`journal.reader.validated_lines`): each turn is judged against the previous one and
+counted, and its row goes to a sink at once. Between turns the evaluator keeps the previous
+turn, the counters of the aggregate and the first turn's version — nothing that grows with
+the journal. The report is only handed out once the whole file is valid: a broken line raises
+:class:`journal.reader.JournalError` (``path:line: reason``) wherever it is, and the rows
+already judged are the sink's to drop (:class:`JsonRows` prints nothing until the end).
+
+Report shape: ``{"run", "turns", "aggregate", "skippedOperationalLines"}``; :func:`stream`
+returns it without ``turns`` (the sink has them), :func:`with_turns` puts them back.
+"""
+
+from __future__ import annotations
+
+import codecs
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Literal, TextIO
+
+import orjson
+
+from journal.actions import HistoricalAction
+from journal.oplog import ReceiptLine, read_events, read_receipts
+from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalReceipt
+from journal.reader import validated_lines
+
+__all__ = [
+    "VERDICTS",
+    "Evaluation",
+    "JsonRows",
+    "Judge",
+    "Receipts",
+    "Rules",
+    "SpoolError",
+    "Streamed",
+    "evaluated",
+    "index_receipts",
+    "stream",
+    "terminal",
+    "with_turns",
+]
+
+VERDICTS = (
+    "intentToAction",
+    "goalToAction",
+    "planContinuity",
+    "sceneActionAppropriateness",
+    "movementEffectiveness",
+    "rejectionRecovery",
+    "narration",
+)
+
+Receipts = dict[str, list[ReceiptLine | OriginalReceipt]]
+Judge = Callable[[Any, Any, bool, "Receipts | None"], dict[str, str]]
+"""Verdicts of one turn line: (line, previous line or None, action retired?, receipts)."""
+TurnSink = Callable[[Any, dict[str, Any]], None]
+"""Gets each turn as it is judged: (the turn line, its row of the report)."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How one dialect's journal is read and judged."""
+
+    dialect: Literal["clankie", "original"]
+    parse: Callable[[bytes, Path, int], Any]  # one line into its model, or JournalError
+    checker: Callable[[Path], Any]  # a fresh order checker (.check, then .header/.summary)
+    journey_id: Callable[[Any], str]  # of a header
+    catalog: frozenset[str]  # the live action kinds: an action outside them was retired
+    judge: Judge
+
+
+class Evaluation:
+    """The evaluator fed one turn line at a time; it keeps the previous turn and counters."""
+
+    def __init__(self, rules: Rules, receipts: Receipts | None) -> None:
+        self.rules = rules
+        self.receipts = receipts
+        self.turns = 0
+        self.first_version: int | None = None
+        self.outcomes: Counter[str] = Counter()
+        self.tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
+        self.retired = 0
+        self.prev: Any = None
+
+    def turn(self, line: Any) -> dict[str, Any]:
+        """Judge one turn (after the one fed before it) and return its row of the report."""
+        body = line.turn
+        action = body.action
+        is_retired = action is not None and (
+            isinstance(action, HistoricalAction) or action.kind not in self.rules.catalog
+        )
+        verdicts = self.rules.judge(line, self.prev, is_retired, self.receipts)
+        self.retired += is_retired
+        self.outcomes[body.outcome] += 1
+        for name, value in verdicts.items():
+            self.tallies[name][value] += 1
+        if self.first_version is None:
+            self.first_version = line.schemaVersion
+        self.turns += 1
+        self.prev = line
+        return {
+            "turn": body.turn,
+            "at": line.at,
+            "outcome": body.outcome,
+            "decision": {
+                "actionKind": action.kind if action is not None else None,
+                "actionRetired": is_retired,
+                "intent": body.intent,
+                "objective": body.objective,
+            },
+            "verdicts": verdicts,
+        }
+
+    def report(
+        self,
+        path: Path,
+        header: Any,
+        summary: Any,
+        events: Path | None,
+        skipped: dict[str, list[str]],
+    ) -> dict[str, Any]:
+        """The report of the turns fed so far (without their rows)."""
+        outcome = summary.outcome if summary is not None else None
+        return {
+            "run": {
+                "dialect": self.rules.dialect,
+                "runId": header.runId,
+                "journeyId": self.rules.journey_id(header),
+                "schemaVersion": header.schemaVersion,
+                "turnSchemaVersion": self.first_version,
+                "path": str(path),
+                "terminal": terminal(outcome, header.runId, events, skipped),
+            },
+            "aggregate": {
+                "turns": self.turns,
+                "outcomes": dict(self.outcomes),
+                "retiredActionTurns": self.retired,
+                "verdicts": {name: dict(self.tallies[name]) for name in VERDICTS},
+            },
+            "skippedOperationalLines": skipped,
+        }
+
+
+@dataclass
+class Streamed:
+    """What one pass over a valid journal leaves: its report (without rows), header, summary."""
+
+    report: dict[str, Any]
+    header: Any
+    summary: Any
+
+
+def evaluated(
+    rules: Rules,
+    path: Path,
+    turns: Iterable[Any],
+    sitting: Callable[[], tuple[Any, Any]],
+    events: Path | None = None,
+    receipts: Path | None = None,
+    on_turn: TurnSink | None = None,
+) -> Streamed:
+    """Judge ``turns`` in order, each row to ``on_turn`` as it is judged; then ``sitting()``
+    gives the header and summary the report is about (known once the turns are through)."""
+    skipped: dict[str, list[str]] = {"events": [], "receipts": []}
+    evaluation = Evaluation(rules, index_receipts(receipts, skipped))
+    for line in turns:
+        row = evaluation.turn(line)
+        if on_turn is not None:
+            on_turn(line, row)
+    header, summary = sitting()
+    return Streamed(evaluation.report(path, header, summary, events, skipped), header, summary)
+
+
+def stream(
+    rules: Rules,
+    path: Path,
+    events: Path | None = None,
+    receipts: Path | None = None,
+    on_turn: TurnSink | None = None,
+) -> Streamed:
+    """Evaluate the journal at ``path`` in one streamed pass; each turn's row goes to
+    ``on_turn`` as it is judged. Raises JournalError at the first invalid line (or at a torn
+    last line, once the lines before it were judged)."""
+    checker = rules.checker(path)
+    lines = validated_lines(path, rules.parse, checker.check)
+    turns = (line for line in lines if line.kind == "turn")
+    return evaluated(rules, path, turns, lambda: (checker.header, checker.summary), events, receipts, on_turn)
+
+
+def with_turns(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole report: ``report`` (from :func:`stream`) with its rows, in the report's order."""
+    run, rest = report["run"], {k: v for k, v in report.items() if k != "run"}
+    return {"run": run, "turns": rows, **rest}
+
+
+class SpoolError(Exception):
+    """The rows of a report could not be kept aside (a full or unwritable temp directory)."""
+
+
+_ROWS_MARK = '\n  "turns": [],\n'  # a raw newline is never inside a JSON string: unique
+SPOOL_IN_MEMORY = 256 * 1024  # rows beyond this many bytes wait on disk (the temp directory)
+
+
+class JsonRows:
+    """A turn sink that keeps the rows as the text of the report's indented ``turns`` list,
+    in memory up to :data:`SPOOL_IN_MEMORY` and then in a temporary file; :meth:`write`
+    prints the whole report exactly as ``orjson.dumps(report, option=OPT_INDENT_2)`` would.
+    Nothing is printed until then, so a journal found invalid late prints no half report."""
+
+    def __init__(self) -> None:
+        self.spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        self.rows = 0
+
+    def __call__(self, line: Any, row: dict[str, Any]) -> None:
+        text = orjson.dumps(row, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+        try:
+            self.spool.write((b",\n    " if self.rows else b"\n    ") + text)
+        except OSError as exc:
+            where = tempfile.gettempdir()
+            raise SpoolError(f"cannot hold the report's turns in {where}: {exc.strerror or exc}") from None
+        self.rows += 1
+
+    def write(self, report: dict[str, Any], out: TextIO) -> None:
+        """Print ``report`` (from :func:`stream`) with the spooled rows, then a newline."""
+        text = orjson.dumps(with_turns(report, []), option=orjson.OPT_INDENT_2).decode()
+        head, tail = text.split(_ROWS_MARK, 1)
+        out.write(head + '\n  "turns": [')
+        if self.rows:
+            self.spool.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            while chunk := self.spool.read(1 << 16):
+                out.write(decoder.decode(chunk))
+            out.write(decoder.decode(b"", final=True) + "\n  ")
+        out.write("],\n" + tail + "\n")
+
+    def close(self) -> None:
+        self.spool.close()
+
+    def __enter__(self) -> JsonRows:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def terminal(
+    summary_outcome: str | None, run_id: str, events: Path | None, skipped: dict[str, list[str]]
+) -> dict[str, str]:
+    """The run's terminal: its summary, else its last stopped/failed event, else unknown.
+
+    Events of either service count: ours name the run as ``data.runId``, the original's
+    as ``data.sessionId`` (journal/original/trails.py).
+    """
+    if summary_outcome is not None:
+        return {"source": "summary", "outcome": summary_outcome}
+    if events is not None:
+        read = read_events(events)
+        skipped["events"] = read.skipped
+        # A run is one service's: its events are all ours or all the original's.
+        ends: list[tuple[str, Any]] = [
+            (e.type, e.data.get("outcome")) for e in read.lines if e.data.get("runId") == run_id
+        ]
+        ends = [end for end in ends if end[0] != "embodiment.session.running"]
+        ends += [
+            (e.type, e.data.get("outcome"))
+            for e in read.original
+            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES
+        ]
+        last = ends[-1] if ends else None
+        if last is not None:
+            default = "failed" if last[0] == "embodiment.session.failed" else "stopped"
+            value = last[1]
+            return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}
+    return {"source": "none", "outcome": "unknown"}
+
+
+def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Receipts | None:
+    """The receipt trail (either service's lines) by delivery id; None when not given."""
+    if receipts is None:
+        return None
+    read = read_receipts(receipts)
+    skipped["receipts"] = read.skipped
+    by_delivery: Receipts = defaultdict(list)
+    for receipt in read.lines:
+        by_delivery[receipt.deliveryId].append(receipt)
+    for theirs in read.original:
+        if theirs.delivery_id is not None:
+            by_delivery[theirs.delivery_id].append(theirs)
+    return by_delivery
