@@ -17,10 +17,20 @@
    100 000-turn journey (two sittings each; compact observation states keep the big one
    near 150 MB — the card's cost must not depend on either size). Target: the big one costs ≤ 2× the small one. The
    live ``StoryProjector.card()`` after 100 vs 100 000 fed turns is measured the same way.
+3. Evaluation cost: ``clankie journal eval`` of the 50 000-turn journal of (1) streams it through
+   the evaluator (``journal.evaluate.evaluate_each``: the aggregate only, and with
+   ``--json``'s row spool printing to /dev/null), in process CPU time beside a bare validated
+   read (``iter_journal``) of the same file. Target: evaluation ≥ 60% of the validated read's
+   MB/s (judging a turn costs less than half of validating it). And its memory: a fresh
+   process evaluates the 100-turn and then the 50 000-turn journal; the growth of its peak RSS
+   (VmHWM) between the two must stay ≤ 32 MB (the file is ~250 MB; holding every turn, as
+   eval did before, grows it by ~30 MB per 1 000 turns).
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,10 +47,12 @@ import orjson  # noqa: E402
 from _common import Report, best_of, paired_per_call  # noqa: E402
 
 from journal import samples  # noqa: E402
+from journal.evaluate import evaluate_each  # noqa: E402
 from journal.journeys import JourneyIndex  # noqa: E402
 from journal.original import samples as original_samples  # noqa: E402
 from journal.original.reader import iter_original  # noqa: E402
 from journal.reader import _gc_paused, iter_journal, read_journal  # noqa: E402
+from journal.report import JsonRows  # noqa: E402
 from journal.schema import TurnV3  # noqa: E402
 from journal.story import StoryProjector  # noqa: E402
 
@@ -216,11 +228,67 @@ def bench_story(report: Report, root: Path) -> None:
     )
 
 
+_PEAK_RSS = """
+import sys
+from journal.evaluate import evaluate_each
+
+def peak_kib():  # this process's own high-water RSS (ru_maxrss would carry the parent's over exec)
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+evaluate_each(sys.argv[1])
+before = peak_kib()
+evaluate_each(sys.argv[2])
+print(peak_kib() - before)
+"""
+
+
+def bench_eval(report: Report, root: Path) -> None:
+    path = root / "20261130T020000Z-read.jsonl"  # bench_read's
+    size = path.stat().st_size
+
+    def read() -> None:
+        for _ in iter_journal(path):
+            pass
+
+    def aggregate() -> None:
+        assert evaluate_each(path).report["aggregate"]["turns"] == READ_TURNS
+
+    def as_json() -> None:
+        with JsonRows() as rows, open(os.devnull, "w") as out:
+            rows.write(evaluate_each(path, None, None, rows).report, out)
+        assert rows.rows == READ_TURNS
+
+    read_s = best_of(read, 2, clock=time.process_time)
+    eval_s = best_of(aggregate, 2, clock=time.process_time)
+    json_s = best_of(as_json, 2, clock=time.process_time)
+    report.info(
+        "iter_journal / eval / eval --json (CPU time)",
+        " / ".join(f"{size / s / 1e6:.0f} MB/s" for s in (read_s, eval_s, json_s)),
+    )
+    ratio = read_s / json_s
+    report.check("eval --json / validated read", ratio * 100, "≥ 60%", ratio >= 0.60, "{:.1f}%")
+
+    small = root / "small-eval.jsonl"
+    write_journal(small, SMALL, run_id="small", journey_id="small")
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, str(small), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=HERE.parent,
+    )
+    grown_mb = int(done.stdout.strip()) / 1024
+    report.info("journal evaluated in a fresh process", f"{READ_TURNS} turns, {size / 1e6:.0f} MB")
+    report.check("eval peak RSS growth, 100 → 50 000 turns", grown_mb, "≤ 32 MB", grown_mb <= 32, "{:.1f} MB")
+
+
 def main() -> int:
     report = Report("journal")
     with tempfile.TemporaryDirectory(prefix="clankie-bench-") as tmp:
         root = Path(tmp)
         bench_read(report, root)
+        bench_eval(report, root)
         bench_read_original(report, root)
         bench_story(report, root)
     return report.exit_code()
