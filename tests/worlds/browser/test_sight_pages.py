@@ -145,3 +145,26 @@ async def test_a_board_that_ignores_the_keys_ends_play(test_site: str, open_worl
             kinds.append(decision["action"]["kind"])
             assert (await world.act(BROWSER_CATALOG.validate(decision["action"]))).ok
     assert kinds.count("click") == 1 and kinds.count("press") >= 6, kinds
+
+
+@pytest.mark.parametrize(
+    ("tiles", "viewport"),
+    [
+        ("2,2048,2,4,4,1024,4,2,2,512,2,4,0,4,0,2", (390, 700)),  # a column of glows beside 2s and 4s
+        ("4,2,4,0,2,2048,1024,2,4,512,256,4,0,2,4,0", (390, 700)),  # a glowing block in the middle
+        ("2,2048,2,4,4,1024,4,2,2,512,2,4,0,4,0,2", (1280, 800)),
+    ],
+)
+async def test_cells_tinted_by_a_big_tiles_glow_are_read_as_what_they_are(
+    test_site: str, open_world: OpenWorld, tiles: str, viewport: tuple[int, int]
+) -> None:
+    """Gold tiles (128…2048) glow as gabrielecirulli/2048 draws them (a 30 px box-shadow in a light
+    gold): the glow tints the near part of the cells beside them, and a tinted 2 looks like a 4.
+    Those cells are read from the part the glow does not reach."""
+    world = await open_world(f"{test_site}/tiles2048.html?tiles={tiles}", viewport=viewport)
+    await animations_done(world)
+    still = await world.still()
+    assert still is not None
+    read = read_board(still.data)
+    assert read is not None and read.clean, read and read.unclear
+    assert [list(row) for row in read.board] == await page_board(world)
