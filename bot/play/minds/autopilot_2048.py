@@ -53,6 +53,7 @@ MAX_LOOKS = 40  # looks at one settling board before this turn gives up (a trans
 UNCLEAN_BEFORE_RELOCATE = 8  # unclean region reads in a row before the board is looked for anew
 SAME_BOARD_WAIT_S = 0.3  # a board unchanged by our move must stay so this long to count as read
 SPAWN_WAIT_S = 1.0  # a board other than our move plus one new tile must wait this long to count
+SETTLE_AT_LEAST_S = 1.5 * SPAWN_WAIT_S  # and the looks go on at least this long, however quick
 UNREADABLE_TURNS = 3  # turns in a row with a board whose tiles are not 2048's → not a 2048 game
 DEAF_MOVES = 6  # moves in a row that changed nothing → the board does not answer the keys
 FOCUS_AFTER = 2  # moves that changed nothing before clicking the board to give it focus
@@ -250,7 +251,11 @@ class SightPlayer:
         previous = first if first is not None and first.clean else None
         started = time.monotonic()
         unclean = 0
-        for _ in range(MAX_LOOKS):
+        looks = 0
+        # bounded by looks and by time: quick looks must not give up on a board that only has to
+        # hold for SPAWN_WAIT_S (a page whose rules differ would fail every turn, for good)
+        while looks < MAX_LOOKS or time.monotonic() - started < SETTLE_AT_LEAST_S:
+            looks += 1
             geometry = self._geometry
             assert geometry is not None
             x, y, w, h = geometry.box
@@ -276,7 +281,9 @@ class SightPlayer:
                     self._unreadable = 0
                     return read
             previous = read
-        raise MindFailed(f"the board did not settle within {MAX_LOOKS} looks")
+        raise MindFailed(
+            f"the board did not settle within {looks} looks ({time.monotonic() - started:.1f} s)"
+        )
 
 
 def _moved_and_spawned(slid: Board, board: Board) -> bool:
