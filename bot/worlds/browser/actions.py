@@ -27,30 +27,46 @@ from bot.worlds.browser.keys import playwright_key
 from bot.worlds.browser.snapshot import REF_ATTRIBUTE, TARGET_JS
 from journal.actions import BROWSER_CATALOG, Click, Press, Scroll, TypeText
 
+# Resolves once the page has drawn two more frames (with window.scrollY, for a scroll): a page
+# that updates in requestAnimationFrame, as the original 2048 does, has shown what an action
+# did by then, and callbacks it queued first run first. A page that draws no frames (throttled)
+# is waited for FRAMES_WAIT_MS at most.
+FRAMES_WAIT_MS = 250
+AFTER_TWO_FRAMES_JS = (
+    "() => new Promise((ok) => {"
+    " const at = () => ok(Math.round(window.scrollY));"
+    f" const timer = setTimeout(at, {FRAMES_WAIT_MS});"
+    " requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); at(); }));"
+    " })"
+)
+
 
 async def apply_action(
     page: Page, action: BaseModel, refs: set[str], viewport: tuple[int, int]
 ) -> ActionResult:
     """Apply one validated catalog action to ``page``; ``refs`` are the last outline's refs."""
     if isinstance(action, Click):
-        return await _click(page, action, refs, viewport)
-    if isinstance(action, Press):
-        return await _press(page, action)
-    if isinstance(action, TypeText):
+        result = await _click(page, action, refs, viewport)
+    elif isinstance(action, Press):
+        result = await _press(page, action)
+    elif isinstance(action, TypeText):
         await page.keyboard.type(action.text)
-        return done(typed=len(action.text))
-    if isinstance(action, Scroll):
+        result = done(typed=len(action.text))
+    elif isinstance(action, Scroll):
         await page.mouse.wheel(0, action.dy)
-        scroll_y = await page.evaluate(
-            "() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame("
-            "() => ok(Math.round(window.scrollY)))))"
+        return done(scrolledBy=action.dy, scrollY=await page.evaluate(AFTER_TWO_FRAMES_JS))
+    else:
+        kind = getattr(action, "kind", type(action).__name__)
+        return refuse(
+            "unsupported_action",
+            f"the browser world does not do {kind!r}; its actions are {', '.join(BROWSER_CATALOG.kinds)}",
         )
-        return done(scrolledBy=action.dy, scrollY=scroll_y)
-    kind = getattr(action, "kind", type(action).__name__)
-    return refuse(
-        "unsupported_action",
-        f"the browser world does not do {kind!r}; its actions are {', '.join(BROWSER_CATALOG.kinds)}",
-    )
+    if result.ok:  # what the page draws on its next frames belongs to this action's effect
+        try:
+            await page.evaluate(AFTER_TWO_FRAMES_JS)
+        except PlaywrightError:
+            pass  # the action took the page elsewhere (a link): the next observation says where
+    return result
 
 
 async def _click(page: Page, action: Click, refs: set[str], viewport: tuple[int, int]) -> ActionResult:

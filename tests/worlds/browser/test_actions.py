@@ -94,3 +94,17 @@ async def test_a_click_beyond_a_smaller_viewport_is_refused(open_world: OpenWorl
     assert "800x600" in result.detail
     assert (await world.act(act("click", x=410, y=255))).ok
     await page_log(world, r"^click 410 255 on pad$")
+
+
+async def test_what_a_page_draws_on_its_next_frames_is_in_the_next_observation(
+    open_world: OpenWorld, test_site: str
+) -> None:
+    """A page that redraws in requestAnimationFrame (as the original 2048 does) is seen changed
+    by the observation right after the action, so the turn's effect is not "nothing changed"."""
+    world = await open_world(f"{test_site}/frames.html")
+    for n in (1, 2, 3):
+        assert (await world.act(act("press", key="ArrowLeft"))).ok
+        assert f"moves {n}" in (await world.observe()).state["text"]
+    ref = next(item["ref"] for item in (await world.observe()).state["outline"] if item["name"] == "Go")
+    assert (await world.act(act("click", ref=ref))).ok
+    assert "clicks 1" in (await world.observe()).state["text"]
