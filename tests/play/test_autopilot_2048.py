@@ -143,3 +143,15 @@ async def test_a_board_that_never_holds_still_gives_up_in_bounded_looks(page: Pa
         await player.next(page.view())
     assert page.now - started < 2 * SPAWN_WAIT_S
     assert page.looks - looked < 2 * SPAWN_WAIT_S / LOOK_COST_S
+
+
+async def test_an_empty_board_is_a_new_game_still_growing_in_not_a_game_with_no_move(
+    page: Page,
+) -> None:
+    """The original 2048 grows a new game's two tiles in after 100 ms: looks in between see a
+    board with no tile, on which no move changes anything. That is not a lost game."""
+    empty: Board = ((0,) * 4,) * 4
+    start: Board = ((0, 0, 0, 0), (0, 2, 0, 0), (0, 0, 0, 0), (0, 0, 4, 0))
+    page.show(empty, empty, empty, empty, start)
+    step = await SightPlayer().next(page.view())
+    assert step.board == start and step.action["kind"] == "press"

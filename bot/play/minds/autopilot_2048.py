@@ -267,7 +267,9 @@ class SightPlayer:
             px = pixels_of(still.data)
             k = px.shape[1] / still.width if still.width else 1.0
             read = read_cells(px, _scaled(geometry.shifted(ox, oy), k))
-            if read is None or not read.clean:
+            # no tile at all is never a settled 2048 board (a game starts with two): the tiles of
+            # a new game are still growing in from nothing (the original waits 100 ms to start)
+            if read is None or not read.clean or read.best_tile == 0:
                 unclean += 1
                 previous = None
                 if unclean >= UNCLEAN_BEFORE_RELOCATE:
