@@ -23,7 +23,7 @@ from bot.worlds.base import Observation, Still
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction
 from bot.worlds.browser.model_2048 import Board, move
 from bot.worlds.browser.sight_2048 import BOARD_FRAME, CLASSIC_TILES, EMPTY_CELL
-from journal.actions import BROWSER_CATALOG
+from tests.worlds.browser.autoplay import looking_view
 
 PAGE = (250, 248, 239)
 WIDTH, HEIGHT, CELL, GAP, AT = 640, 600, 100, 14, 60
@@ -82,18 +82,7 @@ class Page:
             "scrollY": 0,
             "viewport": {"width": WIDTH, "height": HEIGHT},
         }
-        return DecisionView(
-            turn=1,
-            world="browser",
-            observation=Observation.of(state, "page"),
-            still=None,
-            catalog=BROWSER_CATALOG,
-            signals={},
-            objective=None,
-            notes=None,
-            progress={},
-            look=self.look,
-        )
+        return looking_view(Observation.of(state, "page"), 1, self.look)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.autopilot import AutopilotMind
-from bot.play.minds.base import DecisionView, look_at
+from bot.play.minds.base import DecisionView, Look, look_at
 from bot.worlds.base import Observation
 from bot.worlds.browser import BrowserWorld
 from journal.actions import BROWSER_CATALOG
@@ -49,6 +49,11 @@ async def animations_done(world: BrowserWorld) -> None:
 def bare_view(world: BrowserWorld, obs: Observation, turn: int) -> DecisionView:
     """The decision view the play loop would build for this observation (no history), with
     the same way to look at the page."""
+    return looking_view(obs, turn, functools.partial(look_at, world))
+
+
+def looking_view(obs: Observation, turn: int, look: Look) -> DecisionView:
+    """A browser decision view of ``obs`` (no history) whose looks are ``look``."""
     return DecisionView(
         turn=turn,
         world="browser",
@@ -59,7 +64,7 @@ def bare_view(world: BrowserWorld, obs: Observation, turn: int) -> DecisionView:
         objective=None,
         notes=None,
         progress={},
-        look=functools.partial(look_at, world),
+        look=look,
     )
 
 
