@@ -6,7 +6,8 @@
 - ``journal.story`` / ``journal.journeys`` — the story card, :class:`StoryProjector` and the
   incremental :class:`JourneyIndex`.
 - ``journal.evaluate`` — the offline evaluator (its verdict rules); ``journal.report`` — its
-  report, built as the journal streams by; ``journal.oplog`` — event log and receipts.
+  report, built as the journal streams by; ``journal.narration`` — the receipt trail folded by
+  delivery; ``journal.oplog`` — event log and receipts.
 - ``journal.cli`` — ``clankie journal runs|story|sight|eval|compare``.
 """
 

@@ -63,17 +63,15 @@ and ``stopped``); else source "none", outcome "unknown".
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from journal.actions import LIVE_ACTION_KINDS
 from journal.metrics import objective_is_about
-from journal.oplog import ReceiptLine
-from journal.original.trails import OriginalReceipt
+from journal.narration import Receipts, narration_verdict, settlement
 from journal.reader import Journal, LineChecker, journey_id_of, parse_line
-from journal.report import VERDICTS, Receipts, Rules, Streamed, evaluated, stream, with_turns
+from journal.report import VERDICTS, Rules, Streamed, evaluated, stream, with_turns
 from journal.schema import ObservationRecord, Turn, TurnV2
 
 STALL_THRESHOLD = 12
@@ -150,68 +148,6 @@ def _raised(before: Any, after: Any) -> list[str]:
 def _is_movement(action: dict[str, Any]) -> bool:
     kind = action["kind"]
     return kind == "walk_to" or (kind == "button_press" and action.get("button") in _DIRECTIONS)
-
-
-# An original receipt settles one of our narration names the way the original counted it.
-_ORIGINAL_SETTLEMENT = {
-    "response": "played",
-    "model_response:failed": "failed",
-    "refusal": "refused",
-    "suppressed": "suppressed",
-    "model_response:completed": "model_silent",
-}
-
-
-def settlement(r: ReceiptLine | OriginalReceipt) -> str | None:
-    """What one receipt says about its delivery, in either service's trail.
-
-    ``response`` (audio reached the room: the original's response receipt, settled or not,
-    or ours with ``played`` true), ``suppressed``, ``refusal`` (``play_*`` or the original's
-    older ``possessor_*`` names), ``model_response:completed|failed`` (ours says ``done``);
-    None for every other receipt.
-    """
-    kind = r.type.removeprefix("discord.voice.")
-    phase = r.data.get("phase")
-    if kind == "response":
-        return "response" if isinstance(r, OriginalReceipt) or r.data.get("played") is True else None
-    if kind in ("play_narration_suppressed", "possessor_narration_suppressed"):
-        return "suppressed"
-    if kind in ("play_refusal", "possessor_refusal"):
-        return "refusal"
-    if kind == "model_response" and phase in ("completed", "done", "failed"):
-        return "model_response:failed" if phase == "failed" else "model_response:completed"
-    return None
-
-
-def narration_verdict(line: Turn, receipts: Receipts | None) -> str:
-    if not isinstance(line, TurnV2):
-        return "unknown"
-    delivery = line.speechDeliveryId
-    if delivery is None:
-        return "unspoken" if line.turn.speakWanted else "no_attempt"
-    if receipts is None:
-        return "unknown"
-    mine = receipts.get(delivery)
-    if not mine:
-        return "attempted_no_receipt"
-    types: Counter[str] = Counter()
-    for r in mine:
-        if isinstance(r, OriginalReceipt):
-            types[_ORIGINAL_SETTLEMENT.get(settlement(r) or "", "")] += 1
-        elif r.type == "discord.voice.response" and r.data.get("played") is True:
-            types["played"] += 1
-        elif r.type == "discord.voice.model_response" and r.data.get("phase") == "failed":
-            types["failed"] += 1
-        elif r.type == "discord.voice.play_refusal":
-            types["refused"] += 1
-        elif r.type == "discord.voice.play_narration_suppressed":
-            types["suppressed"] += 1
-        elif r.type == "discord.voice.model_response" and r.data.get("phase") == "done":
-            types["model_silent"] += 1
-    for verdict in ("played", "failed", "refused", "suppressed", "model_silent"):
-        if types[verdict]:
-            return verdict
-    return "unknown"
 
 
 def _verdicts(line: TurnV2, prev: Turn | None) -> dict[str, str]:

@@ -124,14 +124,19 @@ def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
 
 
 def _read_tolerant(
-    path: Path, ours: type[M], theirs: type[N], theirs_if: Callable[[dict[str, Any]], bool]
+    path: Path,
+    ours: type[M],
+    theirs: type[N],
+    theirs_if: Callable[[dict[str, Any]], bool],
+    sink: Callable[[M | N], None] | None = None,
 ) -> TolerantRead[M, N]:
     """Every valid line of an operational log, streamed in bounded memory; a torn, over-long,
     duplicate-keyed or invalid line is skipped and named. A missing file has no lines; a path
     that is not a regular file (a FIFO, a symlink loop) is one skipped entry, never a hang.
 
     A line for which ``theirs_if`` holds is the original service's and is validated as
-    ``theirs`` into ``original``; every other line as ``ours`` into ``lines``.
+    ``theirs`` into ``original``; every other line as ``ours`` into ``lines``. Given a
+    ``sink``, each valid line goes to it as it is read instead, and neither list is kept.
     """
     out: TolerantRead[M, N] = TolerantRead()
     try:
@@ -157,9 +162,17 @@ def _read_tolerant(
                     if duplicate is not None:
                         problem = f"duplicate key {orjson.dumps(duplicate).decode()}"
                     elif isinstance(data, dict) and theirs_if(data):
-                        out.original.append(theirs.model_validate(data))
+                        theirs_line = theirs.model_validate(data)
+                        if sink is None:
+                            out.original.append(theirs_line)
+                        else:
+                            sink(theirs_line)
                     else:
-                        out.lines.append(ours.model_validate(data))
+                        ours_line = ours.model_validate(data)
+                        if sink is None:
+                            out.lines.append(ours_line)
+                        else:
+                            sink(ours_line)
                 except (orjson.JSONDecodeError, ValidationError) as exc:
                     problem = _reason(exc)
             if problem is not None:
@@ -173,11 +186,15 @@ def _read_tolerant(
     return out
 
 
-def read_events(path: Path) -> TolerantRead[EventLine, OriginalEvent]:
+def read_events(
+    path: Path, sink: Callable[[EventLine | OriginalEvent], None] | None = None
+) -> TolerantRead[EventLine, OriginalEvent]:
     """Our event lines, and the original's DomainEvents (they have no ``schemaVersion``)."""
-    return _read_tolerant(path, EventLine, OriginalEvent, lambda d: "schemaVersion" not in d)
+    return _read_tolerant(path, EventLine, OriginalEvent, lambda d: "schemaVersion" not in d, sink)
 
 
-def read_receipts(path: Path) -> TolerantRead[ReceiptLine, OriginalReceipt]:
+def read_receipts(
+    path: Path, sink: Callable[[ReceiptLine | OriginalReceipt], None] | None = None
+) -> TolerantRead[ReceiptLine, OriginalReceipt]:
     """Our receipts, and the original's (their ``deliveryId`` is inside ``data``)."""
-    return _read_tolerant(path, ReceiptLine, OriginalReceipt, lambda d: "deliveryId" not in d)
+    return _read_tolerant(path, ReceiptLine, OriginalReceipt, lambda d: "deliveryId" not in d, sink)

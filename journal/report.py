@@ -5,7 +5,8 @@ A journal of any length is evaluated in one pass over its lines, as the reader s
 (:func:`journal.reader.validated_lines`): each turn is judged against the previous one and
 counted, and its row goes to a sink at once. Between turns the evaluator keeps the previous
 turn, the counters of the aggregate and the first turn's version — nothing that grows with
-the journal. The report is only handed out once the whole file is valid: a broken line raises
+the journal — beside the receipt trail folded by delivery (journal/narration.py); the event
+log is streamed for this run's last end only. The report is only handed out once the whole file is valid: a broken line raises
 :class:`journal.reader.JournalError` (``path:line: reason``) wherever it is, and the rows
 already judged are the sink's to drop (:class:`JsonRows` prints nothing until the end).
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import codecs
 import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +27,9 @@ from typing import IO, Any, Literal, TextIO
 import orjson
 
 from journal.actions import HistoricalAction
-from journal.oplog import ReceiptLine, read_events, read_receipts
-from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalReceipt
+from journal.narration import Receipts, index_receipts
+from journal.oplog import EventLine, read_events
+from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalEvent
 from journal.reader import validated_lines
 
 __all__ = [
@@ -35,12 +37,10 @@ __all__ = [
     "Evaluation",
     "JsonRows",
     "Judge",
-    "Receipts",
     "Rules",
     "SpoolError",
     "Streamed",
     "evaluated",
-    "index_receipts",
     "stream",
     "terminal",
     "with_turns",
@@ -56,7 +56,6 @@ VERDICTS = (
     "narration",
 )
 
-Receipts = dict[str, list[ReceiptLine | OriginalReceipt]]
 Judge = Callable[[Any, Any, bool, "Receipts | None"], dict[str, str]]
 """Verdicts of one turn line: (line, previous line or None, action retired?, receipts)."""
 TurnSink = Callable[[Any, dict[str, Any]], None]
@@ -255,41 +254,27 @@ def terminal(
     """The run's terminal: its summary, else its last stopped/failed event, else unknown.
 
     Events of either service count: ours name the run as ``data.runId``, the original's
-    as ``data.sessionId`` (journal/original/trails.py).
+    as ``data.sessionId`` (journal/original/trails.py). The log is streamed: only the last
+    end of this run each service wrote is kept (a run is one service's; were both to name
+    it, the original's would count).
     """
     if summary_outcome is not None:
         return {"source": "summary", "outcome": summary_outcome}
-    if events is not None:
-        read = read_events(events)
-        skipped["events"] = read.skipped
-        # A run is one service's: its events are all ours or all the original's.
-        ends: list[tuple[str, Any]] = [
-            (e.type, e.data.get("outcome")) for e in read.lines if e.data.get("runId") == run_id
-        ]
-        ends = [end for end in ends if end[0] != "embodiment.session.running"]
-        ends += [
-            (e.type, e.data.get("outcome"))
-            for e in read.original
-            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES
-        ]
-        last = ends[-1] if ends else None
-        if last is not None:
-            default = "failed" if last[0] == "embodiment.session.failed" else "stopped"
-            value = last[1]
-            return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}
-    return {"source": "none", "outcome": "unknown"}
+    if events is None:
+        return {"source": "none", "outcome": "unknown"}
+    last: dict[str, tuple[str, Any]] = {}
 
+    def end(e: EventLine | OriginalEvent) -> None:
+        if isinstance(e, OriginalEvent):
+            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES:
+                last["theirs"] = (e.type, e.data.get("outcome"))
+        elif e.data.get("runId") == run_id and e.type != "embodiment.session.running":
+            last["ours"] = (e.type, e.data.get("outcome"))
 
-def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Receipts | None:
-    """The receipt trail (either service's lines) by delivery id; None when not given."""
-    if receipts is None:
-        return None
-    read = read_receipts(receipts)
-    skipped["receipts"] = read.skipped
-    by_delivery: Receipts = defaultdict(list)
-    for receipt in read.lines:
-        by_delivery[receipt.deliveryId].append(receipt)
-    for theirs in read.original:
-        if theirs.delivery_id is not None:
-            by_delivery[theirs.delivery_id].append(theirs)
-    return by_delivery
+    skipped["events"] = read_events(events, end).skipped
+    found = last.get("theirs") or last.get("ours")
+    if found is None:
+        return {"source": "none", "outcome": "unknown"}
+    kind, value = found
+    default = "failed" if kind == "embodiment.session.failed" else "stopped"
+    return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}

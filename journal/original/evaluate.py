@@ -40,7 +40,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from journal.evaluate import STALL_THRESHOLD, rejection_recovery, settlement
+from journal.evaluate import STALL_THRESHOLD, rejection_recovery
+from journal.narration import Receipts
 from journal.original.actions import BODY_ACTION_KINDS, ORIGINAL_ACTION_KINDS
 from journal.original.evidence import (
     BodyActionResult,
@@ -57,7 +58,7 @@ from journal.original.lines import (
 from journal.original.observations import Scene
 from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
 from journal.original.story import stage_position
-from journal.report import VERDICTS, Receipts, Rules
+from journal.report import VERDICTS, Rules
 
 __all__ = ["ORIGINAL", "original_narration"]
 
@@ -84,13 +85,15 @@ def original_narration(line: OriginalTurn, receipts: Receipts | None) -> str:
         return "no_attempt"
     if receipts is None:
         return "unknown"
-    said = [settlement(r) for r in receipts.get(delivery, [])]
-    for kind, verdict in (("response", "played"), ("suppressed", "suppressed"), ("refusal", "refused")):
-        if kind in said:
-            return verdict
-    settled = [s for s in said if s is not None and s.startswith("model_response:")]
-    if settled:
-        return "failed" if settled[-1] == "model_response:failed" else "unspoken"
+    said = receipts.get(delivery)
+    if said is None:
+        return "attempted_no_receipt"
+    settled = said.original_settlement()  # response > suppressed > refusal
+    if settled is not None:
+        return {"response": "played", "suppressed": "suppressed", "refusal": "refused"}[settled]
+    last = said.last_model_response
+    if last is not None:
+        return "failed" if last == "model_response:failed" else "unspoken"
     return "attempted_no_receipt"
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +91,13 @@ def original_journal(path: Path, turns: int) -> Path:
     """A long closed journal of the original service's (its own sample turns, every fifth spoken)."""
     lines = (original_samples.turn(n, speech=n % 5 == 0) for n in range(turns))
     return _stream(path, original_samples.header(), lines, original_samples.summary(turns))
+
+
+def traced_peak(run: Callable[[], object]) -> int:
+    """The peak of Python's traced allocations while ``run()`` runs, in bytes."""
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

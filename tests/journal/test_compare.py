@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import statistics
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from journal.cli import main
 from journal.compare import compare, run_summary
 from tests.fakes.openai import FakeOpenAI, Structured, tool_call
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
-from tests.journal.build import ours_journal, play_turn
+from tests.journal.build import ours_journal, play_turn, traced_peak
 from tests.play.wire import full_action, wire_decision
 
 
@@ -169,14 +168,12 @@ def test_two_long_sittings_compare_in_memory_far_below_their_turns(tmp_path: Pat
     its exact medians need (a few dozen bytes a turn), never the turns (~3 KB a line here)."""
     small = ours_journal(tmp_path / "small.jsonl", 1_500)
     large = ours_journal(tmp_path / "large.jsonl", 6_000)
-    peaks: dict[int, int] = {}
-    for path, turns in ((small, 1_500), (large, 6_000)):
-        tracemalloc.start()
-        try:
-            run = run_summary(path)
-            peaks[turns] = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+    runs: list[dict[str, Any]] = []
+    peaks = {
+        turns: traced_peak(lambda p=path: runs.append(run_summary(p)))
+        for path, turns in ((small, 1_500), (large, 6_000))
+    }
+    run = runs[-1]
     per_turn = (peaks[6_000] - peaks[1_500]) / 4_500
     line = large.stat().st_size / 6_000
     assert per_turn < line / 20, (per_turn, line)

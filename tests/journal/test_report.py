@@ -17,11 +17,11 @@ import pytest
 from journal import samples
 from journal.cli import main
 from journal.evaluate import evaluate, evaluate_each
-from journal.oplog import ReceiptLine, append_line
+from journal.oplog import EventLine, ReceiptLine, append_line, read_events
 from journal.reader import JournalError
-from journal.report import JsonRows
+from journal.report import JsonRows, terminal
 from tests.faults import fill
-from tests.journal.build import original_journal, ours_journal, v3_lines, write_raw
+from tests.journal.build import original_journal, ours_journal, traced_peak, v3_lines, write_raw
 from tests.journal.original.build import EVENTS, JOURNALS, RECEIPTS
 
 BIG = 8_000  # turns; the peak is read after the first quarter of them and at the end
@@ -57,15 +57,6 @@ class Peaks:
             self.then(line, row)
 
 
-def _traced(run: Callable[[], None]) -> int:
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("dialect", ["clankie", "original"])
 def test_a_huge_journal_is_evaluated_in_memory_that_does_not_grow(
     big: dict[str, Path], dialect: str, tmp_path: Path
@@ -82,7 +73,7 @@ def test_a_huge_journal_is_evaluated_in_memory_that_does_not_grow(
             peaks.then = rows
             rows.write(evaluate_each(path, None, big["receipts"], peaks).report, out)
 
-    peak = _traced(run)
+    peak = traced_peak(run)
     report = orjson.loads(printed.read_bytes())
     assert peaks.turns == report["aggregate"]["turns"] == len(report["turns"]) == turns
     assert report["run"]["dialect"] == dialect and report["run"]["terminal"]["source"] == "summary"
@@ -202,3 +193,31 @@ def test_the_text_report_of_a_huge_journal_counts_every_turn(
     assert main(["eval", str(big["original"])]) == 0
     out = io.StringIO(capsys.readouterr().out).readlines()
     assert out[1].startswith(f"turns {BIG // 2}  outcomes ")
+
+
+def test_the_terminal_is_found_in_a_long_event_log_without_keeping_it(tmp_path: Path) -> None:
+    def log(path: Path, others: int) -> Path:
+        with path.open("wb") as fh:
+            for n in range(others):
+                for kind in ("embodiment.session.running", "embodiment.session.stopped"):
+                    line = EventLine(type=kind, data={"runId": f"other-{n}", "outcome": "stopped"})
+                    fh.write(orjson.dumps(line.model_dump(mode="json")) + b"\n")
+                if n == others // 2:  # this run's own end, midway
+                    line = EventLine(
+                        type="embodiment.session.failed", data={"runId": "mine", "outcome": "lease_lapsed"}
+                    )
+                    fh.write(orjson.dumps(line.model_dump(mode="json")) + b"\n")
+        return path
+
+    path = log(tmp_path / "events.jsonl", 4_000)
+    tracemalloc.start()
+    try:
+        read_events(path, lambda event: None)  # the reader's own chunk and lines
+        reading = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        found = terminal(None, "mine", path, {})
+        ending = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == {"source": "event_log", "outcome": "lease_lapsed"}
+    assert ending - reading < 64 * 1024, (reading, ending)  # 8 001 events, none of them kept
