@@ -6,9 +6,10 @@ A journal of any length is evaluated in one pass over its lines, as the reader s
 counted, and its row goes to a sink at once. Between turns the evaluator keeps the previous
 turn, the counters of the aggregate and the first turn's version — nothing that grows with
 the journal — beside the receipt trail folded by delivery (journal/narration.py); the event
-log is streamed for this run's last end only. The report is only handed out once the whole file is valid: a broken line raises
-:class:`journal.reader.JournalError` (``path:line: reason``) wherever it is, and the rows
-already judged are the sink's to drop (:class:`JsonRows` prints nothing until the end).
+log is streamed for this run's last end only. The report is only handed out once the whole
+file is valid: a broken line raises :class:`journal.reader.JournalError` (``path:line:
+reason``) wherever it is, and the rows already judged are the sink's to drop
+(:class:`JsonRows` prints nothing until the end).
 
 Report shape: ``{"run", "turns", "aggregate", "skippedOperationalLines"}``; :func:`stream`
 returns it without ``turns`` (the sink has them), :func:`with_turns` puts them back.
