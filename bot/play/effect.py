@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.play.progress import location_of
 from bot.worlds.base import ActionResult, Observation
+from journal.metrics import format_number, label_of
 
 # Keys that change on their own (clocks, wanderers, the emulator's step counter) and say
 # nothing about the action.
@@ -60,7 +61,8 @@ def _field(state: dict[str, Any], key: str, inner: str) -> Any:
 
 
 def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
-    """What a person watching would notice: new dialog text, a menu that opened, a score."""
+    """What a person watching would notice: new dialog text, a menu that opened, a progress
+    metric that moved (``score 8 → 24``), a 2048 board seen to change, a game that ended."""
     out: list[str] = []
     text = _field(post, "dialog", "text")
     if isinstance(text, str) and text and text != _field(pre, "dialog", "text"):
@@ -68,16 +70,31 @@ def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
     title = _field(post, "menu", "title")
     if isinstance(title, str) and title and _field(pre, "menu", "title") != title:
         out.append(f'menu "{title[:40]}"')
-    before, after = _field(pre, "game", "score"), _field(post, "game", "score")
-    if isinstance(after, int) and isinstance(before, int) and after != before:
-        out.append(f"score {before} → {after}")
-    elif _field(post, "game", "board") is not None and _field(pre, "game", "board") != _field(
-        post, "game", "board"
-    ):
+    moved = _metric_changes(pre, post)
+    out.extend(moved)
+    board = _field(post, "game", "board")
+    if not moved and board is not None and _field(pre, "game", "board") not in (None, board):
         out.append("tiles slid")
     if _field(post, "game", "over") is True and _field(pre, "game", "over") is not True:
         out.append("game over")
     return out
+
+
+def _metric_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
+    """Each progress metric both observations show that moved: ``score 8 → 24``."""
+    before, after = pre.get("metrics"), post.get("metrics")
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    out = []
+    for name in after:
+        old, new = _number(before.get(name)), _number(after.get(name))
+        if old is not None and new is not None and old != new:
+            out.append(f"{label_of(name)} {format_number(old)} → {format_number(new)}")
+    return out
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def refused_direction(

@@ -42,12 +42,11 @@ from bot.worlds.browser.sight_2048 import (
     pixels_of,
     read_cells,
 )
+from bot.worlds.browser.watch_2048 import OVER_TEXT, WON_TEXT
 
 KEEP_GOING = re.compile(r"\b(keep (going|playing)|continue)\b", re.I)
 RETRY = re.compile(r"\b(try again|retry|play again|new game|restart)\b", re.I)
 NEW_GAME = re.compile(r"\b(new game|restart|play again)\b", re.I)
-WON_TEXT = re.compile(r"\byou (win|won)\b", re.I)
-OVER_TEXT = re.compile(r"\b(game over|no more moves|you (lose|lost))\b", re.I)
 
 MAX_LOOKS = 40  # looks at one settling board before this turn gives up (a transient failure)
 UNCLEAN_BEFORE_RELOCATE = 8  # unclean region reads in a row before the board is looked for anew

@@ -9,25 +9,19 @@ has:
   bubble) and whose own text is a number, as the original 2048 draws it (its "Score" label is
   CSS-generated and never in the text); else a number right after the word "Score" in the
   page text ("Score 4520", "SCORE\\n4 520", "Score: 4,520"; not "Best score", "High score");
-- ``bestTile``: the largest tile of a 2048 board on screen, read by sight
-  (:func:`bot.worlds.browser.sight_2048.read_board`, the autopilot's reader): a full screenshot
-  finds the board once, then only its region is captured; a read taken while tiles slide is
-  repeated (at most :data:`SETTLE_READS` times, :data:`SETTLE_S` apart) until it is clean, and a
-  page showing no board is looked at again only every few observations (up to every
-  :data:`MAX_SKIP` + 1-th).
+- ``bestTile``: the largest tile of the 2048 board on screen, as the world's board watch read
+  it by sight (:class:`bot.worlds.browser.watch_2048.BoardWatch`, the autopilot's reader);
+  none while no settled board is in view.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Awaitable, Callable
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from bot.worlds.base import Metric
-from bot.worlds.browser.sight_2048 import BoardGeometry, read_board, read_cells
 
 METRICS = (Metric("score", "score"), Metric("bestTile", "best tile"))
 
@@ -91,73 +85,3 @@ def score_of(scoreboard: str | None, text: str | None) -> int | None:
                 continue  # "Best score 8000", "High score", "Hi-Score"
             return _number(found.group(1))
     return None
-
-
-Box = tuple[int, int, int, int]
-Shoot = Callable[[Box | None], Awaitable[bytes | None]]
-"""A PNG of the viewport (None) or of a box of it (x, y, width, height in CSS pixels)."""
-
-SETTLE_READS = 4
-SETTLE_S = 0.05
-MAX_SKIP = 15
-MARGIN = 4
-
-
-class BoardWatch:
-    """Follows the 2048 board on one page, by sight, for ``bestTile``."""
-
-    def __init__(self) -> None:
-        self.geometry: BoardGeometry | None = None
-        self._skip = 0
-        self._misses = 0
-        self._known: tuple[int, int] | None = None  # (score, best tile) of the last clean read
-
-    async def best_tile(
-        self, shoot: Shoot, viewport: tuple[int, int], score: int | None = None
-    ) -> int | None:
-        """The board's best tile now, or None (no board in view, or tiles still sliding).
-
-        Pictures cost tens of milliseconds, so while the page shows a score the board is read
-        again only when the score moved: a larger tile is only ever made by a merge, and every
-        merge scores (a new game sets the score back). The one rise this misses is a 4 spawned
-        beside nothing but 2s, before the first merge of a game."""
-        if score is not None and self._known is not None and self._known[0] == score:
-            return self._known[1]
-        self._known = None
-        best = await self._read(shoot, viewport)
-        if best is not None and score is not None:
-            self._known = (score, best)
-        return best
-
-    async def _read(self, shoot: Shoot, viewport: tuple[int, int]) -> int | None:
-        if self.geometry is not None:
-            x, y, w, h = self.geometry.box
-            left, top = max(0, x - MARGIN), max(0, y - MARGIN)
-            clip = (
-                left,
-                top,
-                min(x + w + MARGIN, viewport[0]) - left,
-                min(y + h + MARGIN, viewport[1]) - top,
-            )
-            seen = self.geometry.shifted(left, top)
-            for attempt in range(SETTLE_READS):
-                png = await shoot(clip)
-                read = read_cells(png, seen) if png else None
-                if read is None:
-                    break  # the picture no longer holds the board where it was: look again
-                if read.clean:
-                    return read.best_tile
-                if attempt < SETTLE_READS - 1:
-                    await asyncio.sleep(SETTLE_S)
-            self.geometry = None
-        if self._skip > 0:
-            self._skip -= 1
-            return None
-        png = await shoot(None)
-        found = read_board(png) if png else None
-        if found is None:
-            self._misses += 1
-            self._skip = min(2**self._misses - 1, MAX_SKIP)
-            return None
-        self.geometry, self._misses = found.geometry, 0
-        return found.best_tile if found.clean else None

@@ -1,4 +1,7 @@
-"""What the browser world reads from a page in one evaluation: text, outline and game state.
+"""What the browser world reads from a page in one evaluation: text and an outline of controls.
+
+A game's state is not read here: the page's markup is what our bundled page has and others do
+not, so the 2048 board is read by sight (:mod:`bot.worlds.browser.watch_2048`).
 
 The outline lists interactive elements (links, buttons, form fields, ARIA widgets, and elements
 styled with a pointer cursor, as games draw their buttons) in document order, each with a ref ("e1", "e2", …) that the page element carries as ``data-clankie-ref`` until
@@ -79,21 +82,6 @@ SNAPSHOT_JS = """
     });
   }
 
-  let game = null;
-  const grid = document.querySelector("[data-game='2048'][data-board]");
-  if (grid) {
-    try {
-      game = {
-        name: "2048",
-        board: JSON.parse(grid.dataset.board),
-        score: Number(grid.dataset.score),
-        over: grid.dataset.over === "true",
-        moves: Number(grid.dataset.moves),
-      };
-    } catch (e) {
-      game = { name: "2048", error: String(e) };
-    }
-  }
   return {
     url: window.location.href,
     title: document.title,
@@ -102,7 +90,6 @@ SNAPSHOT_JS = """
     outline,
     outlineTotal: total,
     scrollY: Math.round(window.scrollY),
-    game,
   };
 }
 """

@@ -2,9 +2,10 @@
 
 ``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
 Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text,
-an outline of interactive elements with refs and, on the builtin 2048 page, ``game = {board,
-score, over, moves}``, and ``metrics`` — the ``score`` and 2048 ``bestTile`` the page shows
-(:mod:`.metrics`); the scene is always ``"page"``. ``still()`` is a PNG of the viewport,
+an outline of interactive elements with refs, ``game = {name, board, over}`` while a 2048 board
+is on screen — read by sight on any page (:mod:`.watch_2048`), never from a page's markup — and
+``metrics``: the ``score`` the page shows and the board's ``bestTile`` (:mod:`.metrics`); the
+scene is always ``"page"``. ``still()`` is a PNG of the viewport,
 ``still_region(box)`` one of a part of it. ``act()`` applies one
 BROWSER_CATALOG action and never raises: problems come back as refusals —
 
@@ -33,9 +34,11 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.actions import apply_action, refuse
-from bot.worlds.browser.metrics import METRICS, BoardWatch, score_of, scoreboard_text
+from bot.worlds.browser.metrics import METRICS, score_of, scoreboard_text
+from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import SNAPSHOT_JS, snapshot_args
+from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
 from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT
 
 ADAPTER_VERSION = "browser/1"
@@ -86,7 +89,7 @@ class BrowserWorld:
         self._landed = False
         self._refs: set[str] = set()
         self._lock = asyncio.Lock()
-        self._board = BoardWatch()  # the 2048 board on screen, for the bestTile metric
+        self._board = BoardWatch()  # the 2048 board on screen, read by sight
 
     @property
     def provenance(self) -> dict[str, str | int | float | bool | None]:
@@ -217,9 +220,7 @@ class BrowserWorld:
                 snap = await self._snapshot(page)
                 scoreboard = await scoreboard_text(page)
                 score = score_of(scoreboard, snap["text"])
-                best_tile = await self._board.best_tile(
-                    lambda clip: self._png(page, clip), self._viewport, score
-                )
+                board = await self._board.board(lambda clip: self._png(page, clip), self._viewport)
             except PlaywrightError as exc:
                 if self._page is None or self._page.is_closed():
                     self._mark_broken(f"the page stopped answering: {exc}")
@@ -236,10 +237,11 @@ class BrowserWorld:
                 "viewport": {"width": self._viewport[0], "height": self._viewport[1]},
                 "offsite": origin_of(snap["url"]) != self._origin,
             }
-            if snap["game"] is not None:
-                state["game"] = snap["game"]
-            metrics = {"score": score, "bestTile": best_tile}
-            if score is not None or best_tile is not None:
+            game = game_seen(board, self._board.sees_board, snap["text"])
+            if game is not None:
+                state["game"] = game
+            metrics = {"score": score, "bestTile": max_tile(board) if board else None}
+            if any(v is not None for v in metrics.values()):
                 state["metrics"] = {k: v for k, v in metrics.items() if v is not None}
             if notice:
                 state["notice"] = f"{notice}; reopened {self._target.url}"

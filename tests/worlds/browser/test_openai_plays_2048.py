@@ -81,5 +81,11 @@ async def test_the_openai_mind_plays_2048_by_sight(
         if t.turn.effect and ("tiles slid" in t.turn.effect or "score" in t.turn.effect)
     ]
     assert len(moved) >= 6, [t.turn.effect for t in journal.turns]
-    last = journal.turns[-1].evidence.postAction
-    assert last is not None and last.observations[-1].state["game"]["moves"] >= 6
+    # the journaled observations carry the board as it was seen, never the page's own record
+    boards = [
+        t.evidence.postAction.observations[-1].state["game"]["board"]
+        for t in journal.turns
+        if t.evidence.postAction is not None
+    ]
+    assert len({str(b) for b in boards if b is not None}) >= 6, boards
+    assert all("moves" not in t.evidence.postAction.observations[-1].state["game"] for t in journal.turns)
