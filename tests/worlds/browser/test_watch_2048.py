@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from bot.config import load_settings
 from bot.play.effect import derive_effect
+from bot.play.host import PlayHost, StartRequest
 from bot.worlds.base import Observation
 from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
 from journal.actions import BROWSER_CATALOG
+from journal.reader import read_journal
 from tests.worlds.browser.autoplay import animations_done, page_board
 
 OpenWorld = Callable[..., Awaitable[BrowserWorld]]
@@ -207,3 +210,29 @@ def test_no_bot_code_reads_a_pages_own_game_attributes() -> None:
         if needle in path.read_text()
     ]
     assert readers == []
+
+
+async def test_the_play_loop_journals_the_board_seen_on_a_page_built_unlike_ours(
+    chromium: str, test_site: str, tmp_path: Path
+) -> None:
+    settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
+    settings.browser.chromium_path = chromium
+    host = PlayHost(settings)
+    session = await host.start(
+        StartRequest(
+            world="browser",
+            mind="autopilot",
+            url=f"{test_site}/tiles2048.html?seed=5",
+            turns=10,
+            pace_seconds=0,
+        )
+    )
+    assert await host.wait() == "budget_exhausted", session.error
+    turns = read_journal(session.journal_path).turns  # type: ignore[arg-type]
+    seen = [t.evidence.postAction.observations[-1].state for t in turns if t.evidence.postAction is not None]
+    assert len(seen) >= 8
+    assert all(s["game"]["name"] == "2048" and "moves" not in s["game"] for s in seen)
+    boards = [s["game"]["board"] for s in seen if s["game"]["board"] is not None]
+    assert len({str(b) for b in boards}) >= 6, boards  # the board as it was seen, turn by turn
+    effects = [t.turn.effect or "" for t in turns]
+    assert sum(e == "tiles slid" or e.startswith("score ") for e in effects) >= 6, effects
