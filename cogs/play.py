@@ -193,6 +193,7 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
 
 
 log = structlog.get_logger("clankie.cogs.play")
+INVALID_WEBHOOK_TOKEN = 50027  # Discord's JSON error code for an interaction token past 15 minutes
 
 
 async def report_failure(interaction: discord.Interaction, session: PlaySession, ended: Any) -> None:
@@ -205,9 +206,29 @@ async def report_failure(interaction: discord.Interaction, session: PlaySession,
         await ended.aclose()
     if session.state != "failed":
         return
+    text = started_text(session, None)
+    if not interaction.is_expired():
+        try:
+            await interaction.followup.send(text)
+            return
+        except discord.HTTPException as exc:
+            if (exc.status, exc.code) != (401, INVALID_WEBHOOK_TOKEN):
+                log.warning("play_failure_not_reported", run_id=session.run_id, status=exc.status)
+                return
+    # the interaction's token lasts 15 minutes: after that, say it in the channel, to whoever
+    # started play
+    channel = interaction.channel
+    if not isinstance(channel, discord.abc.Messageable):
+        log.warning("play_failure_not_reported", run_id=session.run_id, why="token expired, no channel")
+        return
     try:
-        await interaction.followup.send(started_text(session, None))
-    except discord.HTTPException as exc:  # the interaction's token lasts 15 minutes
+        # only the starter is pinged: any other mention in the text is escaped (a `users=[…]`
+        # list would be sent by discord.py as integers, where the API describes strings)
+        await channel.send(
+            f"{interaction.user.mention} {discord.utils.escape_mentions(text)}",
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+    except discord.HTTPException as exc:
         log.warning("play_failure_not_reported", run_id=session.run_id, status=exc.status)
 
 

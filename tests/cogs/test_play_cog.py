@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from bot.config import Settings
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
+from tests.fakes.discord.model import FakeMessage
 from tests.fakes.openai import FakeOpenAI, HttpError, Structured
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.fakes.pokeagent.server import FakePokeAgent
@@ -302,6 +304,49 @@ async def test_a_failure_after_the_start_reply_is_reported_under_it(
         )
         assert "HTTP 403" in followup.content and "sk-test" not in followup.content
         assert live.character.play_host.active is None
+
+
+async def test_a_failure_after_the_interaction_token_expired_is_said_in_the_channel(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    """A follow-up needs the interaction's token, which Discord refuses after 15 minutes (401,
+    code 50027): a failure later than that is said in the channel, to the moderator who
+    started play, so the reason still reaches them."""
+    move = wire_decision({"kind": "button_press", "button": "right"}, intent="walk east")
+    later = asyncio.Event()
+
+    async def fail_when_told(_body: dict[str, object]) -> HttpError:
+        await later.wait()
+        return HttpError(403, "This key may not use this model", "permission_error")
+
+    openai_fake.chat.script(Structured(move))
+    openai_fake.chat.responder = fail_when_told
+
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("sk-test-not-real")
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
+        )
+        assert (await handle.reply_text(within=20)).startswith("▶️ Playing **sandbox**")
+        handle.expired = True  # fifteen minutes later
+        later.set()
+        fake = live.fake
+
+        def failure_said() -> list[FakeMessage]:
+            return [m for m in fake.channel_messages(handle.channel) if "Play failed" in m.content]
+
+        await fake.wait_until(lambda: bool(failure_said()), 30, "the failure said in the channel")
+        [said] = failure_said()
+        user = handle.payload["member"]["user"]["id"]
+        assert said.content.startswith(f"<@{user}> Play failed (sandbox, openai) on turn 2"), said.content
+        assert "HTTP 403" in said.content and "sk-test" not in said.content
+        assert said.body["allowed_mentions"] == {"parse": ["users"], "replied_user": True}
+        assert handle.followup_messages == []
+        fake.assert_clean()
 
 
 async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Path) -> None:

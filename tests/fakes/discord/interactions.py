@@ -72,6 +72,10 @@ class InteractionHandle:
     callback: Callback | None = None
     followup_messages: list[FakeMessage] = field(default_factory=list)
     original_edits: int = 0
+    expired: bool = False
+    """The token's 15 minutes are over (set by a test, in place of waiting them out): every
+    webhook request with it is refused 401, code 50027 "Invalid Webhook Token", as Discord does
+    (discord/discord-api-docs#6851; the body as in germanoeich/nirn-proxy#23)."""
 
     async def response(self, within: float = 5.0) -> Callback:
         await self.fake.wait_until(lambda: self.callback is not None, within, f"callback for {self}")

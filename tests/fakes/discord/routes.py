@@ -29,6 +29,11 @@ HOOK = "/webhooks/{webhook_id}/{webhook_token}"
 CHANNEL = "/channels/{channel_id}"
 
 
+def token_expired() -> web.Response:
+    """An interaction token past its 15 minutes (see ``InteractionHandle.expired``)."""
+    return error(401, 50027, "Invalid Webhook Token")
+
+
 def install(api: RestApi, fake: DiscordFake) -> None:
     r = _Routes(fake)
     api.route("GET", "/gateway", r.gateway)
@@ -212,6 +217,8 @@ class _Routes:
         handle = self._handle_by_token(params)
         if handle is None:
             return error(404, 10015, "Unknown Webhook")
+        if handle.expired:
+            return token_expired()
         if handle.callback is None:
             return error(404, 10015, "Unknown Webhook")  # Discord refuses follow-ups before the callback
         message = self._new_message(handle, dict(body or {}), files)
@@ -240,7 +247,9 @@ class _Routes:
     async def get_hook_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
-        _, message = self._hook_message(params)
+        handle, message = self._hook_message(params)
+        if handle is not None and handle.expired:
+            return token_expired()
         if message is None or message.deleted:
             return error(404, 10008, "Unknown Message")
         return json_response(message.payload())
@@ -249,6 +258,8 @@ class _Routes:
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
         handle, message = self._hook_message(params)
+        if handle is not None and handle.expired:
+            return token_expired()
         if handle is None or message is None or message.deleted:
             return error(404, 10008, "Unknown Message")
         message.edit(dict(body or {}), files)
@@ -259,7 +270,9 @@ class _Routes:
     async def delete_hook_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
-        _, message = self._hook_message(params)
+        handle, message = self._hook_message(params)
+        if handle is not None and handle.expired:
+            return token_expired()
         if message is None or message.deleted:
             return error(404, 10008, "Unknown Message")
         message.deleted = True
