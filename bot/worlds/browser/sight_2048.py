@@ -11,8 +11,9 @@ Nothing here looks at the page's DOM: the input is pixels (a PNG still or an RGB
    :class:`OffScreen` with the scroll that brings it into view.
 2. **Read the cells** (:func:`read_cells`): each cell's colour is the median of two bands of
    samples (above and below where the digits are drawn), matched against the classic palette;
-   a cell whose samples disagree (a tile sliding through, an overlay) makes the read unclean.
-   Tiles above 2048 share one dark colour, so their value comes from the digits' shapes: how
+   a cell whose samples disagree (a tile sliding through, an overlay) makes the read unclean,
+   unless a big tile's glow explains it (:mod:`bot.worlds.browser.glow_2048`; gutters under a
+   glow count as frame too). Tiles above 2048 share one dark colour, so their value comes from the digits' shapes: how
    many glyphs, and the first glyph's holes and width.
 
 A read costs a few dozen numpy operations once the board is known (:class:`BoardGeometry` is
@@ -29,69 +30,46 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
+from bot.worlds.browser.glow_2048 import read_beside_glow
 from bot.worlds.browser.model_2048 import SIZE, Board
+from bot.worlds.browser.palette_2048 import (
+    AGREEMENT,
+    BOARD_FRAME,
+    CLASSIC_TILES,
+    EMPTY_CELL,
+    GLOW,
+    MATCH_TOLERANCE,
+    PALETTE,
+    PALETTE_VALUES,
+    RGB,
+    SAMPLE_COLS,
+    SAMPLE_ROWS,
+    SUPER,
+    SUPER_TILE,
+    unglowed,
+)
 from bot.worlds.browser.sight_digits import super_tile_value
 
-RGB = tuple[int, int, int]
+__all__ = [  # palette names included, for callers that import them from here
+    "BOARD_FRAME",
+    "CLASSIC_TILES",
+    "EMPTY_CELL",
+    "GLOW",
+    "BoardGeometry",
+    "BoardRead",
+    "OffScreen",
+    "describe_colours",
+    "locate_board",
+    "pixels_of",
+    "read_board",
+    "read_cells",
+]
+
 Pixels = NDArray[np.uint8]
 
-BOARD_FRAME: RGB = (0xBB, 0xAD, 0xA0)
-EMPTY_CELL: RGB = (0xCD, 0xC1, 0xB4)
-SUPER_TILE: RGB = (0x3C, 0x3A, 0x32)
-CLASSIC_TILES: dict[int, RGB] = {
-    2: (0xEE, 0xE4, 0xDA),
-    4: (0xED, 0xE0, 0xC8),
-    8: (0xF2, 0xB1, 0x79),
-    16: (0xF5, 0x95, 0x63),
-    32: (0xF6, 0x7C, 0x5F),
-    64: (0xF6, 0x5E, 0x3B),
-    128: (0xED, 0xCF, 0x72),
-    256: (0xED, 0xCC, 0x61),
-    512: (0xED, 0xC8, 0x50),
-    1024: (0xED, 0xC5, 0x3F),
-    2048: (0xED, 0xC2, 0x2E),
-}
-SUPER = -1  # palette entry for every tile above 2048 (read from its digits)
-# gabrielecirulli/2048 style/main.scss: tiles 128…2048 (gold, no "special" colour) cast a glow,
-# `box-shadow: 0 0 30px 10px rgba($tile-gold-glow-color, …)` with the glow colour
-# `lighten(#edc22e, 15%)`, up to 0.56 opaque at 2048. It reaches ~40 px beyond the tile: over
-# the gap and into the near quarter of the cells beside it, tinting them toward this colour.
-GLOW: RGB = (0xF3, 0xD7, 0x74)
-GLOWING = frozenset(v for v in CLASSIC_TILES if v >= 128)
-MAX_GLOW = 0.6  # the most of the glow colour a tinted sample may hold
-
 FRAME_TOLERANCE = 14  # per channel, for frame pixels (anti-aliasing, a faint glow)
-MATCH_TOLERANCE = 7.0  # RGB distance to a palette colour; neighbouring gold tiles are ~17 apart
-AGREEMENT = 0.85  # share of a cell's samples that must be its median colour for a clean read
 MIN_BOARD_PX = 96  # smallest board side looked for, in picture pixels
 SEARCH_STEP = 2  # the frame search looks at every second pixel
-
-_PALETTE_VALUES = (0, *CLASSIC_TILES, SUPER)
-_PALETTE = np.array([EMPTY_CELL, *CLASSIC_TILES.values(), SUPER_TILE], dtype=np.float32)
-_SAMPLE_ROWS = np.array([0.11, 0.15, 0.19, 0.81, 0.85, 0.89])
-_SAMPLE_COLS = np.linspace(0.15, 0.85, 8)
-_GLOW = np.array(GLOW, dtype=np.float32)
-
-
-def _part(rows: range, cols: range) -> NDArray[np.intp]:
-    """Indices into a cell's flattened samples (row-sample major) of a part of the cell."""
-    return np.array([i * len(_SAMPLE_COLS) + j for i in rows for j in cols], dtype=np.intp)
-
-
-_TOP, _BOTTOM, _LEFT, _RIGHT = range(0, 3), range(3, 6), range(0, 4), range(4, 8)
-_ALL_ROWS, _ALL_COLS = range(6), range(8)
-# A part of a cell a glow cannot reach, and the neighbours (row, column offsets) whose glow
-# would tint the rest: a glow from below leaves the top band as it is, and so on.
-_UNTINTED_PARTS: tuple[tuple[NDArray[np.intp], tuple[tuple[int, int], ...]], ...] = (
-    (_part(_TOP, _ALL_COLS), ((1, 0), (1, -1), (1, 1))),
-    (_part(_BOTTOM, _ALL_COLS), ((-1, 0), (-1, -1), (-1, 1))),
-    (_part(_ALL_ROWS, _LEFT), ((0, 1), (-1, 1), (1, 1))),
-    (_part(_ALL_ROWS, _RIGHT), ((0, -1), (-1, -1), (1, -1))),
-    (_part(_TOP, _LEFT), ((1, 0), (0, 1), (1, 1), (1, -1), (-1, 1))),
-    (_part(_TOP, _RIGHT), ((1, 0), (0, -1), (1, -1), (1, 1), (-1, -1))),
-    (_part(_BOTTOM, _LEFT), ((-1, 0), (0, 1), (-1, 1), (-1, -1), (1, 1))),
-    (_part(_BOTTOM, _RIGHT), ((-1, 0), (0, -1), (-1, -1), (-1, 1), (1, -1))),
-)
 
 
 @dataclass(frozen=True)
@@ -167,11 +145,8 @@ def _frame_mask(px: Pixels, colour: RGB) -> NDArray[np.bool_]:
     """Pixels of ``colour`` (within FRAME_TOLERANCE on every channel), or of ``colour`` under a
     big tile's glow: mixed with up to MAX_GLOW of the glow colour, the gutters beside a 2048 are."""
     base = np.array(colour, dtype=np.float32)
-    toward = _GLOW - base
-    offset = px.astype(np.float32) - base
-    share = np.clip(offset @ (toward / float(toward @ toward)), 0.0, MAX_GLOW)
-    offset -= share[..., None] * toward
-    mask: NDArray[np.bool_] = np.abs(offset).max(axis=-1) <= FRAME_TOLERANCE
+    rest = unglowed(px.astype(np.float32) - base, base)
+    mask: NDArray[np.bool_] = np.abs(rest).max(axis=-1) <= FRAME_TOLERANCE
     return mask
 
 
@@ -272,8 +247,8 @@ def _refine_rows(
 
 
 def _sample_grid(geometry: BoardGeometry) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    ys = np.array([[a + f * (b - a) for f in _SAMPLE_ROWS] for a, b in geometry.rows]).astype(np.intp)
-    xs = np.array([[a + f * (b - a) for f in _SAMPLE_COLS] for a, b in geometry.cols]).astype(np.intp)
+    ys = np.array([[a + f * (b - a) for f in SAMPLE_ROWS] for a, b in geometry.rows]).astype(np.intp)
+    xs = np.array([[a + f * (b - a) for f in SAMPLE_COLS] for a, b in geometry.cols]).astype(np.intp)
     return ys, xs
 
 
@@ -290,7 +265,7 @@ def read_cells(image: bytes | Image.Image | Pixels, geometry: BoardGeometry) -> 
     flat = samples.reshape(SIZE, SIZE, -1, 3)
     median = np.median(flat, axis=2)
     agree = (np.abs(flat - median[:, :, None, :]).max(axis=-1) <= 10).mean(axis=-1)
-    dist = np.linalg.norm(median[:, :, None, :] - _PALETTE[None, None, :, :], axis=-1)
+    dist = np.linalg.norm(median[:, :, None, :] - PALETTE[None, None, :, :], axis=-1)
     nearest = dist.argmin(axis=-1)
     near_dist = dist.min(axis=-1)
     # an empty cell is empty in its middle too (a tile growing in from nothing is not settled)
@@ -303,7 +278,7 @@ def read_cells(image: bytes | Image.Image | Pixels, geometry: BoardGeometry) -> 
     for r in range(SIZE):
         row = []
         for c in range(SIZE):
-            value = _PALETTE_VALUES[int(nearest[r, c])]
+            value = PALETTE_VALUES[int(nearest[r, c])]
             ok = bool(agree[r, c] >= AGREEMENT and near_dist[r, c] <= MATCH_TOLERANCE)
             if ok and value == 0 and centre_off[r, c] > 10:
                 ok = False
@@ -311,7 +286,7 @@ def read_cells(image: bytes | Image.Image | Pixels, geometry: BoardGeometry) -> 
                 read = super_tile_value(_cell_pixels(px, geometry, r, c), SUPER_TILE)
                 value, ok = (read, True) if read is not None else (0, False)
             if not ok:
-                beside = _read_beside_glow(flat, nearest, centre, r, c)
+                beside = read_beside_glow(flat, nearest, centre, r, c)
                 if beside is not None:
                     value, ok = beside, True
             if not ok:
@@ -321,54 +296,6 @@ def read_cells(image: bytes | Image.Image | Pixels, geometry: BoardGeometry) -> 
         rows.append(row)
     board = tuple(tuple(row) for row in rows)
     return BoardRead(board, clean=not unclear, geometry=geometry, unclear=tuple(unclear))
-
-
-def _read_beside_glow(
-    flat: NDArray[np.float32],
-    nearest: NDArray[np.intp],
-    centre: NDArray[np.float32],
-    r: int,
-    c: int,
-) -> int | None:
-    """The value of a cell tinted by a glowing neighbour's glow, or None.
-
-    The cell is read from a part the glow cannot reach (the band or quarter away from a
-    neighbour whose colour is a glowing tile's): that part must agree and match a palette colour
-    as cleanly as a whole cell must, and every other sample must be that colour mixed with some
-    of the glow colour. Exactly one value may fit, else the cell stays unclear: a tinted 2 looks
-    like a 4 and a tinted gold tile like the one below it, so the tinted part is never read."""
-    samples = flat[r, c]
-    found: set[int] = set()
-    for part, tinted_from in _UNTINTED_PARTS:
-        if not any(_glows(nearest, r + dr, c + dc) for dr, dc in tinted_from):
-            continue
-        chosen = samples[part]
-        median = np.median(chosen, axis=0)
-        if (np.abs(chosen - median).max(axis=-1) <= 10).mean() < AGREEMENT:
-            continue
-        dist = np.linalg.norm(_PALETTE - median, axis=-1)
-        index = int(dist.argmin())
-        value = _PALETTE_VALUES[index]
-        if dist[index] > MATCH_TOLERANCE or value == SUPER:
-            continue
-        if value == 0 and np.abs(centre[r, c] - median).max() > 10:
-            continue  # a tile growing in, not an empty cell
-        if _tinted_toward_glow(samples, _PALETTE[index]):
-            found.add(value)
-    return found.pop() if len(found) == 1 else None
-
-
-def _glows(nearest: NDArray[np.intp], r: int, c: int) -> bool:
-    """The cell at (r, c) is on the board and its colour is nearest a glowing tile's."""
-    return 0 <= r < SIZE and 0 <= c < SIZE and _PALETTE_VALUES[int(nearest[r, c])] in GLOWING
-
-
-def _tinted_toward_glow(samples: NDArray[np.float32], colour: NDArray[np.float32]) -> bool:
-    """Every sample is ``colour`` mixed with between none and MAX_GLOW of the glow colour."""
-    toward = _GLOW - colour
-    share = np.clip((samples - colour) @ toward / float(toward @ toward), 0.0, MAX_GLOW)
-    residual = np.linalg.norm(samples - (colour + share[:, None] * toward), axis=-1)
-    return bool((residual <= 10).all())
 
 
 def _cell_pixels(px: Pixels, geometry: BoardGeometry, r: int, c: int) -> Pixels:
