@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,16 @@ from tests.web.browser import need_chromium
 
 OTHER_PAGE = """<!doctype html><title>Someone else's page</title>
 <p>A page the project did not write: <button onclick="this.textContent='pressed'">press me</button></p>"""
+
+
+def using(openai_fake: FakeOpenAI) -> Callable[[Settings], None]:  # noqa: F811
+    """Settings that point the bot's model calls at the OpenAI fake (with a made-up key)."""
+
+    def configure(settings: Settings) -> None:
+        settings.openai.base_url = openai_fake.base_url
+        settings.openai.api_key = SecretStr("sk-test-not-real")
+
+    return configure
 
 
 @pytest.fixture
@@ -255,11 +265,7 @@ async def test_a_refused_model_key_ends_play_and_the_start_reply_says_why(
         HttpError(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")
     )
 
-    def configure(settings: Settings) -> None:
-        settings.openai.base_url = openai_fake.base_url
-        settings.openai.api_key = SecretStr("sk-test-not-real")
-
-    async with live_bot(tmp_path, configure) as live:
+    async with live_bot(tmp_path, using(openai_fake)) as live:
         handle = await live.fake.send_interaction(
             "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
         )
@@ -288,11 +294,7 @@ async def test_a_failure_after_the_start_reply_is_reported_under_it(
         Structured(move), HttpError(403, "This key may not use this model", "permission_error")
     )
 
-    def configure(settings: Settings) -> None:
-        settings.openai.base_url = openai_fake.base_url
-        settings.openai.api_key = SecretStr("sk-test-not-real")
-
-    async with live_bot(tmp_path, configure) as live:
+    async with live_bot(tmp_path, using(openai_fake)) as live:
         handle = await live.fake.send_interaction(
             "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
         )
@@ -323,11 +325,7 @@ async def test_a_failure_after_the_interaction_token_expired_is_said_in_the_chan
     openai_fake.chat.script(Structured(move))
     openai_fake.chat.responder = fail_when_told
 
-    def configure(settings: Settings) -> None:
-        settings.openai.base_url = openai_fake.base_url
-        settings.openai.api_key = SecretStr("sk-test-not-real")
-
-    async with live_bot(tmp_path, configure) as live:
+    async with live_bot(tmp_path, using(openai_fake)) as live:
         handle = await live.fake.send_interaction(
             "play start", {"world": "sandbox", "mind": "openai", "turns": 500}
         )
@@ -475,11 +473,7 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
 
     openai_fake.chat.responder = model
 
-    def configure(settings: Settings) -> None:
-        settings.openai.base_url = openai_fake.base_url
-        settings.openai.api_key = SecretStr("sk-test-not-real")
-
-    async with live_bot(tmp_path, configure) as live:
+    async with live_bot(tmp_path, using(openai_fake)) as live:
         handle = await live.fake.send_interaction(
             "play start", {"world": "sandbox", "mind": "agent", "turns": 3}, by=live.fake.moderator
         )
