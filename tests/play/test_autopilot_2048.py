@@ -8,7 +8,6 @@ look that long before giving up, or every turn on such a page fails the same way
 
 from __future__ import annotations
 
-import io
 from types import SimpleNamespace
 from typing import Any
 
@@ -24,6 +23,7 @@ from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction
 from bot.worlds.browser.model_2048 import Board, move
 from bot.worlds.browser.sight_2048 import BOARD_FRAME, CLASSIC_TILES, EMPTY_CELL
 from tests.worlds.browser.autoplay import looking_view
+from tests.worlds.browser.pictures import png
 
 PAGE = (250, 248, 239)
 WIDTH, HEIGHT, CELL, GAP, AT = 640, 600, 100, 14, 60
@@ -45,12 +45,6 @@ def drawn(board: Board) -> Image.Image:
             colour = CLASSIC_TILES[value] if value else EMPTY_CELL
             draw.rectangle((x, y, x + CELL - 1, y + CELL - 1), fill=colour)
     return image
-
-
-def png(image: Image.Image) -> bytes:
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
 
 
 class Page:

@@ -23,16 +23,11 @@ from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
 from journal.actions import BROWSER_CATALOG
 from journal.reader import read_journal
 from tests.worlds.browser.autoplay import animations_done, page_board
+from tests.worlds.browser.pictures import png
 
 OpenWorld = Callable[..., Awaitable[BrowserWorld]]
 STUCK = "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,2"
 EMPTY = ((0,) * 4,) * 4
-
-
-def _png(image: Image.Image) -> bytes:
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
 
 
 class Camera:
@@ -48,17 +43,17 @@ class Camera:
         picture = Image.open(io.BytesIO(self.queue.pop(0) if self.queue else self.still)).convert("RGB")
         if clip is not None:
             picture = picture.crop((clip[0], clip[1], clip[0] + clip[2], clip[1] + clip[3]))
-        return _png(picture)
+        return png(picture)
 
 
 def _paint(still: bytes, box: tuple[int, int, int, int], colour: tuple[int, int, int]) -> bytes:
     picture = Image.open(io.BytesIO(still)).convert("RGB")
     picture.paste(colour, box)
-    return _png(picture)
+    return png(picture)
 
 
 async def test_a_boardless_page_is_looked_at_ever_less_often() -> None:
-    camera = Camera(_png(Image.new("RGB", (1280, 800), (250, 248, 239))))
+    camera = Camera(png(Image.new("RGB", (1280, 800), (250, 248, 239))))
     watch = BoardWatch()
     looked_at = []
     for n in range(40):
