@@ -68,7 +68,8 @@ class Page:
             image = image.crop((x, y, x + w, y + h))
         return Still.of(png(image), "image/png", image.width, image.height)
 
-    def view(self) -> DecisionView:
+    def view(self, observed: Board | None = None) -> DecisionView:
+        """The decision view; ``observed`` is the board the observation read by sight, if any."""
         state: dict[str, Any] = {
             "url": "http://127.0.0.1/2048",
             "text": "2048",
@@ -76,6 +77,8 @@ class Page:
             "scrollY": 0,
             "viewport": {"width": WIDTH, "height": HEIGHT},
         }
+        if observed is not None:
+            state["game"] = {"name": "2048", "board": [list(row) for row in observed], "over": False}
         return looking_view(Observation.of(state, "page"), 1, self.look)
 
 
@@ -138,3 +141,27 @@ async def test_an_empty_board_is_a_new_game_still_growing_in_not_a_game_with_no_
     page.show(empty, empty, empty, empty, start)
     step = await SightPlayer().next(page.view())
     assert step.board == start and step.action["kind"] == "press"
+
+
+async def test_the_observations_board_is_taken_without_looking_when_it_is_what_the_move_made(
+    page: Page,
+) -> None:
+    """The observation has just read the board by sight; when that board is our move plus one
+    new tile the autopilot moves on it at once, and anything else it looks at for itself."""
+    player = SightPlayer()
+    direction = choose_direction(BEFORE)
+    assert direction is not None
+    await player.next(page.view())
+    made = move(BEFORE, direction)[0]
+    empty = next((r, c) for r in range(4) for c in range(4) if not made[r][c])
+    after = tuple(tuple(2 if (r, c) == empty else v for c, v in enumerate(row)) for r, row in enumerate(made))
+    page.show(after)
+    looked = page.looks
+    step = await player.next(page.view(observed=after))
+    assert step.board == after and step.action["kind"] == "press" and page.looks == looked
+
+    unexpected = two_new_tiles(move(after, choose_direction(after) or "left")[0])
+    page.show(unexpected)
+    looked = page.looks
+    await player.next(page.view(observed=unexpected))
+    assert page.looks > looked  # not what the move makes: it watches the board settle itself

@@ -5,7 +5,9 @@ Each decision:
 1. **The page's own states**, from its text and its controls (outline entries found by their
    accessible name): "You win!" with a "Keep going" control → click it; "Game over!" with a
    "Try again" (retry, play again, new game) control → click it.
-2. **The board, by sight** (:mod:`bot.worlds.browser.sight_2048`): a full look finds the board
+2. **The board, by sight** (:mod:`bot.worlds.browser.sight_2048`). When the observation's own
+   sight read (its ``game.board``) is what our move makes plus one new tile, that is the board
+   and nothing is looked at again. Otherwise a full look finds the board
    once; after that only the board's region is looked at. A read counts only when every cell
    matched the palette (a tile sliding through, an overlay, a tile growing in make reads
    unclean). The board has settled when two clean reads in a row agree (a colour fading from
@@ -32,7 +34,7 @@ from typing import Any
 from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.base import DecisionView, Look
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction, describe_board
-from bot.worlds.browser.model_2048 import Board, Direction, move
+from bot.worlds.browser.model_2048 import SIZE, Board, Direction, move
 from bot.worlds.browser.sight_2048 import (
     BoardGeometry,
     BoardRead,
@@ -111,18 +113,22 @@ class SightPlayer:
                 )
             self._new_game()
             return Step(_click(retry), f"the game is over; click {retry['name']!r} for a new one")
+        shown = _observed_board(state)
+        if shown is not None and self._expected(shown):
+            # the observation read it by sight a moment ago, settled over two agreeing looks, and
+            # it is what our move makes plus one new tile: looking again would see the same
+            return self._move(shown, outline)
         seen = await self._read(view, state)
         if isinstance(seen, Step):
             return seen
-        return self._move(seen, outline)
+        return self._move(seen.board, outline)
 
     def _new_game(self) -> None:
         self._before_move = None
         self._deaf = 0
         self._focus_tried = False
 
-    def _move(self, read: BoardRead, outline: list[dict[str, Any]]) -> Step:
-        board = read.board
+    def _move(self, board: Board, outline: list[dict[str, Any]]) -> Step:
         self.board = board
         if self._before_move is not None:  # after a click there is no move to judge
             changed = self._before_move[0] != board
@@ -285,6 +291,17 @@ class SightPlayer:
         raise MindFailed(
             f"the board did not settle within {looks} looks ({time.monotonic() - started:.1f} s)"
         )
+
+
+def _observed_board(state: dict[str, Any]) -> Board | None:
+    """The board the observation read by sight (its ``game`` entry), if it read one."""
+    game = state.get("game")
+    rows = game.get("board") if isinstance(game, dict) else None
+    if not isinstance(rows, list) or len(rows) != SIZE:
+        return None
+    if not all(isinstance(row, list) and len(row) == SIZE for row in rows):
+        return None
+    return tuple(tuple(int(v) for v in row) for row in rows)
 
 
 def _moved_and_spawned(slid: Board, board: Board) -> bool:
