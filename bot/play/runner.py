@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from bot.config import Settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
-from bot.play.lines import one_line
+from bot.play.journal_lines import one_line
 from bot.play.session import SettledTurn
 from journal.cli import silence
 from journal.metrics import metrics_text

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.frozen import fast_init
+from bot.play.outcomes import TurnOutcome
 
 
 @fast_init  # built every turn: see bot/frozen.py
@@ -17,7 +18,7 @@ class SettledTurn:
     session_id: str
     run_id: str
     turn: int
-    outcome: str
+    outcome: TurnOutcome
     intent: str
     monologue: str
     objective: str | None
@@ -35,7 +36,8 @@ class SettledTurn:
 
 
 def narration_line(turn: int, thought: str, observed: str | None, goal: str | None, nxt: str) -> str:
-    """The text update the mouth gets after each settled turn (DESIGN §12), ≤ 512 chars."""
+    """The text update the mouth gets after each settled turn (docs/architecture.md §12), ≤ 512
+    characters: ``turn= thought= observed= goal= next=``."""
     text = (
         f"turn={turn} thought={thought[:160]} observed={(observed or 'nothing yet')[:120]} "
         f"goal={(goal or 'none')[:100]} next={nxt[:100]}"

@@ -1,6 +1,13 @@
-"""One turn of play (DESIGN §5): observe → decide → validate → apply → observe → act →
-observe → effect → settle. The record is filled from what really happened; stages that
-never happened stay ``None`` (null in the journal)."""
+"""The middle stages of a turn (docs/architecture.md §5): **decide** (the mind's call, then its
+decision validated against the live catalog) and **act** (observe again right before acting,
+act, observe after, derive the effect). The stages before and after them — observe, settle —
+are the session's (:mod:`bot.play.observing`, :mod:`bot.play.settling`).
+
+The record is filled from what really happened; stages that never happened stay ``None`` (null
+in the journal). Mind and world faults become outcomes, never exceptions; cancellation still
+propagates, and a stop that arrives while the mind is deciding abandons the decision (its
+:class:`asyncio.Timeout` scope is expired by :class:`StopRequest`), so nothing of that turn is
+acted or journaled. An action under way is never cut short."""
 
 from __future__ import annotations
 
@@ -10,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMindFailure
 from bot.play.effect import derive_effect, refused_direction
 from bot.play.minds.base import DecisionView, Mind
+from bot.play.outcomes import TurnOutcome
 from bot.worlds.base import ActionResult, Observation, Still, World, utc_now
 from journal.actions import action_payload
 
@@ -36,7 +44,7 @@ class TurnRecord:
     decision_still: Still | None
     decision_started: str
     decision_settled: str = ""
-    outcome: str = "mind_failed"
+    outcome: TurnOutcome = "mind_failed"
     decision: Decision | None = None
     action: dict[str, Any] | None = None
     pre: Observation | None = None
@@ -51,15 +59,55 @@ class TurnRecord:
     seen: list[Observation] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
+    validated: BaseModel | None = None  # the decision's action, validated against the live catalog
 
-    def fail(self, outcome: str, detail: str) -> TurnRecord:
+    def fail(self, outcome: TurnOutcome, detail: str) -> TurnRecord:
         self.outcome = outcome
         self.detail = detail[:400]
         self.decision_settled = self.decision_settled or utc_now()
         return self
 
 
-Decide = Callable[[DecisionView], Awaitable[dict[str, Any]]]
+class StopRequest:
+    """A stop asked of a session: honoured between stages, and by abandoning a decision under
+    way (the mind's await is cut at once; an action under way is not)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self._deciding: asyncio.Timeout | None = None
+
+    def __bool__(self) -> bool:
+        return self._event.is_set()
+
+    def set(self) -> None:
+        self._event.set()
+        if self._deciding is not None and not self._deciding.expired():
+            self._deciding.reschedule(asyncio.get_running_loop().time())
+
+    async def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a stop; True if one came."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._event.wait()
+            return True
+        except TimeoutError:
+            return False
+
+    async def decision(self, decide: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any] | None:
+        """``decide()``, or None when a stop abandoned it (before it began or while it ran)."""
+        if self:
+            return None
+        scope = asyncio.timeout(None)
+        try:
+            async with scope:
+                self._deciding = scope
+                return await decide()
+        except TimeoutError:
+            if scope.expired():
+                return None
+            raise  # the mind's own timeout: a failed decision, not a stop
+        finally:
+            self._deciding = None
 
 
 def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
@@ -73,17 +121,20 @@ def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
         rec.decision_still = next((s.still for s in reversed(view.seen) if s.still is not None), None)
 
 
-async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide | None = None) -> TurnRecord:
-    """Run one turn from an already-taken decision view. Mind and world faults become
-    outcomes, never exceptions (cancellation still propagates). ``decide`` wraps the mind's
-    call (the session makes it cancellable by a stop); the action itself is never cut short."""
+async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None) -> TurnRecord | None:
+    """The decide stage: the mind's decision, validated against the live catalog. Returns the
+    record (``outcome`` set when the decision failed or was invalid), or None when ``stop``
+    abandoned the decision."""
     rec = TurnRecord(
         turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
     )
     try:
-        raw = await (decide or mind.decide)(view)
-    except asyncio.CancelledError:
-        raise
+        if stop is None:
+            raw = await mind.decide(view)
+        elif (answer := await stop.decision(lambda: mind.decide(view))) is None:
+            return None
+        else:
+            raw = answer
     except InvalidDecision as exc:
         return rec.fail("invalid_decision", str(exc))
     except PermanentMindFailure as exc:
@@ -101,16 +152,26 @@ async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide 
         rec.decision = Decision.model_validate(raw)
     except ValidationError as exc:
         return rec.fail("invalid_decision", f"decision {first_error(exc)}")
+    catalog = view.catalog
     try:
-        action_model = world.catalog.validate(rec.decision.action)
+        rec.validated = catalog.validate(rec.decision.action)
     except ValidationError as exc:
         kind = rec.decision.action.get("kind")
-        if kind not in world.catalog.kinds:
-            reason = f"action kind {kind!r} is not in the {world.catalog.name} catalog ({', '.join(world.catalog.kinds)})"
+        if kind not in catalog.kinds:
+            reason = f"action kind {kind!r} is not in the {catalog.name} catalog ({', '.join(catalog.kinds)})"
         else:
             reason = f"action {first_error(exc)}"
         return rec.fail("invalid_decision", reason)
-    rec.action = action_payload(action_model)
+    rec.action = action_payload(rec.validated)
+    return rec
+
+
+async def act(world: World, rec: TurnRecord) -> TurnRecord:
+    """The act stage, for a decision that validated: observe right before acting (a world that
+    cannot be observed is not acted on blind), act, observe after, derive the effect."""
+    action_model, action = rec.validated, rec.action
+    if action_model is None or action is None:
+        return rec  # the decision failed or was invalid: nothing to act on
     try:
         rec.pre = pre = await world.observe()
     except Exception as exc:  # the world went away while the mind decided: refuse, never act blind
@@ -139,5 +200,14 @@ async def run_turn(world: World, mind: Mind, view: DecisionView, decide: Decide 
     rec.outcome = "accepted" if result.ok else "rejected_by_adapter"
     if not result.ok:
         rec.detail = (f"{result.refusal}: {result.detail}" if result.detail else str(result.refusal))[:400]
-    rec.refused_dir = refused_direction(pre, rec.action, result)
+    rec.refused_dir = refused_direction(pre, action, result)
     return rec
+
+
+async def run_turn(
+    world: World, mind: Mind, view: DecisionView, stop: StopRequest | None = None
+) -> TurnRecord | None:
+    """Decide, then act: one turn from an already-taken decision view (None: a stop abandoned
+    the decision)."""
+    rec = await decide(mind, view, stop)
+    return await act(world, rec) if rec is not None else None

@@ -4,7 +4,7 @@ announces every milestone once in words of the story, and never speaks into the 
 from __future__ import annotations
 
 from bot.play.host import PlayHost, StartRequest
-from bot.play.session import SPEECH_COOLDOWN_TURNS
+from bot.play.speech import SPEECH_COOLDOWN_TURNS
 from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES, MILESTONES_BY_ID
 from journal.evaluate import evaluate
 from journal.reader import read_journal

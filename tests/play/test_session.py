@@ -164,7 +164,7 @@ async def test_the_mind_sees_a_bounded_window_of_recent_turns(run_scripted):
 
 
 async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scripted, monkeypatch):
-    from bot.play.session import PlaySession
+    from bot.play.turn import StopRequest
 
     waits: list[float] = []
 
@@ -172,7 +172,7 @@ async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scr
         waits.append(seconds)
         return False
 
-    monkeypatch.setattr(PlaySession, "_wait_stop", no_wait)
+    monkeypatch.setattr(StopRequest, "wait", no_wait)
     failed = MindFailed("HTTP 401")
     mind = ScriptedMind([failed, failed, failed, failed, press("right"), failed])
     session, journal = await run_scripted(mind, turns=6)

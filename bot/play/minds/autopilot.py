@@ -20,7 +20,7 @@ from typing import Any
 from bot.play.decision import MindFailed
 from bot.play.minds.autopilot_2048 import SightPlayer
 from bot.play.minds.base import DecisionView
-from bot.play.session import SPEECH_COOLDOWN_TURNS
+from bot.play.speech import SPEECH_COOLDOWN_TURNS
 
 State = dict[str, Any]
 _POKEAGENT_CYCLE = ("up", "a", "right", "a", "down", "a", "left", "a")

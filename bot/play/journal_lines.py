@@ -1,29 +1,16 @@
-"""Journal lines of a play session: a turn line (V3) with its evidence packet (DESIGN §6) built
-from what really happened, and the closing summary line (V2). A stage that did not happen is
-null."""
+"""The journal lines a play session writes (docs/architecture.md §6): the turn line (version
+4: version 3's evidence packet plus the decision's usage), built from what really happened, and
+the closing summary line (version 2). A stage that did not happen is null."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from bot.frozen import fast_init
+from bot.play.speech import Speech
 from bot.play.turn import TurnRecord
 from bot.worlds.base import Observation, utc_now
 
 MAX_STAGE_OBSERVATIONS = 6
-
-
-@fast_init  # built every turn: see bot/frozen.py
-@dataclass(frozen=True)
-class Speech:
-    """What became of a turn's wish to speak."""
-
-    speak: str | None = None
-    wanted: bool = False
-    suppressed: str | None = None
-    delivery_id: str | None = None
-    narration: str | None = None
 
 
 def one_line(text: str, limit: int) -> str:
@@ -60,8 +47,8 @@ def turn_line(
     progress_before: dict[str, Any],
     progress_after: dict[str, Any],
 ) -> dict[str, Any]:
-    """The V4 turn line (V3 plus the decision's usage); ``progress_after`` is recorded only when
-    a post-action look was taken."""
+    """The version 4 turn line; ``progress_after`` is recorded only when a post-action look was
+    taken."""
     d = rec.decision
     line: dict[str, Any] = {
         "kind": "turn",
@@ -120,7 +107,7 @@ def summary_line(
     objectives_retired: int,
     reason: str | None = None,
 ) -> dict[str, Any]:
-    """The V2 summary line; ``reason`` (why a failed session failed) is kept only for
+    """The version 2 summary line; ``reason`` (why a failed session failed) is kept only for
     ``failed``, on one line, at most 400 characters."""
     ended = outcome if outcome in ("stopped", "budget_exhausted") else "failed"
     return {
