@@ -17,6 +17,7 @@ from bot.config import Settings
 from bot.play.events import EventLog
 from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
+from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StateUnwritable, check_state
 from bot.worlds.base import Still, World, WorldUnavailable
@@ -176,11 +177,12 @@ class PlayHost:
     async def _run(self, session: PlaySession, data: dict[str, Any]) -> str:
         """Play the session (its running line is written); write its terminal line if the log
         can take it — a failure to write it is logged, never raised into whoever waits."""
-        outcome = "failed"
+        outcome: SessionOutcome = "failed"
         try:
             session.add_listener(self._feed.publish)
             outcome = await session.run()
         finally:
+            outcome = session.outcome or outcome  # a cancelled session still says how it ended
             try:
                 self.events.ended(data, outcome, session.error)
             except OSError as exc:

@@ -4,8 +4,12 @@ the closing summary line (version 2). A stage that did not happen is null."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from bot.play.observing import PlayMemory
+from bot.play.outcomes import SessionOutcome
+from bot.play.spec import SessionSpec
 from bot.play.speech import Speech
 from bot.play.turn import TurnRecord
 from bot.worlds.base import Observation, utc_now
@@ -18,6 +22,36 @@ def one_line(text: str, limit: int) -> str:
     ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Ids:
+    """The identifiers a sitting's header carries."""
+
+    run_id: str
+    session_id: str
+    journey_id: str
+
+
+class _Named(Protocol):
+    name: str
+
+
+def header_line(spec: SessionSpec, ids: Ids, world: _Named, mind: _Named) -> dict[str, Any]:
+    """The version 3 header of a new sitting."""
+    return {
+        "kind": "header",
+        "schemaVersion": 3,
+        "runId": ids.run_id,
+        "sessionId": ids.session_id,
+        "scenarioId": spec.scenario_id[:128],
+        "startedAt": utc_now(),
+        "world": world.name,
+        "mind": mind.name,
+        "journeyId": ids.journey_id,
+        "environmentId": spec.environment_id[:128],
+        "venue": spec.venue,
+    }
 
 
 def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict[str, Any] | None:
@@ -96,20 +130,13 @@ def turn_line(
 
 
 def summary_line(
-    *,
-    outcome: str | None,
-    turns: int,
-    accepted: int,
-    duration_ms: int,
-    progress: dict[str, Any],
-    longest_unchanged: int,
-    longest_recurring: int,
-    objectives_retired: int,
-    reason: str | None = None,
+    memory: PlayMemory, *, outcome: SessionOutcome | None, turns: int, duration_ms: int, reason: str | None
 ) -> dict[str, Any]:
-    """The version 2 summary line; ``reason`` (why a failed session failed) is kept only for
-    ``failed``, on one line, at most 400 characters."""
+    """The version 2 summary line of a sitting that played ``turns`` turns with ``memory``;
+    ``reason`` (why a failed session failed) is kept only for ``failed``, on one line, at most
+    400 characters."""
     ended = outcome if outcome in ("stopped", "budget_exhausted") else "failed"
+    signals = memory.signals
     return {
         "kind": "summary",
         "schemaVersion": 2,
@@ -117,10 +144,10 @@ def summary_line(
         "outcome": ended,
         "reason": one_line(reason, 400) if ended == "failed" and reason else None,
         "turnsTaken": turns,
-        "accepted": accepted,
+        "accepted": memory.accepted,
         "durationMs": duration_ms,
-        "progress": progress,
-        "longestUnchangedRun": longest_unchanged,
-        "longestRecurringRun": longest_recurring,
-        "objectivesRetired": objectives_retired,
+        "progress": memory.progress.snapshot(),
+        "longestUnchangedRun": signals.longest_unchanged,
+        "longestRecurringRun": signals.longest_recurring,
+        "objectivesRetired": signals.objectives_retired,
     }

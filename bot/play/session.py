@@ -13,16 +13,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections import deque
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from bot.play.feed import TurnFeed
-from bot.play.journal_lines import summary_line
+from bot.play.journal_lines import Ids, header_line, summary_line
 from bot.play.journal_sink import DiskFailed, JournalSink, Written
 from bot.play.minds.base import Mind
 from bot.play.observing import Observer, PlayMemory, StillPacer
@@ -30,9 +27,11 @@ from bot.play.outcomes import Ended, SessionOutcome, SessionState
 from bot.play.progress import ProgressTracker
 from bot.play.settled import SettledTurn, narration_line
 from bot.play.settling import Settler
+from bot.play.spec import SessionSpec, mind_backoff
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import StopRequest, act, decide
-from bot.worlds.base import Observation, Still, World, WorldUnavailable, declared_metrics, utc_now
+from bot.play.watch import Watched
+from bot.worlds.base import World, WorldUnavailable, declared_metrics
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
 from journal.writer import JournalWriteError
@@ -41,54 +40,25 @@ __all__ = ["PlaySession", "SessionSpec", "SettledTurn", "mind_backoff", "narrati
 
 log = structlog.get_logger("clankie.play")
 
-MIND_BACKOFF_S = (0.0, 0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
-YIELD_EVERY_S = 0.001  # the longest an instant mind and world keep the event loop to themselves
 
-
-def mind_backoff(consecutive_failures: int) -> float:
-    """Seconds to wait before the next turn after this many mind_failed turns in a row: none
-    after one, then doubling to 30 s, so a dead endpoint or a refused key is not hammered."""
-    return MIND_BACKOFF_S[min(consecutive_failures, len(MIND_BACKOFF_S) - 1)]
-
-
-@dataclass(frozen=True)
-class SessionSpec:
-    world: str
-    mind: str
-    max_turns: int = 500
-    max_minutes: float = 60.0
-    pace_seconds: float = 0.0
-    exit_when_done: bool = False
-    scenario_id: str = "new-game"
-    environment_id: str = "sandbox"
-    journey_id: str | None = None
-    venue: str = "local"
-
-
-class PlaySession:
+class PlaySession(Watched):
     def __init__(
         self, spec: SessionSpec, world: World, mind: Mind, journal_dir: Path, story: StoryProjector
     ) -> None:
-        self.spec, self.world, self.mind, self.story = spec, world, mind, story
+        super().__init__(story, {m.name: m.label for m in declared_metrics(world)})
+        self.spec, self.world, self.mind = spec, world, mind
         self.session_id = "ses_" + uuid.uuid4().hex[:12]
         self.run_id = "run_" + uuid.uuid4().hex[:12]
         self.state: SessionState = "requested"
         self.outcome: SessionOutcome | None = None
         self.error: str | None = None
         self.turn = 0
-        self.last: SettledTurn | None = None
-        self.last_still: Still | None = None
-        self.last_observation: Observation | None = None
-        self.metric_labels = {m.name: m.label for m in declared_metrics(world)}
         self.memory = PlayMemory(progress=ProgressTracker(declared=tuple(self.metric_labels)))
         self._stills = StillPacer(world, getattr(mind, "wants_still", False))
         self._observer = Observer(world, self.memory, self._stills, self.story_card)
         self._settler = Settler(self.memory, SpeechPolicy(self.run_id), self.session_id, self.run_id)
         self._sink = JournalSink(journal_dir, self.run_id)
         self._stop = StopRequest()
-        self._feed = TurnFeed()
-        self._recent: deque[SettledTurn] = deque(maxlen=20)
-        self._card: tuple[int, dict[str, Any] | None] = (-1, None)
         self._started = 0.0
 
     @property
@@ -107,27 +77,8 @@ class PlaySession:
     def accepted(self) -> int:
         return self.memory.accepted
 
-    @property
-    def recent(self) -> list[SettledTurn]:
-        return list(self._recent)
-
     def progress(self) -> dict[str, Any]:
         return self.memory.progress.snapshot()
-
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
-        """An async stream of settled turns; ends when the session ends."""
-        return self._feed.subscribe()
-
-    def add_listener(self, callback: Callable[[SettledTurn], None]) -> None:
-        """Call ``callback`` synchronously with every settled turn (cheaper than a stream)."""
-        self._feed.add_listener(callback)
-
-    def story_card(self) -> dict[str, Any] | None:
-        """The live card as JSON, built once per settled turn however often it is read."""
-        if self._card[0] != self.story.turns_taken or self._card[1] is None:
-            card = self.story.card()
-            self._card = (self.story.turns_taken, card.model_dump(mode="json") if card is not None else None)
-        return self._card[1]
 
     def request_stop(self) -> None:
         """Stop after the turn in flight; a decision still being made is abandoned (an action
@@ -141,7 +92,13 @@ class PlaySession:
         opened = False
         try:
             await self.world.start()
-            self.story.feed_header(await self._sink.open(self._header()))
+            self.story.feed_header(
+                await self._sink.open(
+                    header_line(
+                        self.spec, Ids(self.run_id, self.session_id, self.journey_id), self.world, self.mind
+                    )
+                )
+            )
             opened, self.state = True, "running"
             ended = await self._turns()
         except asyncio.CancelledError:  # the session's own task was cancelled: close, then go
@@ -158,23 +115,21 @@ class PlaySession:
             ended = Ended("failed", f"{type(exc).__name__}: {exc}")
         finally:
             self.outcome, self.error, self.state = ended.outcome, ended.reason or self.error, "stopping"
-            await self._sink.finish(self._summary() if opened else None)
+            duration_ms = int((time.monotonic() - self._started) * 1000)
+            summary = summary_line(
+                self.memory, outcome=self.outcome, turns=self.turn, duration_ms=duration_ms, reason=self.error
+            )
+            await self._sink.finish(summary if opened else None)
             if opened:
                 self.last_still = await self._stills.last(self.run_id) or self.last_still
-            try:
-                await self.world.close()
-            except Exception:
-                log.warning("world_close_failed", world=self.world.name)
-            try:
-                await self.mind.aclose()
-            except Exception:
-                log.warning("mind_close_failed", mind=self.mind.name)
+            await _quietly("world", self.world.name, self.world.close)
+            await _quietly("mind", self.mind.name, self.mind.aclose)
             self.state = "failed" if self.outcome == "failed" else "stopped"
-            self._feed.close()
+            self.close_feed()
         return self.outcome
 
     async def _turns(self) -> Ended:
-        mind_failures, yielded_at, finale = 0, float("-inf"), False
+        mind_failures, finale = 0, False  # (the sink's await lets the loop breathe every turn)
         while True:
             if self._stop:
                 return Ended("stopped")
@@ -207,7 +162,8 @@ class PlaySession:
                 self.story.feed_turn(appended.line)
             if rec.post is not None:
                 self.last_observation = rec.post
-            self._publish(settled.turn)
+            self._settler.heard(settled.turn)
+            self.publish(settled.turn)
             if rec.permanent:
                 log.error("play_mind_failed_permanently", run_id=self.run_id, reason=self.error)
                 return Ended("failed", self.error)
@@ -217,48 +173,16 @@ class PlaySession:
             pause = max(self.spec.pace_seconds, mind_backoff(mind_failures))
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
-            if not pause and time.monotonic() - yielded_at >= YIELD_EVERY_S:
-                # An instant mind and world must still let the loop breathe (every turn would
-                # cost a loop iteration each, a share of the turn).
-                yielded_at = time.monotonic()
-                await asyncio.sleep(0)
-
-    def _publish(self, settled: SettledTurn) -> None:
-        self.last = settled
-        self._recent.append(settled)
-        self._settler.heard(settled)
-        self._feed.publish(settled)
 
     def _done(self) -> bool:
         """Every milestone the world declares (``milestone_ids``) has been reached."""
         wanted: tuple[str, ...] = tuple(getattr(self.world, "milestone_ids", ()) or ())
         return bool(wanted) and set(wanted) <= set(self.memory.progress.milestones)
 
-    def _header(self) -> dict[str, Any]:
-        return {
-            "kind": "header",
-            "schemaVersion": 3,
-            "runId": self.run_id,
-            "sessionId": self.session_id,
-            "scenarioId": self.spec.scenario_id[:128],
-            "startedAt": utc_now(),
-            "world": self.world.name,
-            "mind": self.mind.name,
-            "journeyId": self.journey_id,
-            "environmentId": self.spec.environment_id[:128],
-            "venue": self.spec.venue,
-        }
 
-    def _summary(self) -> dict[str, Any]:
-        signals = self.memory.signals
-        return summary_line(
-            outcome=self.outcome,
-            turns=self.turn,
-            accepted=self.memory.accepted,
-            duration_ms=int((time.monotonic() - self._started) * 1000),
-            progress=self.memory.progress.snapshot(),
-            longest_unchanged=signals.longest_unchanged,
-            longest_recurring=signals.longest_recurring,
-            objectives_retired=signals.objectives_retired,
-            reason=self.error,
-        )
+async def _quietly(what: str, name: str, close: Callable[[], Awaitable[None]]) -> None:
+    """Close a world or a mind at the end of play; a failure to close is logged, not raised."""
+    try:
+        await close()
+    except Exception:
+        log.warning(f"{what}_close_failed", **{what: name})
