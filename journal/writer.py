@@ -22,6 +22,7 @@ import errno
 import io
 import os
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ __all__ = [
     "JournalLineTooLarge",
     "JournalWriteError",
     "JournalWriter",
+    "PreparedTurn",
     "append_whole",
     "disk_failure",
     "journal_filename",
@@ -114,8 +116,16 @@ def journal_filename(header: HeaderV3) -> str:
     return f"{_stamp(header.startedAt)}-{header.runId}.jsonl"
 
 
+@dataclass(frozen=True)
+class PreparedTurn:
+    """A turn line validated and serialised, ready to append (:meth:`JournalWriter.commit`)."""
+
+    line: TurnV3Write | TurnV4Write
+    data: bytes
+
+
 class JournalWriter:
-    """Appends whole, validated lines to one journal file. Thread-safe; not reentrant."""
+    """Appends whole, validated lines to one journal file. Thread-safe."""
 
     def __init__(self, path: Path, fh: Any, header: HeaderV3, size: int = 0) -> None:
         """``fh`` is a binary file object opened for appending (``os.O_APPEND``) whose current
@@ -124,7 +134,7 @@ class JournalWriter:
         self.header = header
         self._fh: Any = fh
         self._size = size
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._summary_written = False
         self._last_turn = 0
         self._broken: str | None = None  # why every later write is refused
@@ -173,6 +183,12 @@ class JournalWriter:
         (what the play loop writes) or V3 (a turn without usage).
 
         Returns the validated line (so callers can project it without validating twice)."""
+        return self.commit(self.prepare_turn(line))
+
+    def prepare_turn(self, line: TurnV3Write | TurnV4Write | dict[str, Any]) -> PreparedTurn:
+        """The first half of :meth:`append_turn`, with no I/O: validate ``line`` (it must follow
+        the last turn written) and serialise it. Raises :class:`JournalWriteError` (too large,
+        out of order, after the summary) or a validation error; nothing is written."""
         model: TurnV3Write | TurnV4Write
         if isinstance(line, (TurnV3Write, TurnV4Write)):
             model = line
@@ -180,15 +196,23 @@ class JournalWriter:
             model = TurnV4Write.model_validate(line)
         else:
             model = TurnV3Write.model_validate(line)
+        self._check_order(model.turn.turn)
+        return PreparedTurn(model, _encode(self.path, "turn", model))
+
+    def commit(self, prepared: PreparedTurn) -> TurnV3Write | TurnV4Write:
+        """The second half: append a prepared line (write, flush, fsync — the part that waits on
+        the disk, safe to run on a thread of its own). Raises :class:`JournalDiskError`."""
+        with self._lock:
+            self._check_order(prepared.line.turn.turn)
+            self._write(prepared.data)
+            self._last_turn = prepared.line.turn.turn
+        return prepared.line
+
+    def _check_order(self, turn: int) -> None:
         if self._summary_written:
             raise JournalWriteError(f"{self.path}: the summary is written; no turn may follow it")
-        if model.turn.turn <= self._last_turn:
-            raise JournalWriteError(
-                f"{self.path}: turn {model.turn.turn} does not follow turn {self._last_turn}"
-            )
-        self._write(_encode(self.path, "turn", model))
-        self._last_turn = model.turn.turn
-        return model
+        if turn <= self._last_turn:
+            raise JournalWriteError(f"{self.path}: turn {turn} does not follow turn {self._last_turn}")
 
     def write_summary(self, summary: SummaryV2 | dict[str, Any]) -> SummaryV2:
         """Append the closing summary line (V2); at most one per journal. Returns it validated."""

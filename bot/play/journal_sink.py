@@ -3,8 +3,12 @@
 
 Every line is validated, written and fsynced by :class:`journal.writer.JournalWriter`; an fsync
 on a busy shared disk takes tens of milliseconds, and the event loop that waits here also clocks
-the voice pump's 20 ms frames and the Discord gateway. So the writer lives on one worker thread
-per sitting (its lines stay in order, one writer per file) and the loop only awaits the answer.
+the voice pump's 20 ms frames and the Discord gateway. So a line is validated and serialised on
+the loop (pure CPU: on a thread it would hold the same interpreter lock and pay for the hand-off
+too) and written and fsynced on one thread of the sitting's own (its lines stay in order, one
+writer per file); the loop only awaits the answer. The thread is a plain queue and a
+``call_soon_threadsafe`` back, about 15 µs a line here against 25 µs through
+``run_in_executor``'s futures.
 
 An append comes back as a value, never as an exception the loop must remember to catch:
 :class:`Written` (the validated line, for the story), :class:`Refused` (this line could not be
@@ -16,8 +20,10 @@ cannot go on journaling, so it ends ``failed`` with this reason).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +31,7 @@ from typing import Any, TypeVar
 import structlog
 
 from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
-from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriter
+from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
 
 log = structlog.get_logger("clankie.play.journal")
 
@@ -49,6 +55,44 @@ class DiskFailed:
 
 Appended = Written | Refused | DiskFailed
 
+_Job = tuple[asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]]
+
+
+class _DiskThread:
+    """One thread that runs blocking disk calls in order and answers on the loop."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._jobs.put((future, fn, args))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, fn, args = job
+            try:
+                result, error = fn(*args), None
+            except BaseException as exc:
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+                future.get_loop().call_soon_threadsafe(_answer, future, result, error)
+
+
+def _answer(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # its waiter was cancelled
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
 
 class JournalSink:
     """One sitting's journal, written off the event loop. ``open`` creates the file with its
@@ -56,20 +100,17 @@ class JournalSink:
 
     def __init__(self, directory: Path, run_id: str) -> None:
         self.directory = directory
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"journal-{run_id}")
+        self._thread = _DiskThread(f"journal-{run_id}")
         self._writer: JournalWriter | None = None
 
     @property
     def path(self) -> Path | None:
         return self._writer.path if self._writer is not None else None
 
-    async def _on_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
-
     async def open(self, header: dict[str, Any]) -> HeaderV3:
         """Create the journal and write its header; raises :class:`JournalWriteError` (a full
         disk, a name taken) or a validation error, leaving no file behind."""
-        self._writer = await self._on_thread(JournalWriter.create, self.directory, header)
+        self._writer = await self._thread.run(JournalWriter.create, self.directory, header)
         return self._writer.header
 
     async def append(self, line: dict[str, Any]) -> Appended:
@@ -77,13 +118,14 @@ class JournalSink:
         if writer is None:
             return Refused("the journal is not open")
         try:
-            return Written(await self._on_thread(writer.append_turn, line))
+            prepared = writer.prepare_turn(line)
+            return Written(await self._thread.run(writer.commit, prepared))
         except JournalLineTooLarge as exc:
             log.error("journal_line_too_large", turn=line["turn"]["turn"], error=str(exc))
             return Refused(str(exc))
         except JournalDiskError as exc:
             return DiskFailed(str(exc))
-        except Exception as exc:  # invalid against the live catalog: this line only
+        except (JournalWriteError, ValueError) as exc:  # invalid (pydantic's errors are ValueErrors)
             log.error("journal_line_refused", turn=line["turn"]["turn"], error=str(exc)[:500])
             return Refused(str(exc)[:500])
 
@@ -95,10 +137,10 @@ class JournalSink:
             if writer is not None:
                 try:
                     if summary is not None:
-                        written = await self._on_thread(writer.write_summary, summary)
+                        written = await self._thread.run(writer.write_summary, summary)
                 except Exception as exc:
                     log.error("journal_summary_refused", error=str(exc)[:500])
-                await self._on_thread(writer.close)
+                await self._thread.run(writer.close)
         finally:
-            self._thread.shutdown(wait=False)
+            self._thread.stop()
         return written
