@@ -115,8 +115,9 @@ class PlayHost:
                 raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
             if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
                 raise PlayRefused("bad_budget", "minutes must be more than 0 and at most 1440.")
-            self.preflight()
-            self.reconcile()
+            # the state checks and the event log fsync: the disk's time, not the event loop's
+            await asyncio.to_thread(self.preflight)
+            await asyncio.to_thread(self.reconcile)
             try:
                 mind = self._make_mind(mind_name, world_name, self.settings)
             except (ValueError, RuntimeError) as exc:
@@ -154,7 +155,7 @@ class PlayHost:
                 "mind": session.spec.mind,
             }
             try:
-                self.events.running(data)
+                await asyncio.to_thread(self.events.running, data)
             except OSError as exc:  # e.g. the disk filled since the check: nothing has started
                 for closing in (mind.aclose, world.close):
                     with contextlib.suppress(Exception):
@@ -184,7 +185,7 @@ class PlayHost:
         finally:
             outcome = session.outcome or outcome  # a cancelled session still says how it ended
             try:
-                self.events.ended(data, outcome, session.error)
+                await asyncio.to_thread(self.events.ended, data, outcome, session.error)
             except OSError as exc:
                 log.error("event_log_write_failed", error=disk_failure("event log", self.events.path, exc))
             log.info(

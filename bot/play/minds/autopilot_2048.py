@@ -26,6 +26,7 @@ ends play. A board caught mid-animation for too long is a plain, retried :class:
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from dataclasses import dataclass
@@ -33,12 +34,14 @@ from typing import Any
 
 from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.base import DecisionView, Look
+from bot.worlds.base import Still
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction, describe_board
 from bot.worlds.browser.model_2048 import SIZE, Board, Direction, move
 from bot.worlds.browser.sight_2048 import (
     BoardGeometry,
     BoardRead,
     OffScreen,
+    Pixels,
     describe_colours,
     locate_board,
     pixels_of,
@@ -177,16 +180,15 @@ class SightPlayer:
         still = await look(None)
         if still is None:
             raise MindFailed("the browser gave no picture of the page")
-        px = pixels_of(still.data)
+        px, found = await asyncio.to_thread(_located, still.data)  # picture work off the loop
         scale = _scale(px.shape[1], state)
-        found = locate_board(px)
         if isinstance(found, OffScreen):
             return Step(
                 {"kind": "scroll", "dy": round(found.scroll_by / scale)}, f"{found.why}; scroll to it"
             )
         if found is None:
             return self._search(state, scroll_y)
-        read = read_cells(px, found)
+        read = await asyncio.to_thread(read_cells, px, found)
         assert read is not None
         if not read.clean and not self._tiles_plausible(read):
             self._unreadable += 1
@@ -269,9 +271,7 @@ class SightPlayer:
             if still is None:
                 raise MindFailed("the browser gave no picture of the board")
             ox, oy = max(0, region[0]), max(0, region[1])
-            px = pixels_of(still.data)
-            k = px.shape[1] / still.width if still.width else 1.0
-            read = read_cells(px, _scaled(geometry.shifted(ox, oy), k))
+            read = await asyncio.to_thread(_read_region, still, geometry.shifted(ox, oy))
             # no tile at all is never a settled 2048 board (a game starts with two): the tiles of
             # a new game are still growing in from nothing (the original waits 100 ms to start)
             if read is None or not read.clean or read.best_tile == 0:
@@ -291,6 +291,20 @@ class SightPlayer:
         raise MindFailed(
             f"the board did not settle within {looks} looks ({time.monotonic() - started:.1f} s)"
         )
+
+
+def _located(png: bytes) -> tuple[Pixels, BoardGeometry | OffScreen | None]:
+    """The picture's pixels and where the board is in it (run on a worker thread)."""
+    px = pixels_of(png)
+    return px, locate_board(px)
+
+
+def _read_region(still: Still, geometry: BoardGeometry) -> BoardRead | None:
+    """The cells of a picture of the board's region, whose pixels may be denser than CSS pixels
+    (run on a worker thread)."""
+    px = pixels_of(still.data)
+    k = px.shape[1] / still.width if still.width else 1.0
+    return read_cells(px, _scaled(geometry, k))
 
 
 def _observed_board(state: dict[str, Any]) -> Board | None:

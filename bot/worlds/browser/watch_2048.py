@@ -71,7 +71,7 @@ class BoardWatch:
             if attempt:
                 await asyncio.sleep(CONFIRM_S if last is not None else SETTLE_S)
             png = await shoot(clip)
-            read = read_cells(png, seen) if png else None
+            read = await asyncio.to_thread(read_cells, png, seen) if png else None  # off the loop
             if read is None:
                 self.geometry = self._settled = None  # the board left its place: look for it again
                 return None
@@ -89,7 +89,7 @@ class BoardWatch:
             self._skip -= 1
             return False
         png = await shoot(None)
-        found = read_board(png) if png else None
+        found = await asyncio.to_thread(read_board, png) if png else None
         if found is None:
             self._misses += 1
             self._skip = min(2**self._misses - 1, MAX_SKIP)

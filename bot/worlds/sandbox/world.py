@@ -8,6 +8,7 @@ whole world is deterministic for a seed, an action sequence and the clock's read
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 import uuid
@@ -117,18 +118,29 @@ class SandboxWorld:
     async def still(self) -> Still | None:
         self._check_open()
         self._sync()
-        return Still.of(self.png(), "image/png", WIDTH, HEIGHT)
+        key = self._picture_key()
+        if key != self._render_key or self._png is None:
+            # drawing and encoding take milliseconds: a worker thread's, not the event loop's
+            # (the play loop that asked waits for it, so the game does not move meanwhile)
+            self._draw(key, await asyncio.to_thread(_drawn, self.game))
+        return Still.of(self._png or b"", "image/png", WIDTH, HEIGHT)
 
     def png(self) -> bytes:
         """The current frame as PNG; drawn again only when what it shows has changed."""
+        key = self._picture_key()
+        if key != self._render_key or self._png is None:
+            self._draw(key, _drawn(self.game))
+        assert self._png is not None
+        return self._png
+
+    def _picture_key(self) -> str:
         state = state_of(self.game)
         state.pop("frame")
-        key = hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
-        if key != self._render_key or self._png is None:
-            self._png = encode_png(render(self.game))
-            self._render_key = key
-            self.renders += 1
-        return self._png
+        return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    def _draw(self, key: str, png: bytes) -> None:
+        self._png, self._render_key = png, key
+        self.renders += 1
 
     def _check_open(self) -> None:
         if self._closed:
@@ -225,3 +237,7 @@ class SandboxWorld:
                 ended_by = "dialog_closed"
             break
         return {"endedBy": ended_by, "pages": pages, "text": " / ".join(texts)[-600:]}
+
+
+def _drawn(game: Game) -> bytes:
+    return encode_png(render(game))
