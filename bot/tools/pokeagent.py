@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.tools.base import NoArgs, Tool, ToolResult
+from bot.tools.base import READ_TIMEOUT_S, NoArgs, Tool, ToolResult
 from bot.tools.context import ToolContext
 
 NOT_PLAYING = "Not playing anything right now; there is no live game to observe."
@@ -68,6 +68,7 @@ POKEAGENT_OBSERVE: Tool[NoArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain"}),
     handler=pokeagent_observe,
+    timeout_s=READ_TIMEOUT_S,
 )
 
 POKEAGENT_RECALL: Tool[NoArgs] = Tool(
@@ -80,4 +81,5 @@ POKEAGENT_RECALL: Tool[NoArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain", "player"}),  # the player recalls its own story too
     handler=pokeagent_recall,
+    timeout_s=READ_TIMEOUT_S,
 )

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.tools.base import Tool, ToolResult
+from bot.tools.base import READ_TIMEOUT_S, Tool, ToolResult
 from bot.tools.context import ToolContext
 from bot.web.share_types import ShareLookup
 
@@ -74,4 +74,5 @@ OBSERVE_SHARE: Tool[ShareArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain"}),
     handler=observe_share,
+    timeout_s=READ_TIMEOUT_S,
 )
