@@ -30,6 +30,7 @@ from bot.mouth.narration import NarrationGate
 from bot.mouth.play_updates import UPDATE_INTERVAL_S, PacedUpdates
 from bot.mouth.receipts import ReceiptTrail, gate_narration
 from bot.play.session import SettledTurn
+from bot.tasks import TaskOwner
 
 log = structlog.get_logger("clankie.mouth.narrator")
 
@@ -89,7 +90,8 @@ class Narrator:
         self._session_id: str | None = self._active_id()
         self._last_turn: tuple[str, int] | None = None  # (run id, turn) of the newest turn handled
         self._catch_up_polls = 0
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskOwner("narrator")  # the stream's consumer, the watch, every paced timer
+        self._started = False
         self._lock = asyncio.Lock()
         self._seen = asyncio.Condition()
 
@@ -111,7 +113,7 @@ class Narrator:
         paced = self._paced.get(id(mouth))
         if paced is None:
             paced = self._paced[id(mouth)] = PacedUpdates(
-                mouth.play_update, self.update_interval_s, clock=self._clock
+                mouth.play_update, self.update_interval_s, clock=self._clock, tasks=self._tasks
             )
         return paced
 
@@ -128,21 +130,18 @@ class Narrator:
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
-        if self._tasks:
+        if self._started:
             return
+        self._started = True
         stream = self.play_host.subscribe()  # subscribed now: no turn after start() is missed
-        self._tasks = [
-            asyncio.create_task(self._consume(stream), name="narrator"),
-            asyncio.create_task(self._watch(), name="narrator-watch"),
-        ]
+        self._tasks.spawn(self._consume(stream), "narrator")
+        self._tasks.spawn(self._watch(), "narrator-watch")
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
+        """Stop listening and watching; every waiting play update is dropped, every timer ended."""
         for paced in self._paced.values():
             paced.cancel()
+        await self._tasks.close()
 
     async def _consume(self, stream: Any) -> None:
         try:

@@ -71,7 +71,7 @@ async def test_one_update_per_interval_newest_wins_and_speak_wanted_goes_at_once
         assert sent.turns == [1, 4, 7, 8]
         assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (3, 4, 1)
     finally:
-        paced.cancel()
+        await paced.close()
 
 
 async def test_a_waiting_update_goes_out_by_itself_when_the_interval_has_passed() -> None:
@@ -85,7 +85,7 @@ async def test_a_waiting_update_goes_out_by_itself_when_the_interval_has_passed(
         assert sent.turns == [1, 5]
         assert paced.waiting is None and paced.counts.coalesced == 3
     finally:
-        paced.cancel()
+        await paced.close()
 
 
 async def test_interval_zero_sends_every_update_and_negative_is_refused() -> None:

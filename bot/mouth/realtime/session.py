@@ -19,6 +19,8 @@
   `narrate` adds the item plus `response.create`; receipts follow the response's life.
 - Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
   rebased and the session re-briefed. Nothing here raises into the bot.
+- Tasks: the connection and the pump are tasks of the session's `TaskOwner`, the tool calls of
+  the tool runner's; `close()` ends them all before it returns.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from bot.mouth.realtime.narration_ledger import NarrationLedger
 from bot.mouth.realtime.responses import Request, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.play.session import SettledTurn, narration_line
+from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
@@ -107,7 +110,8 @@ class MouthSession:
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskOwner("mouth")
+        self._started = False
         self._pending_audio: list[bytes] = []
         self._changed = asyncio.Condition()
 
@@ -133,13 +137,12 @@ class MouthSession:
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
-        if self._tasks:
+        if self._started:
             return
-        self._tasks.append(asyncio.create_task(self._run(), name=f"mouth-{self.label}"))
+        self._started = True
+        self._tasks.spawn(self._run(), f"mouth-{self.label}")
         if self._pump_interval is not None:
-            self._tasks.append(
-                asyncio.create_task(self._pump(self._pump_interval), name=f"mouth-pump-{self.label}")
-            )
+            self._tasks.spawn(self._pump(self._pump_interval), f"mouth-pump-{self.label}")
 
     async def close(self) -> None:
         self._closing.set()
@@ -149,11 +152,8 @@ class MouthSession:
                 await conn.close()
             except Exception as exc:
                 log.debug("mouth_close_error", error=str(exc)[:200])
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.close()
         await self.tools.close()
-        self._tasks.clear()
         self.playback.clear()
         await self._notify()
 
