@@ -90,7 +90,7 @@ class Narrator:
         self._session_id: str | None = self._active_id()
         self._last_turn: tuple[str, int] | None = None  # (run id, turn) of the newest turn handled
         self._catch_up_polls = 0
-        self._tasks = TaskOwner("narrator")  # the stream's consumer, the watch, every paced timer
+        self.tasks = TaskOwner("narrator")  # the stream's consumer, the watch, every paced timer
         self._started = False
         self._lock = asyncio.Lock()
         self._seen = asyncio.Condition()
@@ -113,7 +113,7 @@ class Narrator:
         paced = self._paced.get(id(mouth))
         if paced is None:
             paced = self._paced[id(mouth)] = PacedUpdates(
-                mouth.play_update, self.update_interval_s, clock=self._clock, tasks=self._tasks
+                mouth.play_update, self.update_interval_s, clock=self._clock, tasks=self.tasks
             )
         return paced
 
@@ -134,14 +134,14 @@ class Narrator:
             return
         self._started = True
         stream = self.play_host.subscribe()  # subscribed now: no turn after start() is missed
-        self._tasks.spawn(self._consume(stream), "narrator")
-        self._tasks.spawn(self._watch(), "narrator-watch")
+        self.tasks.spawn(self._consume(stream), "narrator")
+        self.tasks.spawn(self._watch(), "narrator-watch")
 
     async def close(self) -> None:
         """Stop listening and watching; every waiting play update is dropped, every timer ended."""
         for paced in self._paced.values():
             paced.cancel()
-        await self._tasks.close()
+        await self.tasks.close()
 
     async def _consume(self, stream: Any) -> None:
         try:

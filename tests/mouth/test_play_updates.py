@@ -98,6 +98,40 @@ async def test_interval_zero_sends_every_update_and_negative_is_refused() -> Non
         PacedUpdates(sent, -1.0)
 
 
+class QuietMouth:
+    """A mouth that takes play updates and nothing else."""
+
+    listening = True
+    speaking = False
+
+    def __init__(self) -> None:
+        self.sent = Sent()
+
+    async def play_update(self, settled: SettledTurn) -> bool:
+        return await self.sent(settled)
+
+    async def narrate(self, settled: SettledTurn) -> bool:
+        raise AssertionError("no narration in this test")
+
+    async def rebrief(self) -> bool:
+        return True
+
+
+async def test_closing_the_narrator_ends_every_update_timer_a_detached_mouth_left(tmp_path: Path) -> None:
+    clock, mouth = Clock(), QuietMouth()
+    narrator = narrator_for(None, tmp_path / "receipts.jsonl", clock)
+    narrator.attach(mouth)  # type: ignore[arg-type]
+    await narrator.on_turn(plain(1))  # out at once
+    clock.now += 1
+    await narrator.on_turn(plain(2))  # held: its timer waits for the interval
+    (timer,) = narrator.tasks.tasks
+    assert timer.get_name() == "mouth-play-updates" and not timer.done()
+    narrator.detach(mouth)  # type: ignore[arg-type]
+    await narrator.close()
+    assert timer.cancelled() and len(narrator.tasks) == 0
+    assert mouth.sent.turns == [1]  # the held update went with its mouth
+
+
 async def test_a_burst_of_turns_reaches_the_model_as_a_few_items(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
