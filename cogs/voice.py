@@ -16,7 +16,7 @@ mouth's behaviour lives in ``bot.mouth``; this module only connects it to Discor
   client stays disconnected past discord.py's own reconnects) is rejoined with backoff; the
   realtime session and its conversation survive the rejoin. Nothing here raises into the bot.
 
-The cog's narrator routes settled play turns to the newest mouth (or refuses them with a
+The cog's play relay (``bot.mouth.play_relay``) routes settled play turns to the newest mouth (or refuses them with a
 receipt when no voice session exists).
 
 Tasks (``bot.tasks.TaskOwner``): each link owns its watchdog, its rejoin and its receivers'
@@ -38,7 +38,7 @@ from discord.ext import commands
 
 from bot.character import Character
 from bot.mouth.discord_audio import VoicePlayback
-from bot.mouth.narrator import Narrator
+from bot.mouth.play_relay import PlayRelay
 from bot.mouth.presence import Backoff, IdleTimer
 from bot.mouth.realtime.session import MouthSession
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
@@ -89,7 +89,7 @@ class VoiceLink:
     async def open(self) -> None:
         self.attach(await self.cog.connect_within(self.channel))
         await self.session.start()
-        self.cog.narrator.attach(self.session)
+        self.cog.relay.attach(self.session)
         self.opened = True
         self.tasks.spawn(self._watch(), f"voice-watchdog-{self.guild_id}")
         self.people_changed()
@@ -122,7 +122,7 @@ class VoiceLink:
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
         self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
         await self.idle.close()
-        self.cog.narrator.detach(self.session)
+        self.cog.relay.detach(self.session)
         vc = self.detach()
         if vc is not None:
             with contextlib.suppress(Exception):
@@ -219,7 +219,7 @@ class Voice(commands.Cog):
         # per guild: a connect given up on, still finishing (or being undone) in the background
         self.late_connects: dict[int, asyncio.Task[None]] = {}
         self.connects = TaskOwner("voice-connect")
-        self.narrator = Narrator(
+        self.relay = PlayRelay(
             character.play_host,
             self.settings.receipt_path,
             cooldown_s=self.settings.voice.narration_cooldown_s,
@@ -227,13 +227,13 @@ class Voice(commands.Cog):
         )
 
     async def cog_load(self) -> None:
-        self.narrator.start()
+        self.relay.start()
 
     async def cog_unload(self) -> None:
         for link in list(self.links.values()):
             await link.close("unloading")
         await self.connects.close()
-        await self.narrator.close()
+        await self.relay.close()
 
     async def _connect(self, channel: Channel) -> discord.VoiceClient:
         return await channel.connect(timeout=self.connect_timeout, reconnect=True, self_deaf=False)

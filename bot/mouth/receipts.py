@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.mouth.narration import GateDecision, NarrationGate, SuppressReason
+from bot.mouth.narration_gate import GateDecision, NarrationGate, SuppressReason
 from journal.oplog import ReceiptLine, ReceiptType, append_line
 
 log = logging.getLogger(__name__)
