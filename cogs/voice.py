@@ -1,4 +1,5 @@
-"""``/voice join`` and ``/voice leave`` (docs/architecture.md §12, §13): the Discord glue of the mouth.
+"""``/voice join`` and ``/voice leave`` (docs/architecture.md §12, §13): the Discord glue of the
+mouth.
 
 Per voice channel a :class:`VoiceLink` ties together the discord.py ``VoiceClient`` (DAVE via
 ``davey``), the DAVE-aware receive path (``VoiceReceiver`` → the session's room mixer), the

@@ -41,7 +41,8 @@ async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
 
 
 def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
-    """Only the story card's own fields (DESIGN §7), whatever else a card dict carries."""
+    """Only the story card's own fields (docs/architecture.md §7), whatever else a card dict
+    carries."""
     out = {k: card[k] for k in CARD_KEYS if k in card}
     moments = out.get("moments")
     if isinstance(moments, list):

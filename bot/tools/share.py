@@ -1,6 +1,6 @@
 """``observe_share`` (captain, read): up to four 1 fps JPEG samples of a person's screen share,
-oldest first (DESIGN §11) — only shares made in the server and call the question came from
-(``ToolContext.place``); asked from nowhere in particular, it sees none."""
+oldest first (docs/architecture.md §11) — only shares made in the server and call the question
+came from (``ToolContext.place``); asked from nowhere in particular, it sees none."""
 
 from __future__ import annotations
 

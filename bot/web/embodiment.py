@@ -1,4 +1,4 @@
-"""The embodiment API (DESIGN §10) and the live feed behind the activity page.
+"""The embodiment API (docs/architecture.md §10) and the live feed behind the activity page.
 
 ``GET /v1/embodiment/sessions/live``            → ``{session: {…} | null}``
 ``GET /v1/embodiment/sessions/live/still``      → ``{outcome: not_playing | pending | still, …}``
