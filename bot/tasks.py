@@ -4,9 +4,11 @@ The rules:
 
 - Every background task belongs to exactly one owner, held by the object whose lifetime bounds
   the task (a mouth session, a voice link, the play relay, the live feed). Nothing is started
-  fire-and-forget: outside this module nobody calls ``asyncio.create_task``. Where one
-  coroutine's own scope bounds its children, an ``asyncio.TaskGroup`` in that coroutine is the
-  owner instead.
+  fire-and-forget: a background task is started by its owner's ``spawn``, never by
+  ``asyncio.create_task`` or ``ensure_future``. Where one coroutine's own scope bounds its
+  children, an ``asyncio.TaskGroup`` in that coroutine is the owner instead.
+- A part that runs a task for its holder (a receiver's keepalive, a mouth's update timer) takes
+  the holder's owner, so closing the holder ends it; made alone, it keeps an owner of its own.
 - Each task is named (``spawn(coro, name)``) so a log line or a task dump says what it is.
 - A task that ends by an exception (a cancellation is not one) is logged once, by its owner, as
   ``task_failed`` with its family and name, and its exception is retrieved, so asyncio never
