@@ -1,6 +1,7 @@
-"""The Character (DESIGN §1): one object that owns the play host, the share store, the tool
-registry, the captain and the web surface. Everything is made here, in one place, and handed
-to whoever needs it (the Discord app and its cogs receive a Character; they build nothing)."""
+"""The Character (docs/architecture.md §1): one object that owns the play host, the share store,
+the tool registry, the captain and the web surface. Everything is made here, in one place, and
+handed to whoever needs it (the Discord app and its cogs receive a Character; they build
+nothing)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""``/share start`` and ``/share stop`` (DESIGN §11): a bot cannot receive Go Live video, so a
-person who wants Clankie to see their screen gets a private capture link on the web surface.
+"""``/share start`` and ``/share stop`` (docs/architecture.md §11): a bot cannot receive Go Live
+video, so a person who wants Clankie to see their screen gets a private capture link on the web
+surface.
 
 Discord cannot invoke a command that has subcommands, so the pair is ``/share start`` (the
 link) and ``/share stop``. Replies are ephemeral: the link is personal, unguessable and expires

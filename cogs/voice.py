@@ -1,4 +1,5 @@
-"""``/voice join`` and ``/voice leave`` (DESIGN §12, §13): the Discord glue of the mouth.
+"""``/voice join`` and ``/voice leave`` (docs/architecture.md §12, §13): the Discord glue of the
+mouth.
 
 Per voice channel a :class:`VoiceLink` ties together the discord.py ``VoiceClient`` (DAVE via
 ``davey``), the DAVE-aware receive path (``VoiceReceiver`` → the session's room mixer), the
@@ -8,23 +9,27 @@ mouth's behaviour lives in ``bot.mouth``; this module only connects it to Discor
 - join: the caller must be in a voice channel (else an ephemeral error); the bot connects
   un-deafened (it must hear), starts receive and playback (talk spurts only while there is
   audio) and opens the realtime session. The answer comes within ``connect_timeout``: a
-  connect that takes longer fails the join at once and finishes (or is undone) in the
-  background (``Voice.connect_within``);
+  connect that takes longer (or whose caller went away) fails the join at once and finishes
+  (or is undone) in the background (``Voice.connect_within``);
 - leave: on ``/voice leave``, or by itself once nobody (no human) has been in the channel for
   ``[voice] idle_leave_seconds``;
 - a dropped voice connection (the bot's own voice state goes away without a leave, or the
   client stays disconnected past discord.py's own reconnects) is rejoined with backoff; the
   realtime session and its conversation survive the rejoin. Nothing here raises into the bot.
 
-The cog's narrator routes settled play turns to the newest mouth (or refuses them with a
+The cog's play relay (``bot.mouth.play_relay``) routes settled play turns to the newest mouth (or refuses them with a
 receipt when no voice session exists).
+
+Tasks (``bot.tasks.TaskOwner``): each link owns its watchdog, its rejoin and its receivers'
+keepalives, and ends them when it closes; the cog owns the connects given up on (each finishes,
+or is undone, in the background) and ends them when it unloads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import discord
@@ -34,16 +39,17 @@ from discord.ext import commands
 
 from bot.character import Character
 from bot.mouth.discord_audio import VoicePlayback
-from bot.mouth.narrator import Narrator
+from bot.mouth.play_relay import PlayRelay
 from bot.mouth.presence import Backoff, IdleTimer
 from bot.mouth.realtime.session import MouthSession
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
+from bot.tasks import TaskOwner
 from cogs import character_of
 
 log = structlog.get_logger("clankie.discord.voice")
 
 Channel = discord.VoiceChannel | discord.StageChannel
-Connector = Callable[[Channel], Awaitable[discord.VoiceClient]]
+Connector = Callable[[Channel], Coroutine[Any, Any, discord.VoiceClient]]
 
 NOT_IN_VOICE = "Join a voice channel first, then use `/voice join` and I'll come to you."
 NOT_HERE = "I'm not in a voice channel in this server."
@@ -74,8 +80,8 @@ class VoiceLink:
         self.closed = asyncio.Event()
         self.rejoined = asyncio.Event()  # set at each successful rejoin
         self.idle = IdleTimer(cog.settings.voice.idle_leave_seconds, self._idle_leave)
+        self.tasks = TaskOwner("voice-link")  # the watchdog, the rejoin, the receivers' keepalives
         self._rejoin_task: asyncio.Task[None] | None = None
-        self._watchdog: asyncio.Task[None] | None = None
 
     @property
     def guild_id(self) -> int:
@@ -84,14 +90,16 @@ class VoiceLink:
     async def open(self) -> None:
         self.attach(await self.cog.connect_within(self.channel))
         await self.session.start()
-        self.cog.narrator.attach(self.session)
+        self.cog.relay.attach(self.session)
         self.opened = True
-        self._watchdog = asyncio.create_task(self._watch(), name=f"voice-watchdog-{self.guild_id}")
+        self.tasks.spawn(self._watch(), f"voice-watchdog-{self.guild_id}")
         self.people_changed()
 
     def attach(self, vc: discord.VoiceClient) -> None:
         self.vc = vc
-        self.receiver = VoiceReceiver(vc, loop_sink(asyncio.get_running_loop(), self.session.feed))
+        self.receiver = VoiceReceiver(
+            vc, loop_sink(asyncio.get_running_loop(), self.session.feed), tasks=self.tasks
+        )
         self.receiver.start()
         self.playback = VoicePlayback(vc, self.session.playback, asyncio.get_running_loop())
         self.playback.start()  # talk spurts only while there is audio
@@ -113,15 +121,14 @@ class VoiceLink:
             return
         self.leaving = True
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
-        for task in (self._rejoin_task, self._watchdog):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
+        self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
         await self.idle.close()
-        self.cog.narrator.detach(self.session)
+        self.cog.relay.detach(self.session)
         vc = self.detach()
         if vc is not None:
             with contextlib.suppress(Exception):
                 await vc.disconnect(force=True)
+        await self.tasks.close()
         await self.session.close()
         if self.cog.links.get(self.guild_id) is self:
             del self.cog.links[self.guild_id]
@@ -150,7 +157,7 @@ class VoiceLink:
         if self.leaving or not self.opened or rejoining:
             return
         log.warning("voice_dropped", guild_id=self.guild_id, why=why)
-        self._rejoin_task = asyncio.create_task(self._rejoin(), name=f"voice-rejoin-{self.guild_id}")
+        self._rejoin_task = self.tasks.spawn(self._rejoin(), f"voice-rejoin-{self.guild_id}")
 
     async def _rejoin(self) -> None:
         for delay in self.cog.backoff.delays():
@@ -210,9 +217,10 @@ class Voice(commands.Cog):
         self.watchdog_s = WATCHDOG_S
         self.backoff = Backoff()
         self.links: dict[int, VoiceLink] = {}
-        # per guild: a connect given up on (or the leave of one that came too late), still running
-        self.late_connects: dict[int, asyncio.Future[Any]] = {}
-        self.narrator = Narrator(
+        # per guild: a connect given up on, still finishing (or being undone) in the background
+        self.late_connects: dict[int, asyncio.Task[None]] = {}
+        self.connects = TaskOwner("voice-connect")
+        self.relay = PlayRelay(
             character.play_host,
             self.settings.receipt_path,
             cooldown_s=self.settings.voice.narration_cooldown_s,
@@ -220,14 +228,13 @@ class Voice(commands.Cog):
         )
 
     async def cog_load(self) -> None:
-        self.narrator.start()
+        self.relay.start()
 
     async def cog_unload(self) -> None:
         for link in list(self.links.values()):
             await link.close("unloading")
-        for task in list(self.late_connects.values()):
-            task.cancel()
-        await self.narrator.close()
+        await self.connects.close()
+        await self.relay.close()
 
     async def _connect(self, channel: Channel) -> discord.VoiceClient:
         return await channel.connect(timeout=self.connect_timeout, reconnect=True, self_deaf=False)
@@ -241,29 +248,38 @@ class Voice(commands.Cog):
         goes on in the background: its cleanup finishes there, and a client that connects after
         all is disconnected again.
         """
-        task: asyncio.Future[discord.VoiceClient] = asyncio.ensure_future(self.connector(channel))
-        done, _ = await asyncio.wait({task}, timeout=self.connect_timeout)
+        guild_id = channel.guild.id
+        # its outcome is taken here, or by _finish_late: the owner need not report it
+        task = self.connects.spawn(self.connector(channel), f"voice-connect-{guild_id}", report_failure=False)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.connect_timeout)
+        except asyncio.CancelledError:  # the caller went away (a link closed mid-rejoin)
+            self._give_up(guild_id, task)
+            raise
         if task in done:
             return task.result()
-        guild_id = channel.guild.id
-        self.late_connects[guild_id] = task
-        task.add_done_callback(lambda t: self._late_connect_done(guild_id, t))
+        self._give_up(guild_id, task)
         raise TimeoutError(f"voice connect to {channel.id} took over {self.connect_timeout:g} s")
 
-    def _late_connect_done(self, guild_id: int, task: asyncio.Future[Any]) -> None:
-        if self.late_connects.get(guild_id) is task:
-            del self.late_connects[guild_id]
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            log.info("voice_connect_gave_up", error=f"{type(exc).__name__}: {exc}")
-            return
-        vc: discord.VoiceClient = task.result()  # connected after the join had failed: leave
-        log.info("voice_connect_late", channel=getattr(vc.channel, "name", None))
-        leave = asyncio.get_running_loop().create_task(_leave_quietly(vc), name="voice-late-leave")
-        self.late_connects[guild_id] = leave
-        leave.add_done_callback(lambda t: self._late_connect_done(guild_id, t))
+    def _give_up(self, guild_id: int, connect: asyncio.Task[discord.VoiceClient]) -> None:
+        if not self.connects.closed:  # else the unload is ending the connect already
+            self.late_connects[guild_id] = self.connects.spawn(
+                self._finish_late(guild_id, connect), f"voice-late-connect-{guild_id}"
+            )
+
+    async def _finish_late(self, guild_id: int, connect: asyncio.Task[discord.VoiceClient]) -> None:
+        """A connect given up on: let it finish, and leave again if it connected after all."""
+        try:
+            try:
+                vc = await connect
+            except Exception as exc:
+                log.info("voice_connect_gave_up", error=f"{type(exc).__name__}: {exc}")
+                return
+            log.info("voice_connect_late", channel=getattr(vc.channel, "name", None))
+            await _leave_quietly(vc)  # connected after the join had failed: leave
+        finally:
+            if self.late_connects.get(guild_id) is asyncio.current_task():
+                del self.late_connects[guild_id]
 
     def _voice_ready(self) -> bool:
         cfg = self.settings.openai

@@ -1,4 +1,5 @@
-"""The captain's engine: a bounded tool loop with images in tool results (DESIGN §8)."""
+"""The captain's engine: a bounded tool loop with images in tool results (docs/architecture.md
+§8)."""
 
 from bot.captain.consult import Captain
 from bot.captain.conversation import Conversation

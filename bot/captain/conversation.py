@@ -1,4 +1,5 @@
-"""The captain's conversation in memory, with images carried in tool results (DESIGN §8).
+"""The captain's conversation in memory, with images carried in tool results
+(docs/architecture.md §8).
 
 A ``tool`` message is text only, so a result with images becomes the tool message (its text
 plus ``[screenshot attached below]``) and, after the tool messages of that round, a ``user``

@@ -2,9 +2,9 @@
 
 Each round sends the conversation with the surface's tool schemas; tool calls are dispatched
 through the registry (which refuses tools not on the surface and bad arguments, never raising);
-results go back per DESIGN §8 (see :mod:`bot.captain.conversation`). After ``max_rounds``
-rounds of tool calls the model is asked once more with ``tool_choice="none"`` for its answer.
-The pieces of a round (:meth:`CaptainEngine.complete`, :func:`function_calls`,
+results go back per docs/architecture.md §8 (see :mod:`bot.captain.conversation`). After
+``max_rounds`` rounds of tool calls the model is asked once more with ``tool_choice="none"`` for
+its answer. The pieces of a round (:meth:`CaptainEngine.complete`, :func:`function_calls`,
 :func:`assistant_message`, :meth:`CaptainEngine.dispatch`) also drive the player's loop
 (:mod:`bot.play.minds.agent`), which ends its rounds when the model calls an act tool.
 """

@@ -1,5 +1,5 @@
-"""What the mouth is told (DESIGN §12): the briefing that is its session instructions, and the
-text items that keep it up to date with play.
+"""What the mouth is told (docs/architecture.md §12): the briefing that is its session
+instructions, and the text items that keep it up to date with play.
 
 The briefing says who he is, the rules that room audio can never change, what his two tools
 are for, and whether he is at the controls — in which world, on which turn, toward which

@@ -12,7 +12,8 @@ turn would flood its context with lines nobody will ask about. So, per mouth:
   before it is dropped, since the newer line supersedes it.
 
 `interval_s = 0` sends every update as it comes. Sends are serialised, so items reach the
-conversation in turn order.
+conversation in turn order. The timer that sends a held update is a task of the `TaskOwner`
+given (the play relay's, so closing the relay stops every mouth's timer), or of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import structlog
 
 from bot.play.session import SettledTurn
+from bot.tasks import TaskOwner
 
 log = structlog.get_logger("clankie.mouth.play_updates")
 
@@ -47,6 +49,7 @@ class PacedUpdates:
         interval_s: float = UPDATE_INTERVAL_S,
         *,
         clock: Callable[[], float] = time.monotonic,
+        tasks: TaskOwner | None = None,
     ) -> None:
         if interval_s < 0:
             raise ValueError(f"play update interval must be ≥ 0 seconds, got {interval_s}")
@@ -56,6 +59,8 @@ class PacedUpdates:
         self._last: float | None = None
         self._waiting: SettledTurn | None = None
         self._timer: asyncio.Task[None] | None = None
+        self._tasks = tasks if tasks is not None else TaskOwner("mouth-play-updates")
+        self._own_tasks = tasks is None
         self._lock = asyncio.Lock()
         self.counts = UpdateCounts()
 
@@ -109,6 +114,12 @@ class PacedUpdates:
         if timer is not None and timer is not asyncio.current_task():
             timer.cancel()
 
+    async def close(self) -> None:
+        """`cancel()`, and wait until the timer has ended (when the timer's owner is its own)."""
+        self.cancel()
+        if self._own_tasks:
+            await self._tasks.close()
+
     async def _deliver(self, settled: SettledTurn) -> None:
         self._last = self._clock()
         self.counts.sent += 1
@@ -116,7 +127,7 @@ class PacedUpdates:
 
     def _arm(self) -> None:
         if self._timer is None or self._timer.done():
-            self._timer = asyncio.create_task(self._flush_when_due(), name="mouth-play-updates")
+            self._timer = self._tasks.spawn(self._flush_when_due(), "mouth-play-updates")
 
     async def _flush_when_due(self) -> None:
         while self._waiting is not None:

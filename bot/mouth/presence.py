@@ -3,7 +3,8 @@ between rejoin attempts after a dropped voice connection.
 
 `IdleTimer(seconds, on_idle)`: `people(count)` is told how many people (not bots) are in the
 channel after every change; at zero it arms, and fires `on_idle()` once the channel has stayed
-empty for `seconds`; anyone arriving disarms it.
+empty for `seconds`; anyone arriving disarms it. Its waiting task is owned by its own
+`TaskOwner` (`bot.tasks`); `close()` stops it and waits until it has ended.
 
 `Backoff`: capped exponential delays for bounded retries.
 """
@@ -11,11 +12,12 @@ empty for `seconds`; anyone arriving disarms it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
+
+from bot.tasks import TaskOwner
 
 log = structlog.get_logger("clankie.mouth.presence")
 
@@ -26,6 +28,7 @@ class IdleTimer:
             raise ValueError(f"idle timeout must be positive, got {seconds}")
         self.seconds = seconds
         self._on_idle = on_idle
+        self._tasks = TaskOwner("voice-idle-leave")
         self._task: asyncio.Task[None] | None = None
         self.fired = False
 
@@ -36,8 +39,8 @@ class IdleTimer:
     def people(self, count: int) -> None:
         if count > 0:
             self.disarm()
-        elif not self.armed and not self.fired:
-            self._task = asyncio.create_task(self._wait(), name="voice-idle-leave")
+        elif not self.armed and not self.fired and not self._tasks.closed:
+            self._task = self._tasks.spawn(self._wait(), "voice-idle-leave")
 
     def disarm(self) -> None:
         if self._task is not None and not self._task.done():
@@ -54,12 +57,9 @@ class IdleTimer:
             log.exception("voice_idle_leave_failed")
 
     async def close(self) -> None:
-        task = self._task
+        """Stop waiting for good (a call from the waiting task's own `on_idle` is fine)."""
         self._task = None
-        if task is not None and task is not asyncio.current_task() and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._tasks.close()
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The voice receipt trail (DESIGN §12): one `journal.oplog.ReceiptLine` per attempt and
-outcome, appended to `DISCORD_BRIDGE_RECEIPT_PATH` and joined to play turns by `deliveryId`.
+"""The voice receipt trail (docs/architecture.md §12): one `journal.oplog.ReceiptLine` per
+attempt and outcome, appended to `DISCORD_BRIDGE_RECEIPT_PATH` and joined to play turns by
+`deliveryId`.
 
     trail.requested(d)                     discord.voice.model_response {phase: requested}
     trail.done(d) / trail.failed(d, why)   discord.voice.model_response {phase: done|failed}
@@ -19,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.mouth.narration import GateDecision, NarrationGate, SuppressReason
+from bot.mouth.narration_gate import GateDecision, NarrationGate, SuppressReason
 from journal.oplog import ReceiptLine, ReceiptType, append_line
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The shared tool registry and its tools (DESIGN §3)."""
+"""The shared tool registry and its tools (docs/architecture.md §3)."""
 
 from bot.tools.base import NoArgs, Privilege, Surface, Tool, ToolResult
 from bot.tools.context import Speaker, ToolContext, ToolServices

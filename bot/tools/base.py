@@ -1,6 +1,13 @@
-"""What a tool is (DESIGN §3): data — a name, a description, a pydantic argument model (its
-JSON schema is what the model sees), a privilege, the surfaces it belongs to — plus an async
-handler that returns text and, optionally, images."""
+"""What a tool is (docs/architecture.md §3): data — a name, a description, a pydantic argument
+model (its JSON schema is what the model sees), a privilege, the surfaces it belongs to, how long
+a call may take — plus an async handler that returns text and, optionally, images.
+
+A call's time limit (``timeout_s``) is enforced by the registry: a handler that has not answered
+by then is cancelled and the model is told the tool did not answer. Tools that only read what is
+in memory (the live still, the digest, the story card, share frames) declare
+:data:`READ_TIMEOUT_S`; one that waits on a model or a world declares what that wait may take
+(``ask_clankie`` runs a captain consult); the rest get :data:`DEFAULT_TIMEOUT_S`, which leaves
+room for a world's observe and look (the player's ``look``)."""
 
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ Surface = Literal["mouth", "captain", "player"]
 PRIVILEGES: frozenset[str] = frozenset(get_args(Privilege))
 SURFACES: frozenset[str] = frozenset(get_args(Surface))
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+DEFAULT_TIMEOUT_S = 20.0
+READ_TIMEOUT_S = 5.0
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -53,6 +62,7 @@ class Tool(Generic[A]):
     privilege: Privilege
     surfaces: frozenset[Surface]
     handler: Handler[A]
+    timeout_s: float = DEFAULT_TIMEOUT_S  # a call that takes longer is cancelled and answered for
 
     def on(self, surface: str) -> bool:
         return surface in self.surfaces

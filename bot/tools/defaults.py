@@ -19,8 +19,9 @@ DEFAULT_TOOLS: tuple[AnyTool, ...] = (
 
 
 def build_registry() -> ToolRegistry:
-    """Every tool of DESIGN §3 except the world actions: those belong to one play session and
-    join a copy of this registry there (``registry.extended(world_action_tools(catalog, choose))``)."""
+    """Every tool of docs/architecture.md §3 except the world actions: those belong to one play
+    session and join a copy of this registry there
+    (``registry.extended(world_action_tools(catalog, choose))``)."""
     registry = ToolRegistry(DEFAULT_TOOLS)
     registry.validate()
     return registry

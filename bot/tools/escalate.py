@@ -1,7 +1,9 @@
 """``ask_clankie`` (mouth, escalate): the one door from the mouth to the captain. It runs one
 captain consult on behalf of the speaker the mouth is answering, in the mouth's server and call
 (so the captain sees only that call's shares); with no speaker (a response
-to narration, not to a person) it is refused here and nothing is consulted."""
+to narration, not to a person) it is refused here and nothing is consulted. A consult that has
+not answered in :data:`ASK_TIMEOUT_S` is cut off by the registry: a person in a voice call
+waits no longer than that for an answer."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from bot.tools.base import Tool, ToolResult
 from bot.tools.context import ToolContext
 
 MAX_REQUEST_CHARS = 8000
+ASK_TIMEOUT_S = 30.0
 NO_SPEAKER = "I can only ask my captain on behalf of someone who is talking to me, and nobody asked."
 NO_CAPTAIN = "My captain isn't available right now."
 
@@ -46,4 +49,5 @@ ASK_CLANKIE: Tool[AskArgs] = Tool(
     privilege="escalate",
     surfaces=frozenset({"mouth"}),
     handler=ask_clankie,
+    timeout_s=ASK_TIMEOUT_S,
 )

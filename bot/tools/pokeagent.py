@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.tools.base import NoArgs, Tool, ToolResult
+from bot.tools.base import READ_TIMEOUT_S, NoArgs, Tool, ToolResult
 from bot.tools.context import ToolContext
 
 NOT_PLAYING = "Not playing anything right now; there is no live game to observe."
@@ -41,7 +41,8 @@ async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
 
 
 def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
-    """Only the story card's own fields (DESIGN §7), whatever else a card dict carries."""
+    """Only the story card's own fields (docs/architecture.md §7), whatever else a card dict
+    carries."""
     out = {k: card[k] for k in CARD_KEYS if k in card}
     moments = out.get("moments")
     if isinstance(moments, list):
@@ -68,6 +69,7 @@ POKEAGENT_OBSERVE: Tool[NoArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain"}),
     handler=pokeagent_observe,
+    timeout_s=READ_TIMEOUT_S,
 )
 
 POKEAGENT_RECALL: Tool[NoArgs] = Tool(
@@ -80,4 +82,5 @@ POKEAGENT_RECALL: Tool[NoArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain", "player"}),  # the player recalls its own story too
     handler=pokeagent_recall,
+    timeout_s=READ_TIMEOUT_S,
 )

@@ -1,4 +1,4 @@
-"""The shared tool registry (DESIGN §3). Its rules hold at registration, at start-up
+"""The shared tool registry (docs/architecture.md §3). Its rules hold at registration, at start-up
 (:meth:`ToolRegistry.validate`) and at every call (:meth:`ToolRegistry.dispatch`):
 
 - exactly one tool escalates: ``ask_clankie``, on the mouth surface only;
@@ -8,12 +8,17 @@
   Realtime ``session.tools`` format for the mouth);
 - a call of a tool that is not on the surface is refused with an error to the model, logged,
   and nothing runs; arguments are validated by the tool's model before its handler runs, and
-  neither bad arguments nor a failing handler ever raise into the session.
+  neither bad arguments nor a failing handler ever raise into the session;
+- a handler that has not answered within its tool's ``timeout_s`` is cancelled: the call is
+  logged (``tool_timed_out``) and the model is told "<tool> did not answer within N s", so the
+  caller goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -70,6 +75,8 @@ class ToolRegistry:
             return "a tool needs a description"
         if tool.privilege not in PRIVILEGES:
             return f"unknown privilege {tool.privilege!r}"
+        if not (isinstance(tool.timeout_s, (int, float)) and 0 < tool.timeout_s < math.inf):  # nan too
+            return f"timeout_s must be a positive number of seconds, not {tool.timeout_s!r}"
         if not tool.surfaces:
             return "a tool must belong to at least one surface"
         unknown = set(tool.surfaces) - SURFACES
@@ -176,12 +183,26 @@ class ToolRegistry:
             reason = describe_validation_error(exc)
             log.info("tool_arguments_invalid", surface=surface, tool=name, reason=reason[:200])
             return ToolResult.error(f"error: invalid arguments for {name}: {reason}. Nothing was run.")
+        limit = asyncio.timeout(tool.timeout_s)
         try:
-            result = await tool.handler(args, ctx)
+            async with limit:
+                result = await tool.handler(args, ctx)
+        except TimeoutError as exc:
+            if not limit.expired():  # the handler's own TimeoutError: a failure like any other
+                return _failed(name, surface, exc)
+            log.warning("tool_timed_out", surface=surface, tool=name, timeout_s=tool.timeout_s)
+            return ToolResult.error(
+                f"error: {name} did not answer within {tool.timeout_s:g} s and was stopped; "
+                "go on without it, or try again later."
+            )
         except Exception as exc:
-            log.exception("tool_failed", surface=surface, tool=name)
-            return ToolResult.error(f"error: {name} failed ({type(exc).__name__}); try again later.")
+            return _failed(name, surface, exc)
         return result
+
+
+def _failed(name: str, surface: str, exc: Exception) -> ToolResult:
+    log.error("tool_failed", surface=surface, tool=name, exc_info=exc)
+    return ToolResult.error(f"error: {name} failed ({type(exc).__name__}); try again later.")
 
 
 def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.tools.base import NoArgs, Tool, ToolResult
+from bot.tools.base import READ_TIMEOUT_S, NoArgs, Tool, ToolResult
 from bot.tools.context import ToolContext
 
 NOT_PLAYING = "I'm not playing anything right now."
@@ -39,4 +39,5 @@ LOOK_AT_SCREEN: Tool[NoArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"mouth"}),
     handler=look_at_screen,
+    timeout_s=READ_TIMEOUT_S,
 )

@@ -1,6 +1,6 @@
 """``observe_share`` (captain, read): up to four 1 fps JPEG samples of a person's screen share,
-oldest first (DESIGN §11) — only shares made in the server and call the question came from
-(``ToolContext.place``); asked from nowhere in particular, it sees none."""
+oldest first (docs/architecture.md §11) — only shares made in the server and call the question
+came from (``ToolContext.place``); asked from nowhere in particular, it sees none."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.tools.base import Tool, ToolResult
+from bot.tools.base import READ_TIMEOUT_S, Tool, ToolResult
 from bot.tools.context import ToolContext
 from bot.web.share_types import ShareLookup
 
@@ -74,4 +74,5 @@ OBSERVE_SHARE: Tool[ShareArgs] = Tool(
     privilege="read",
     surfaces=frozenset({"captain"}),
     handler=observe_share,
+    timeout_s=READ_TIMEOUT_S,
 )

@@ -1,12 +1,14 @@
-"""World actions as player tools (DESIGN §3: "world actions | player | act"): one tool per kind
-of the current world's live action catalog, for a player mind that chooses its action by
-calling a tool (the agent mind). A call is the player's whole move for the turn: the action's
-own arguments (the catalog's schema) plus what a decision says beside its action — ``intent``,
-``say`` (words for the people watching, or null), ``objective`` and ``notes`` (null keeps them;
-an empty objective clears it). The tool does not touch the world: it validates the call against
-the live catalog and hands the :class:`Move` to ``choose`` — the play loop, which observes
-again, acts, journals and settles the turn as for any other decision. They exist only on the
-player surface of a registry made for one session (:meth:`ToolRegistry.extended`)."""
+"""World actions as player tools (docs/architecture.md §3: "world actions | player | act"): one
+tool per kind of the current world's live action catalog, for a player mind that chooses its
+action by calling a tool (the agent mind). A call is the player's whole move for the turn: the
+action's own arguments (the catalog's schema) plus what a decision says beside its action —
+``intent``, ``say`` (words for the people watching, or null), ``objective`` and ``notes`` (null
+keeps them; an empty objective clears it). The tool does not touch the world: it validates the
+call against the live catalog and hands the :class:`Move` to ``choose`` — the play loop, which
+observes again, acts, journals and settles the turn as for any other decision. They exist only
+on the player surface of a registry made for one session (:meth:`ToolRegistry.extended`).
+Handing the move over takes no time, so a call that has not answered in :data:`ACTION_TIMEOUT_S`
+is stuck."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from bot.tools.base import AnyTool, Tool, ToolResult
 from bot.tools.context import ToolContext
 from bot.tools.registry import describe_validation_error
 from journal.actions import Catalog
+
+ACTION_TIMEOUT_S = 10.0
 
 DECISION_FIELDS: dict[str, Any] = {
     "intent": (str, Field(description="what this move is for, in a few words (at most 200 characters)")),
@@ -86,6 +90,7 @@ def _action_tool(catalog: Catalog, model: type[BaseModel], kind: str, choose: Ch
         privilege="act",
         surfaces=frozenset({"player"}),
         handler=handler,
+        timeout_s=ACTION_TIMEOUT_S,
     )
 
 

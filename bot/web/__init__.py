@@ -1,4 +1,4 @@
-"""The web surface (DESIGN §10, §11), aiohttp on 127.0.0.1 by default.
+"""The web surface (docs/architecture.md §10, §11), aiohttp on 127.0.0.1 by default.
 
 - :mod:`bot.web.app` — ``make_app`` and :class:`~bot.web.app.WebSurface` (bind and token rules)
 - :mod:`bot.web.embodiment` — the embodiment API and the server-sent event feed

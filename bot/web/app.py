@@ -1,5 +1,6 @@
-"""The aiohttp web surface (DESIGN §10, §11): embodiment API, activity page, share capture,
-bundled game pages; and :class:`WebSurface`, which starts it under the bind/token rules."""
+"""The aiohttp web surface (docs/architecture.md §10, §11): embodiment API, activity page, share
+capture, bundled game pages; and :class:`WebSurface`, which starts it under the bind/token
+rules."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""Who may listen where, and who may ask (DESIGN §10): the web surface binds 127.0.0.1 unless
-told otherwise, refuses any other address without ``web.token``, and when a token is set
-every data request must carry it (``Authorization: Bearer …`` or ``?token=…``). Share links
-carry their own per-person token and the bundled game pages and static files hold no data,
-so those paths need no web token. A token must be at least :data:`MIN_TOKEN_CHARS` long when it
-is required (a bind beyond loopback). Without a token the surface answers only requests that
-name it by a loopback name or address and its own port (``Host``), or by ``[web] public_url``'s
-host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a 421, not the data."""
+"""Who may listen where, and who may ask (docs/architecture.md §10): the web surface binds
+127.0.0.1 unless told otherwise, refuses any other address without ``web.token``, and when a
+token is set every data request must carry it (``Authorization: Bearer …`` or ``?token=…``).
+Share links carry their own per-person token and the bundled game pages and static files hold no
+data, so those paths need no web token. A token must be at least :data:`MIN_TOKEN_CHARS` long
+when it is required (a bind beyond loopback). Without a token the surface answers only requests
+that name it by a loopback name or address and its own port (``Host``), or by
+``[web] public_url``'s host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a
+421, not the data."""
 
 from __future__ import annotations
 

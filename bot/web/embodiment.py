@@ -1,4 +1,4 @@
-"""The embodiment API (DESIGN §10) and the live feed behind the activity page.
+"""The embodiment API (docs/architecture.md §10) and the live feed behind the activity page.
 
 ``GET /v1/embodiment/sessions/live``            → ``{session: {…} | null}``
 ``GET /v1/embodiment/sessions/live/still``      → ``{outcome: not_playing | pending | still, …}``
@@ -24,7 +24,6 @@ session's turns (``active: false``); the event stream's ``status`` carries ``las
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import orjson
@@ -32,6 +31,7 @@ import structlog
 from aiohttp import web
 
 from bot.logs import Throttle
+from bot.tasks import TaskOwner
 from bot.web.still_cache import SCHEMA_VERSION, StillCache, StillEntry
 from bot.web.views import session_view, turn_view
 from bot.worlds.base import Still
@@ -163,7 +163,8 @@ class LiveFeed:
     event-stream client: a ``turn`` event for each settled turn, a ``status`` event whenever
     the status (session, digest, frame) changed — checked after each turn and every
     :data:`STATUS_EVERY_S` while anyone listens, so a frame captured after a turn settled (or a
-    session that ended) reaches the page within that time."""
+    session that ended) reaches the page within that time. Both are tasks of its ``TaskOwner``,
+    ended by :meth:`close`."""
 
     def __init__(self, host: Any, every: float = STATUS_EVERY_S, max_clients: int = 64) -> None:
         self.host = host
@@ -173,13 +174,11 @@ class LiveFeed:
         self._refusals = Throttle(60.0)
         self.clients: set[asyncio.Queue[Event | None]] = set()
         self.status: dict[str, Any] | None = None
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskOwner("web-live")
 
     def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._pump(), name="web-live-feed"),
-            asyncio.create_task(self._watch(), name="web-live-status"),
-        ]
+        self._tasks.spawn(self._pump(), "web-live-feed")
+        self._tasks.spawn(self._watch(), "web-live-status")
 
     async def _pump(self) -> None:
         async for settled in self.host.subscribe():
@@ -228,11 +227,7 @@ class LiveFeed:
 
     async def close(self) -> None:
         self._send(None)
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._tasks.close()
 
 
 FEED: web.AppKey[LiveFeed] = web.AppKey("feed", LiveFeed)

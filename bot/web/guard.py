@@ -1,5 +1,5 @@
-"""The web surface's door (DESIGN §10): every connection passes a :class:`ConnectionGuard`
-before aiohttp sees it.
+"""The web surface's door (docs/architecture.md §10): every connection passes a
+:class:`ConnectionGuard` before aiohttp sees it.
 
 - **A cap on connections** (:meth:`WebLimits.connection_cap`, kept under the descriptor limit).
   At the cap, a new connection first takes the place of the oldest one that has not yet sent a

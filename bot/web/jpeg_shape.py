@@ -1,4 +1,5 @@
-"""What a JPEG will cost to decode, read from its markers without decoding it (DESIGN §11).
+"""What a JPEG will cost to decode, read from its markers without decoding it
+(docs/architecture.md §11).
 
 A progressive JPEG is a list of scans, and a decoder walks every block of the image once per
 scan however little data the scan holds: 20 000 tiny scans make a 1 MB file that takes half a

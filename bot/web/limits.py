@@ -1,6 +1,6 @@
-"""How much any client may hold of the web surface (DESIGN §10, §11): time to send headers
-and bodies, idle keep-alive, connections, event-stream subscribers, header sizes, and the
-share decode pool. Defaults suit a bot on a small machine; tests pass small values."""
+"""How much any client may hold of the web surface (docs/architecture.md §10, §11): time to send
+headers and bodies, idle keep-alive, connections, event-stream subscribers, header sizes, and
+the share decode pool. Defaults suit a bot on a small machine; tests pass small values."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bounded decode work for share frames (DESIGN §11).
+"""Bounded decode work for share frames (docs/architecture.md §11).
 
 Every frame is checked from its markers first (:mod:`bot.web.jpeg_shape`: size from SOF, scan
 count from SOS) and refused before any decode when it is too big or has more scans than a sane

@@ -1,4 +1,4 @@
-"""Share capture on the web surface (DESIGN §11).
+"""Share capture on the web surface (docs/architecture.md §11).
 
 ``GET  /share/{token}``        the capture page (screen capture in the browser, 1 JPEG a second)
 ``POST /share/{token}/frame``  one JPEG (body ``image/jpeg``); 201 when stored, else a refusal

@@ -1,4 +1,5 @@
-"""Share observation store (DESIGN §11): private capture links and the last frames of each share.
+"""Share observation store (docs/architecture.md §11): private capture links and the last frames
+of each share.
 
 A link is per person (a new link replaces that person's old one), unguessable
 (``secrets.token_urlsafe``) and expires ``link_ttl`` after it was made; when a share ends

@@ -1,4 +1,5 @@
-"""What the share store answers (DESIGN §11), kept free of aiohttp so tools can read it."""
+"""What the share store answers (docs/architecture.md §11), kept free of aiohttp so tools can
+read it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The live still, encoded once per distinct frame (DESIGN §10): the JSON body (with the image
-in base64) and the raw bytes are built the first time a frame is asked for and served from
-here until the frame changes. ``encodes`` counts how many frames were encoded. Recent frames
-stay cached (bounded by count and bytes), so a frame the game returns to is not encoded again
-while it is still held."""
+"""The live still, encoded once per distinct frame (docs/architecture.md §10): the JSON body
+(with the image in base64) and the raw bytes are built the first time a frame is asked for and
+served from here until the frame changes. ``encodes`` counts how many frames were encoded.
+Recent frames stay cached (bounded by count and bytes), so a frame the game returns to is not
+encoded again while it is still held."""
 
 from __future__ import annotations
 

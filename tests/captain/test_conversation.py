@@ -1,4 +1,4 @@
-"""Images in tool results (DESIGN §8): labels, pruning in memory, the full log."""
+"""Images in tool results (docs/architecture.md §8): labels, pruning in memory, the full log."""
 
 from __future__ import annotations
 

@@ -421,3 +421,42 @@ async def test_join_from_another_channel_moves_the_bot_there(
     assert server.clients[0].disconnects == 1 and new.vc is server.clients[1]
     await openai_fake.realtime.wait_connected(2)  # a new realtime session for the new channel
     await asyncio.wait_for(openai_fake.realtime.connections[0].closed.wait(), WAIT)
+
+
+async def test_leaving_ends_every_task_of_the_link(joined: tuple[Live, VoiceServer]) -> None:
+    live, _ = joined
+    link = voice_cog(live).links[live.fake.guild.id]
+    running = link.tasks.tasks
+    names = sorted(t.get_name() for t in running)
+    assert names == ["voice-receive-keepalive", f"voice-watchdog-{live.fake.guild.id}"]
+    handle = await live.fake.send_interaction("voice leave", by=live.fake.member)
+    assert (await handle.reply_text()).startswith("Left ")
+    assert all(t.done() for t in running) and len(link.tasks) == 0 and link.tasks.closed
+
+
+async def test_a_link_closed_while_its_rejoin_connects_undoes_that_connect_in_the_background(
+    joined: tuple[Live, VoiceServer],
+) -> None:
+    live, server = joined
+    cog = voice_cog(live)
+    link = cog.links[live.fake.guild.id]
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_connect(channel: Any) -> discord.VoiceClient:
+        started.set()
+        await release.wait()
+        return await server.connect(channel)  # connected after all, for a link that is gone
+
+    cog.connector = slow_connect
+    await live.fake.set_voice_state(live.fake.bot_member, None)  # Discord dropped the bot
+    await asyncio.wait_for(started.wait(), WAIT)
+    await link.close("left while rejoining")
+    assert link.tasks.closed and len(link.tasks) == 0  # the rejoin has ended
+    assert list(cog.late_connects) == [live.fake.guild.id]  # its connect goes on, given up on
+    release.set()
+    async with asyncio.timeout(WAIT):
+        while cog.late_connects:
+            await asyncio.wait(set(cog.late_connects.values()))
+    first, late = server.clients
+    assert first.disconnects == 1 and late.disconnects == 1  # the late connection is left again
+    assert cog.links == {} and link.rejoins == 0

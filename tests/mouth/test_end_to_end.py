@@ -1,5 +1,5 @@
 """End to end without Discord: real sandbox play sessions (PlayHost, autopilot) narrated by a
-real MouthSession through the narrator to the realtime fake; a "model" that answers narration
+real MouthSession through the play relay to the realtime fake; a "model" that answers narration
 requests (with speech, or with a failed response), a "room" that plays whatever is queued; then
 the receipt trail and each sitting's journal go through the offline evaluator, which must join
 them on the delivery ids. Three sittings give every narration verdict the mouth can cause:
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.character import build_character
-from bot.mouth.narrator import Narrator
+from bot.mouth.play_relay import PlayRelay
 from bot.play.host import PlayHost, StartRequest
 from journal.evaluate import evaluate
 from journal.oplog import ReceiptLine, read_receipts
@@ -65,14 +65,14 @@ def update_turns(fake: FakeOpenAI) -> list[int]:
     return turns
 
 
-async def sitting(host: PlayHost, narrator: Narrator) -> tuple[Any, Any, list[str]]:
+async def sitting(host: PlayHost, relay: PlayRelay) -> tuple[Any, Any, list[str]]:
     """One 200-turn sandbox sitting at full speed; returns (play, journal, delivery ids)."""
-    seen = narrator.turns_seen
+    seen = relay.turns_seen
     play = await host.start(
         StartRequest(world="sandbox", mind="autopilot", turns=200, pace_seconds=0, exit_when_done=True)
     )
     assert await host.wait() == "stopped"
-    await narrator.wait_for_turns(seen + play.turn, timeout=30)
+    await relay.wait_for_turns(seen + play.turn, timeout=30)
     journal = read_journal(play.journal_path)
     deliveries = [t.speechDeliveryId for t in journal.turns if t.speechDeliveryId]
     assert len(deliveries) >= 2, "the autopilot narrates each new milestone"
@@ -102,9 +102,9 @@ async def test_sandbox_play_narration_receipts_and_evaluator_verdicts(
     clock = Clock()  # moves only when the test moves it
     answer = "speak"
     async with mouth_for(openai_fake, tmp_path, character=character) as session:
-        narrator = Narrator(host, session.receipt_path, clock=clock, watch_interval=0.05)
-        narrator.attach(session)
-        narrator.start()
+        relay = PlayRelay(host, session.receipt_path, clock=clock, watch_interval=0.05)
+        relay.attach(session)
+        relay.start()
         receipts = session.receipt_path
 
         async def model() -> None:  # answers every narration request
@@ -132,13 +132,13 @@ async def test_sandbox_play_narration_receipts_and_evaluator_verdicts(
         helpers = [asyncio.create_task(model()), asyncio.create_task(room())]
         try:
             # 1. the model speaks
-            play1, journal1, deliveries1 = await sitting(host, narrator)
+            play1, journal1, deliveries1 = await sitting(host, relay)
             await session.wait_until(lambda: responded(deliveries1[0]), timeout=30)
             wanted1 = [t.turn.turn for t in journal1.turns if t.turn.speakWanted]
             await update_received(openai_fake, wanted1[-1])
             # the newest turn waits (frozen clock) until play's end is noticed, or this flush;
             # with --exit-when-done the last turn is his remark on the end, which went at once
-            await narrator.flush_updates()
+            await relay.flush_updates()
             if play1.turn != wanted1[-1]:
                 await update_received(openai_fake, play1.turn)
             turns1 = update_turns(openai_fake)
@@ -146,19 +146,19 @@ async def test_sandbox_play_narration_receipts_and_evaluator_verdicts(
             # 2. past the cooldown, the model's response fails
             answer = "fail"
             clock.now += 60
-            play2, journal2, deliveries2 = await sitting(host, narrator)
+            play2, journal2, deliveries2 = await sitting(host, relay)
             await session.wait_until(lambda: responded(deliveries2[0]), timeout=30)
 
             # 3. nobody in voice
-            narrator.detach(session)
-            play3, journal3, deliveries3 = await sitting(host, narrator)
+            relay.detach(session)
+            play3, journal3, deliveries3 = await sitting(host, relay)
         finally:
             for task in helpers:
                 task.cancel()
             for task in helpers:
                 with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                     await task
-            await narrator.close()
+            await relay.close()
 
     # paced updates (sitting 1): the first turn at once, then only what wanted to speak, then the newest
     assert turns1[0] == 1 and turns1[-1] == play1.turn  # the first at once, the newest last

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.mouth.narration import COOLDOWN_S, GateDecision, NarrationGate
+from bot.mouth.narration_gate import COOLDOWN_S, GateDecision, NarrationGate
 from bot.mouth.receipts import ENV_PATH, ReceiptTrail
 from journal.oplog import read_receipts
 

@@ -1,5 +1,5 @@
 """Paced play updates: one per interval, the newest turn wins, speakWanted turns never wait;
-and the narrator through the realtime fake: a burst of turns costs the model a few items."""
+and the play relay through the realtime fake: a burst of turns costs the model a few items."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.mouth.narrator import Narrator
+from bot.mouth.play_relay import PlayRelay
 from bot.mouth.play_updates import PacedUpdates
 from bot.play.session import SettledTurn
 from tests.fakes.openai import FakeOpenAI
 from tests.mouth.realtime.test_session import mouth_for
-from tests.mouth.realtime.test_session_narration import Clock, narrator_for
+from tests.mouth.realtime.test_session_narration import Clock, relay_for
 from tests.mouth.realtime.test_tool_runner import narration_turn
 from tests.mouth.test_end_to_end import UPDATE, update_received, update_turns
 
@@ -71,7 +71,7 @@ async def test_one_update_per_interval_newest_wins_and_speak_wanted_goes_at_once
         assert sent.turns == [1, 4, 7, 8]
         assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (3, 4, 1)
     finally:
-        paced.cancel()
+        await paced.close()
 
 
 async def test_a_waiting_update_goes_out_by_itself_when_the_interval_has_passed() -> None:
@@ -85,7 +85,7 @@ async def test_a_waiting_update_goes_out_by_itself_when_the_interval_has_passed(
         assert sent.turns == [1, 5]
         assert paced.waiting is None and paced.counts.coalesced == 3
     finally:
-        paced.cancel()
+        await paced.close()
 
 
 async def test_interval_zero_sends_every_update_and_negative_is_refused() -> None:
@@ -98,24 +98,58 @@ async def test_interval_zero_sends_every_update_and_negative_is_refused() -> Non
         PacedUpdates(sent, -1.0)
 
 
+class QuietMouth:
+    """A mouth that takes play updates and nothing else."""
+
+    listening = True
+    speaking = False
+
+    def __init__(self) -> None:
+        self.sent = Sent()
+
+    async def play_update(self, settled: SettledTurn) -> bool:
+        return await self.sent(settled)
+
+    async def narrate(self, settled: SettledTurn) -> bool:
+        raise AssertionError("no narration in this test")
+
+    async def rebrief(self) -> bool:
+        return True
+
+
+async def test_closing_the_play_relay_ends_every_update_timer_a_detached_mouth_left(tmp_path: Path) -> None:
+    clock, mouth = Clock(), QuietMouth()
+    relay = relay_for(None, tmp_path / "receipts.jsonl", clock)
+    relay.attach(mouth)  # type: ignore[arg-type]
+    await relay.on_turn(plain(1))  # out at once
+    clock.now += 1
+    await relay.on_turn(plain(2))  # held: its timer waits for the interval
+    (timer,) = relay.tasks.tasks
+    assert timer.get_name() == "mouth-play-updates" and not timer.done()
+    relay.detach(mouth)  # type: ignore[arg-type]
+    await relay.close()
+    assert timer.cancelled() and len(relay.tasks) == 0
+    assert mouth.sent.turns == [1]  # the held update went with its mouth
+
+
 async def test_a_burst_of_turns_reaches_the_model_as_a_few_items(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
     clock = Clock()
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = narrator_for(session, session.receipt_path, clock)
+        relay = relay_for(session, session.receipt_path, clock)
         try:
             for turn in range(1, 41):
                 settled = narration_turn(turn, f"dlv_{turn}") if turn == 20 else plain(turn)
-                await narrator.on_turn(settled)
+                await relay.on_turn(settled)
             clock.now += 5
-            await narrator.on_turn(plain(41))  # the interval has passed: turn 41 goes, turn 40 never
-            assert await narrator.flush_updates() == 0
+            await relay.on_turn(plain(41))  # the interval has passed: turn 41 goes, turn 40 never
+            assert await relay.flush_updates() == 0
             await update_received(openai_fake, 41)
         finally:
-            await narrator.close()
+            await relay.close()
         assert update_turns(openai_fake) == [1, 20, 41]
-        paced = narrator.updates_for(session)
+        paced = relay.updates_for(session)
         assert (paced.counts.sent, paced.counts.coalesced, paced.counts.immediate) == (2, 38, 1)
 
 
@@ -145,16 +179,16 @@ async def test_a_waiting_update_goes_out_before_the_rebriefing_when_play_changes
 ) -> None:
     host = Playing()
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = Narrator(host, session.receipt_path, clock=Clock())
-        narrator.attach(session)
+        relay = PlayRelay(host, session.receipt_path, clock=Clock())
+        relay.attach(session)
         try:
-            await narrator.on_turn(plain(1))
-            await narrator.on_turn(plain(2))  # held: the clock never moves
+            await relay.on_turn(plain(1))
+            await relay.on_turn(plain(2))  # held: the clock never moves
             host.active = type("Session", (), {"session_id": "ses_next"})()
-            assert await narrator.check_play()
+            assert await relay.check_play()
             await openai_fake.realtime.wait_for_client_event("session.update")  # the re-briefing
         finally:
-            await narrator.close()
+            await relay.close()
         kinds = conversation_kinds(openai_fake, "session.update")
         assert kinds == [("session.update", None), ("update", 1), ("update", 2), ("session.update", None)]
 
@@ -167,16 +201,16 @@ async def test_the_last_turn_of_a_play_that_ended_goes_out_before_the_rebriefing
     host = Playing()
     host.active = type("Session", (), {"session_id": "ses_test"})()
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = Narrator(host, session.receipt_path, clock=Clock())
-        narrator.attach(session)
+        relay = PlayRelay(host, session.receipt_path, clock=Clock())
+        relay.attach(session)
         try:
-            await narrator.on_turn(plain(1))
-            await narrator.on_turn(plain(2))  # held: the clock never moves
+            await relay.on_turn(plain(1))
+            await relay.on_turn(plain(2))  # held: the clock never moves
             host.active = None  # play ended while its last turn was on its way
-            await narrator.on_turn(narration_turn(3, delivery_id="dlv_last"))
+            await relay.on_turn(narration_turn(3, delivery_id="dlv_last"))
             await openai_fake.realtime.wait_for_client_event("session.update", lambda e: True, timeout=5)
         finally:
-            await narrator.close()
+            await relay.close()
         kinds = conversation_kinds(openai_fake, "session.update", "response.create")
         assert ("update", 2) not in kinds  # superseded by turn 3, never sent as the last word
         assert kinds.index(("response.create", None)) < len(kinds) - 1

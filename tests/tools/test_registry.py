@@ -1,4 +1,4 @@
-"""The registry's rules (DESIGN §3), at registration, validation and dispatch."""
+"""The registry's rules (docs/architecture.md §3), at registration, validation and dispatch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each tool's contract (DESIGN §3), through the registry as a model would call it."""
+"""Each tool's contract (docs/architecture.md §3), through the registry as a model would call it."""
 
 from __future__ import annotations
 

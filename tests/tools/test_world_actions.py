@@ -1,6 +1,6 @@
-"""World actions as player tools (DESIGN §3): the live catalog on the player surface only, each
-call validated against the catalog and handed to the play loop with what the player said beside
-it (intent, say, objective, notes), never run anywhere else."""
+"""World actions as player tools (docs/architecture.md §3): the live catalog on the player
+surface only, each call validated against the catalog and handed to the play loop with what the
+player said beside it (intent, say, objective, notes), never run anywhere else."""
 
 from __future__ import annotations
 

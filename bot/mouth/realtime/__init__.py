@@ -1,9 +1,10 @@
 """The mouth's OpenAI Realtime (GA) session and its parts.
 
-* ``session``          — ``MouthSession``: one Realtime socket per voice channel; room audio in,
-                         model audio to the playback buffer, barge-in, reconnect
-* ``client_events``    — the client events sent, as plain dicts in the GA shapes
-* ``responses``        — which response answers whom (``ResponseBook``)
-* ``tool_runner``      — tool calls on the mouth surface (``ToolRunner``)
-* ``narration_ledger`` — receipts of narration responses (requested / failed / done / played)
+* ``session``            — ``MouthSession``: one Realtime socket per voice channel; room audio
+                           in, model audio to the playback buffer, barge-in, reconnect
+* ``client_events``      — the client events sent, as plain dicts in the GA shapes
+* ``responses``          — which response answers whom (``ResponseBook``)
+* ``tool_runner``        — tool calls on the mouth surface (``ToolRunner``)
+* ``narration_receipts`` — receipts of narration responses (``NarrationReceipts``: requested /
+                           failed / done / played)
 """

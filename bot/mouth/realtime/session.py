@@ -15,10 +15,13 @@
 - Barge-in: speech_started while he speaks → playback cleared at once, `response.cancel`,
   `conversation.item.truncate` at the played position.
 - Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
-- Narration (driven by narrator.Narrator): `play_update` adds a system item and no response;
-  `narrate` adds the item plus `response.create`; receipts follow the response's life.
+- Narration (driven by play_relay.PlayRelay): `play_update` adds a system item and no response;
+  `narrate` adds the item plus `response.create`; receipts follow the response's life
+  (narration_receipts.NarrationReceipts).
 - Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
   rebased and the session re-briefed. Nothing here raises into the bot.
+- Tasks: the connection and the pump are tasks of the session's `TaskOwner`, the tool calls of
+  the tool runner's; `close()` ends them all before it returns.
 """
 
 from __future__ import annotations
@@ -44,10 +47,11 @@ from bot.mouth.realtime.client_events import (
     session_update,
     system_text,
 )
-from bot.mouth.realtime.narration_ledger import NarrationLedger
+from bot.mouth.realtime.narration_receipts import NarrationReceipts
 from bot.mouth.realtime.responses import Request, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.play.session import SettledTurn, narration_line
+from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
@@ -94,7 +98,7 @@ class MouthSession:
         self.book = ResponseBook()
         self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send)
         self.receipt_path = receipt_path or self.settings.receipt_path
-        self.ledger = NarrationLedger(self.receipt_path, self.book, self.playback, played_wait_s)
+        self.receipts = NarrationReceipts(self.receipt_path, self.book, self.playback, played_wait_s)
         self.connects = 0
         self.connect_failures = 0  # attempts that never opened a socket
         self.briefings: list[str] = []
@@ -107,7 +111,8 @@ class MouthSession:
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskOwner("mouth")
+        self._started = False
         self._pending_audio: list[bytes] = []
         self._changed = asyncio.Condition()
 
@@ -133,13 +138,12 @@ class MouthSession:
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
-        if self._tasks:
+        if self._started:
             return
-        self._tasks.append(asyncio.create_task(self._run(), name=f"mouth-{self.label}"))
+        self._started = True
+        self._tasks.spawn(self._run(), f"mouth-{self.label}")
         if self._pump_interval is not None:
-            self._tasks.append(
-                asyncio.create_task(self._pump(self._pump_interval), name=f"mouth-pump-{self.label}")
-            )
+            self._tasks.spawn(self._pump(self._pump_interval), f"mouth-pump-{self.label}")
 
     async def close(self) -> None:
         self._closing.set()
@@ -149,11 +153,8 @@ class MouthSession:
                 await conn.close()
             except Exception as exc:
                 log.debug("mouth_close_error", error=str(exc)[:200])
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.close()
         await self.tools.close()
-        self._tasks.clear()
         self.playback.clear()
         await self._notify()
 
@@ -230,7 +231,7 @@ class MouthSession:
         self._conn = None
         self._ready = False
         self.barge.responses_in_progress.clear()
-        self.ledger.connection_lost(*self.book.drop_connection())
+        self.receipts.connection_lost(*self.book.drop_connection())
 
     async def _send(self, event: dict[str, Any]) -> bool:
         conn = self._conn
@@ -269,14 +270,14 @@ class MouthSession:
             raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
         event_id = "evt_narr_" + uuid.uuid4().hex[:16]
         request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
-        self.ledger.requested(request)
+        self.receipts.requested(request)
         sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
         if sent:
             self.book.requested(request)
             sent = await self._send(response_create(event_id, "narration"))
         if not sent:
             self.book.request_failed(event_id)
-            self.ledger.request_failed(request, "realtime connection not open")
+            self.receipts.request_failed(request, "realtime connection not open")
         return sent
 
     # -- audio pump ---------------------------------------------------------------------------
@@ -303,7 +304,7 @@ class MouthSession:
                 chunk = b"".join(self._pending_audio)
                 self._pending_audio.clear()
                 await self._send(append_audio(chunk))
-        if self.ledger.settle():
+        if self.receipts.settle():
             await self._notify()
 
     # -- server events --------------------------------------------------------------------------
@@ -337,7 +338,7 @@ class MouthSession:
         was_speaking = self.speaking
         events = self.barge.speech_started()  # playback is silent when this returns
         if was_speaking:
-            self.ledger.barge_in()
+            self.receipts.barge_in()
         for outgoing in events:
             await self._send(outgoing)
         if events:
@@ -360,7 +361,7 @@ class MouthSession:
         response.status = body.status
         response.done.set()
         error = getattr(getattr(body.status_details, "error", None), "message", None)
-        self.ledger.response_done(response, body.status, str(error) if error else None)
+        self.receipts.response_done(response, body.status, str(error) if error else None)
 
     def _error(self, error: Any) -> None:
         message = str(getattr(error, "message", "") or "")[:300]
@@ -368,7 +369,7 @@ class MouthSession:
         event_id = getattr(error, "event_id", None)
         request = self.book.request_failed(event_id) if event_id else None
         if request is not None:
-            self.ledger.request_failed(request, message)
+            self.receipts.request_failed(request, message)
         # a cancel that raced the server's own interruption is expected; anything else is news
         level = log.info if code == "response_cancel_not_active" else log.warning
         level("mouth_server_error", label=self.label, code=code, message=message)

@@ -7,6 +7,9 @@ refuses locally). A name that is not on the mouth surface is refused by the regi
 gets an error output and nothing runs. Images in a result (look_at_screen's live still) follow
 the output as a user message with the caption and an `input_image` part. When every call of the
 response has its output and the response is over, one `response.create` asks the model to go on.
+Each call runs as a task of the runner's `TaskOwner`; `close()` stops the calls still running.
+A call that does not answer within its tool's time limit gets the registry's "did not answer"
+as its output, and the model goes on as after any other output.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import structlog
 
 from bot.mouth.realtime.client_events import function_output, image_message, response_create
 from bot.mouth.realtime.responses import Request, Response, ResponseBook
+from bot.tasks import TaskOwner
 from bot.tools.base import Surface, ToolResult
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
@@ -43,18 +47,14 @@ class ToolRunner:
         self.book = book
         self.send = send
         self.calls: list[tuple[str, Speaker | None, bool]] = []  # (name, speaker, is_error), newest last
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskOwner("mouth-tools")
 
     def call(self, response_id: str | None, call_id: str, name: str, arguments: str | None) -> None:
         """Start one call in the background (a consult may take seconds; events keep flowing)."""
         response = self.book.get(response_id)
         if response is not None:
             response.tools_pending += 1
-        task = asyncio.create_task(
-            self._run(response, call_id, name, arguments), name=f"mouth-tool-{name[:40]}"
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(self._run(response, call_id, name, arguments), f"mouth-tool-{name[:40]}")
 
     async def _run(self, response: Response | None, call_id: str, name: str, arguments: str | None) -> None:
         speaker = response.speaker if response is not None else None
@@ -99,7 +99,4 @@ class ToolRunner:
             self.book.request_failed(event_id)
 
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.close()

@@ -20,6 +20,7 @@ from bot.mouth.receive.keepalive import DEFAULT_INTERVAL, SilenceKeepalive
 from bot.mouth.receive.opus_decoders import FRAME_BYTES
 from bot.mouth.receive.pipeline import ReceivePipeline, ReceiveStats, Sink
 from bot.mouth.receive.ssrc_map import SsrcMap
+from bot.tasks import TaskOwner
 
 __all__ = ["FRAME_BYTES", "ReceiveStats", "Sink", "VoiceReceiver", "loop_sink"]
 
@@ -40,7 +41,9 @@ class VoiceReceiver:
 
     ``sink(user_id, pcm)`` gets 960-byte frames (20 ms, 24 kHz, mono, s16le). Call
     ``start()``/``stop()`` on the event loop's thread. ``keepalive_interval=None`` disables the
-    idle silence keepalive.
+    idle silence keepalive. The keepalive runs as a task of ``tasks`` (the voice link's
+    ``TaskOwner``, so closing the link ends it) or of the receiver's own; ``stop()`` tells it
+    to end, ``close()`` also waits until it has.
     """
 
     def __init__(
@@ -49,6 +52,7 @@ class VoiceReceiver:
         sink: Sink,
         *,
         keepalive_interval: float | None = DEFAULT_INTERVAL,
+        tasks: TaskOwner | None = None,
     ) -> None:
         self._adapter = DiscordVoiceAdapter(voice_client)
         self.ssrcs = SsrcMap(own_user_id=self._adapter.own_user_id())
@@ -62,7 +66,8 @@ class VoiceReceiver:
             if keepalive_interval is not None
             else None
         )
-        self._keepalive_task: asyncio.Task[None] | None = None
+        self._tasks = tasks if tasks is not None else TaskOwner("voice-receive")
+        self._own_tasks = tasks is None
         self._stop_event: asyncio.Event | None = None
         self._running = False
 
@@ -77,15 +82,13 @@ class VoiceReceiver:
     def start(self) -> None:
         if self._running:
             return
-        loop = asyncio.get_running_loop()  # fails before anything is attached if off the loop
+        asyncio.get_running_loop()  # fails before anything is attached if off the loop
         self.ssrcs.add_present(self._adapter.channel_member_ids())
         self._adapter.install_ws_hook(self._on_ws_message)
         self._adapter.add_packet_listener(self._on_datagram)
         if self._keepalive is not None:
             self._stop_event = asyncio.Event()
-            self._keepalive_task = loop.create_task(
-                self._keepalive.run(self._stop_event), name="voice-receive-keepalive"
-            )
+            self._tasks.spawn(self._keepalive.run(self._stop_event), "voice-receive-keepalive")
         self._running = True
         log.info("voice receive started")
 
@@ -96,10 +99,15 @@ class VoiceReceiver:
         self._adapter.remove_packet_listener(self._on_datagram)
         self._adapter.remove_ws_hook()
         if self._stop_event is not None:
-            self._stop_event.set()
-        self._keepalive_task = None
+            self._stop_event.set()  # the keepalive ends by itself
         self._stop_event = None
         log.info("voice receive stopped: %s", self.stats.as_dict())
+
+    async def close(self) -> None:
+        """``stop()``, and wait until the keepalive has ended (when its owner is the receiver's own)."""
+        self.stop()
+        if self._own_tasks:
+            await self._tasks.close()
 
     def _on_datagram(self, data: bytes) -> None:
         try:

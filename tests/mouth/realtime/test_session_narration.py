@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.character import build_character
-from bot.mouth.narrator import Narrator
+from bot.mouth.play_relay import PlayRelay
 from bot.mouth.realtime.session import MouthSession
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
@@ -26,7 +26,7 @@ class Clock:
 
 
 class NoPlay:
-    """A play host with nothing playing (the narrator's turns are fed by the test)."""
+    """A play host with nothing playing (the play relay's turns are fed by the test)."""
 
     active = None
 
@@ -43,11 +43,11 @@ def receipts(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
-def narrator_for(session: MouthSession | None, path: Path, clock: Clock) -> Narrator:
-    narrator = Narrator(NoPlay(), path, clock=clock)
+def relay_for(session: MouthSession | None, path: Path, clock: Clock) -> PlayRelay:
+    relay = PlayRelay(NoPlay(), path, clock=clock)
     if session is not None:
-        narrator.attach(session)
-    return narrator
+        relay.attach(session)
+    return relay
 
 
 def is_narration(event: dict[str, Any]) -> bool:
@@ -58,9 +58,9 @@ async def test_every_turn_is_a_text_update_without_a_response(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = narrator_for(session, session.receipt_path, Clock())
+        relay = relay_for(session, session.receipt_path, Clock())
         quiet = replace(narration_turn(3), speak_wanted=False, delivery_id=None, narration=None)
-        await narrator.on_turn(quiet)
+        await relay.on_turn(quiet)
         update = await openai_fake.realtime.wait_for_client_event("conversation.item.create")
         assert update["item"]["role"] == "system"
         text = update["item"]["content"][0]["text"]
@@ -76,21 +76,21 @@ async def test_gate_suppressions_and_a_played_narration_leave_receipts(
     clock = Clock()
     path = tmp_path / "receipts.jsonl"
     # no voice session at all: refused
-    await narrator_for(None, path, clock).on_turn(narration_turn(1, "dlv_none"))
+    await relay_for(None, path, clock).on_turn(narration_turn(1, "dlv_none"))
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = narrator_for(session, path, clock)
+        relay = relay_for(session, path, clock)
         # he is speaking: suppressed
         script = openai_fake.realtime.begin_response()
         await script.start()
         await script.audio(200)
         await session.wait_until(lambda: session.speaking)
-        await narrator.on_turn(narration_turn(2, "dlv_speaking"))
+        await relay.on_turn(narration_turn(2, "dlv_speaking"))
         await script.finish()
         await session.wait_until(lambda: response_done(session, script.response_id))
         while session.playback.active:
             session.playback.read()
         # allowed: the update asks to narrate, and a response is requested
-        await narrator.on_turn(narration_turn(3, "dlv_played"))
+        await relay.on_turn(narration_turn(3, "dlv_played"))
         create = await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
         ask = openai_fake.realtime.events_of("conversation.item.create")[-1]
         assert (
@@ -108,7 +108,7 @@ async def test_gate_suppressions_and_a_played_narration_leave_receipts(
             session.playback.read()
         # within 12 s of the last narration: suppressed (cooldown), nothing requested
         clock.now += 11.5
-        await narrator.on_turn(narration_turn(4, "dlv_cooldown"))
+        await relay.on_turn(narration_turn(4, "dlv_cooldown"))
     assert len(openai_fake.realtime.events_of("response.create")) == 1
     assert receipts(path) == [
         ("discord.voice.play_refusal", "dlv_none", {"reason": "no_voice_session"}),
@@ -125,15 +125,15 @@ async def test_a_narration_asked_for_but_not_yet_begun_counts_as_speaking(
 ) -> None:
     path = tmp_path / "receipts.jsonl"
     async with mouth_for(openai_fake, tmp_path) as session:
-        narrator = Narrator(NoPlay(), path, cooldown_s=0.0, clock=Clock())
-        narrator.attach(session)
-        await narrator.on_turn(narration_turn(1, "dlv_first"))
+        relay = PlayRelay(NoPlay(), path, cooldown_s=0.0, clock=Clock())
+        relay.attach(session)
+        await relay.on_turn(narration_turn(1, "dlv_first"))
         assert session.speaking  # response.create is sent; the server has not answered yet
-        await narrator.on_turn(narration_turn(2, "dlv_second"))
+        await relay.on_turn(narration_turn(2, "dlv_second"))
         await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
         spoken = await openai_fake.realtime.speak_tone(100)
         await session.wait_until(lambda: response_done(session, spoken.response_id))
-        await narrator.close()
+        await relay.close()
     assert len(openai_fake.realtime.events_of("response.create")) == 1  # never two at once
     assert ("discord.voice.play_narration_suppressed", "dlv_second", {"reason": "speaking"}) in receipts(path)
 
@@ -144,7 +144,7 @@ async def test_a_mouth_that_is_not_listening_suppresses_narration(
     openai_fake.realtime.auto_session_updated = False  # connected, but never configured
     path = tmp_path / "receipts.jsonl"
     async with mouth_for(openai_fake, tmp_path, ready=False) as session:
-        await narrator_for(session, path, Clock()).on_turn(narration_turn(5, "dlv_deaf"))
+        await relay_for(session, path, Clock()).on_turn(narration_turn(5, "dlv_deaf"))
         assert not session.listening
     assert receipts(path) == [
         ("discord.voice.play_narration_suppressed", "dlv_deaf", {"reason": "not_listening"})
@@ -194,9 +194,9 @@ async def test_play_start_and_stop_rebrief_the_mouth(openai_fake: FakeOpenAI, tm
     character = build_character(settings_for(openai_fake, tmp_path))
     host = character.play_host
     async with mouth_for(openai_fake, tmp_path, character=character) as session:
-        narrator = Narrator(host, session.receipt_path, watch_interval=0.02)
-        narrator.attach(session)
-        narrator.start()
+        relay = PlayRelay(host, session.receipt_path, watch_interval=0.02)
+        relay.attach(session)
+        relay.start()
         try:
             async with sandbox_playing(host, pace_seconds=60):
                 started = await openai_fake.realtime.wait_for_client_event(
@@ -213,9 +213,9 @@ async def test_play_start_and_stop_rebrief_the_mouth(openai_fake: FakeOpenAI, tm
                 "session.update", lambda e: "not playing anything" in e["session"].get("instructions", "")
             )
             assert set(stopped["session"]) == {"type", "instructions"}
-            assert narrator.rebriefs == 2
+            assert relay.rebriefs == 2
         finally:
-            await narrator.close()
+            await relay.close()
 
 
 async def test_a_refused_or_failed_narration_response_is_receipted_as_failed(

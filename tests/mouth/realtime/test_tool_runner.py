@@ -5,13 +5,17 @@ speaker of the answered turn and refuses when nobody asked, unknown tools run no
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+
+from structlog.testing import capture_logs
 
 from bot.character import build_character
 from bot.play.session import SettledTurn
-from bot.tools.escalate import NO_SPEAKER
-from bot.tools.screen import NOT_PLAYING
-from tests.fakes.openai import FakeOpenAI, Text
+from bot.tools import ToolRegistry
+from bot.tools.escalate import ASK_CLANKIE, NO_SPEAKER
+from bot.tools.screen import LOOK_AT_SCREEN, NOT_PLAYING
+from tests.fakes.openai import FakeOpenAI, Hang, Text
 from tests.mouth.realtime.test_session import (
     ADA,
     BOB,
@@ -164,3 +168,39 @@ async def test_unknown_and_foreign_tools_are_refused_and_nothing_runs(
         assert output["item"]["output"].startswith("error: invalid arguments for ask_clankie")
         assert openai_fake.chat.requests == []
         assert [c[2] for c in session.tools.calls] == [True, True, True]
+
+
+async def test_a_consult_that_does_not_answer_in_time_is_told_to_the_model_and_he_goes_on(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """ask_clankie's consult hangs at the chat endpoint: the registry stops it at the tool's
+    limit, the realtime model gets "did not answer" as the call's output and is asked to go on,
+    and the next call is answered as usual."""
+    character = build_character(settings_for(openai_fake, tmp_path))
+    impatient = replace(ASK_CLANKIE, timeout_s=0.05)
+    character.registry = ToolRegistry([LOOK_AT_SCREEN, impatient])
+    openai_fake.chat.script(Hang())
+    try:
+        async with mouth_for(openai_fake, tmp_path, character=character, pump=False) as session:
+            await feed_turn(session, 25, loud=ADA, quiet=None)
+            item_id = await openai_fake.realtime.speech_started(audio_start_ms=0)
+            await openai_fake.realtime.speech_stopped(500, item_id)
+            with capture_logs() as logs:
+                call_id = await openai_fake.realtime.call_tool("ask_clankie", {"request": "What's next?"})
+                output = await openai_fake.realtime.wait_for_client_event(
+                    "conversation.item.create", output_of(call_id)
+                )
+                assert output["item"]["output"].startswith("error: ask_clankie did not answer within 0.05 s")
+                create = await openai_fake.realtime.wait_for_client_event("response.create")
+            assert create["response"]["metadata"]["clankie_origin"] == "tool"
+            assert any(e["event"] == "tool_timed_out" and e["tool"] == "ask_clankie" for e in logs)
+            name, speaker, is_error = session.tools.calls[-1]
+            assert (name, is_error) == ("ask_clankie", True) and speaker is not None
+            assert len(openai_fake.chat.requests) <= 1  # the consult got at most as far as asking
+            call_id = await openai_fake.realtime.call_tool("look_at_screen", {})
+            output = await openai_fake.realtime.wait_for_client_event(
+                "conversation.item.create", output_of(call_id)
+            )
+            assert output["item"]["output"] == NOT_PLAYING
+    finally:
+        openai_fake.chat.release_hangs()

@@ -164,7 +164,7 @@ async def test_keepalive_sends_opus_silence_through_discord_py_when_idle(rig: Ri
     try:
         data = await asyncio.wait_for(loop.sock_recv(rig.server, 2048), WAIT)
     finally:
-        receiver.stop()
+        await receiver.close()
     header = parse_rtp(data)
     assert header.ssrc == 777  # our own SSRC, sent by discord.py's send_audio_packet
     assert TransportDecryptor().decrypt(data, header, XCHACHA_MODE, KEY) == OPUS_SILENCE

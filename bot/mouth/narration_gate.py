@@ -1,10 +1,13 @@
 """The narration gate: may a `speakWanted` play turn ask the mouth to speak now?
 
-Suppressed, with a reason the receipt trail records, when
+Suppressed, with a reason the receipt trail records (`receipts.gate_narration`), when — checked
+in this order —
 - `not_listening`: there is no live realtime session in a voice channel;
 - `speaking`: he is speaking now (a response is asked for or in progress, or audio is still playing);
-- `cooldown`: the last narration was less than `cooldown_s` (12 s) ago.
-Checked in that order. An allowed decision starts the cooldown. The clock is injected.
+- `cooldown`: the last allowed narration was less than `cooldown_s` (`COOLDOWN_S`, 12 s, unless
+  `[voice] narration_cooldown_s` says otherwise) ago; the decision says how long is left.
+An allowed decision starts the cooldown; `reset()` forgets it (a mouth attached). The clock is
+injected.
 """
 
 from __future__ import annotations

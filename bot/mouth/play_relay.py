@@ -1,18 +1,23 @@
-"""The narrator: settled play turns → the mouths, through the narration gate (DESIGN §12).
+"""The play relay: settled play turns → the mouths, through the narration gate
+(docs/architecture.md §12).
 
-One per character. It listens to `play_host.subscribe()` for as long as it runs and, for each
-settled turn:
+One per bot, made by the voice cog. It listens to `play_host.subscribe()` for as long as it
+runs and, for each settled turn:
 - every mouth gets the turn's text update (`turn= thought= observed= goal= next=`), no response,
   paced by `play_updates.PacedUpdates`: at most one plain update per `update_interval_s`, the
   newest turn winning, while a `speakWanted` turn always goes out at once;
 - a `speakWanted` turn with a delivery id goes to the primary mouth (the newest one) through
-  the gate — suppressed while he speaks, within the cooldown of the last narration, or while the
-  mouth is not listening — and on to `MouthSession.narrate`; with no mouth at all it is refused
+  the gate (`narration_gate.NarrationGate`) — suppressed while the mouth is not listening,
+  while he speaks, or within the cooldown of the last narration — and on to
+  `MouthSession.narrate`; with no mouth at all it is refused
   (`play_refusal{reason: no_voice_session}`). Every outcome leaves a receipt keyed by the
-  turn's delivery id.
+  turn's delivery id; a suppressed turn's update goes out at once instead.
 It also re-briefs every mouth when play starts or stops (the play host has no lifecycle stream,
 so the active session is watched, and checked again on every settled turn); a play update still
 waiting goes out just before the re-briefing.
+
+Its tasks — the stream's consumer, the watch and every mouth's update timer — belong to its
+`TaskOwner` (`tasks`); `close()` ends them all.
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ from typing import Any, Protocol
 
 import structlog
 
-from bot.mouth.narration import NarrationGate
+from bot.mouth.narration_gate import COOLDOWN_S, NarrationGate
 from bot.mouth.play_updates import UPDATE_INTERVAL_S, PacedUpdates
 from bot.mouth.receipts import ReceiptTrail, gate_narration
 from bot.play.session import SettledTurn
+from bot.tasks import TaskOwner
 
-log = structlog.get_logger("clankie.mouth.narrator")
+log = structlog.get_logger("clankie.mouth.play_relay")
 
 WATCH_INTERVAL_S = 0.5
 # When play ends, the watch gives the turn stream this many polls to deliver the session's last
@@ -41,7 +47,7 @@ CATCH_UP_POLLS = 20
 
 
 class Mouth(Protocol):
-    """What the narrator drives (bot.mouth.realtime.session.MouthSession satisfies it)."""
+    """What the play relay drives (bot.mouth.realtime.session.MouthSession satisfies it)."""
 
     @property
     def listening(self) -> bool: ...
@@ -63,13 +69,13 @@ class PlayStream(Protocol):
     def subscribe(self) -> Any: ...
 
 
-class Narrator:
+class PlayRelay:
     def __init__(
         self,
         play_host: PlayStream,
         receipt_path: Path,
         *,
-        cooldown_s: float = 12.0,
+        cooldown_s: float = COOLDOWN_S,
         update_interval_s: float = UPDATE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
         watch_interval: float = WATCH_INTERVAL_S,
@@ -89,7 +95,8 @@ class Narrator:
         self._session_id: str | None = self._active_id()
         self._last_turn: tuple[str, int] | None = None  # (run id, turn) of the newest turn handled
         self._catch_up_polls = 0
-        self._tasks: list[asyncio.Task[None]] = []
+        self.tasks = TaskOwner("play-relay")  # the stream's consumer, the watch, every paced timer
+        self._started = False
         self._lock = asyncio.Lock()
         self._seen = asyncio.Condition()
 
@@ -111,7 +118,7 @@ class Narrator:
         paced = self._paced.get(id(mouth))
         if paced is None:
             paced = self._paced[id(mouth)] = PacedUpdates(
-                mouth.play_update, self.update_interval_s, clock=self._clock
+                mouth.play_update, self.update_interval_s, clock=self._clock, tasks=self.tasks
             )
         return paced
 
@@ -128,21 +135,18 @@ class Narrator:
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
-        if self._tasks:
+        if self._started:
             return
+        self._started = True
         stream = self.play_host.subscribe()  # subscribed now: no turn after start() is missed
-        self._tasks = [
-            asyncio.create_task(self._consume(stream), name="narrator"),
-            asyncio.create_task(self._watch(), name="narrator-watch"),
-        ]
+        self.tasks.spawn(self._consume(stream), "play-relay")
+        self.tasks.spawn(self._watch(), "play-relay-watch")
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
+        """Stop listening and watching; every waiting play update is dropped, every timer ended."""
         for paced in self._paced.values():
             paced.cancel()
+        await self.tasks.close()
 
     async def _consume(self, stream: Any) -> None:
         try:
@@ -163,7 +167,7 @@ class Narrator:
             try:
                 await self.check_play()
             except Exception:
-                log.exception("narrator_watch_failed")
+                log.exception("play_relay_watch_failed")
 
     def _behind_ended_play(self) -> bool:
         """True while play has ended but its last settled turns are still on their way here.

@@ -1,10 +1,12 @@
-"""The narration receipts of one mouth (DESIGN §12): every attempt and outcome of a narration
-response, keyed by the play turn's delivery id, in the receipt trail.
+"""`NarrationReceipts`: the receipts of one mouth's narration responses
+(docs/architecture.md §12) — every attempt and outcome, keyed by the play turn's delivery id,
+written to the receipt trail (`bot.mouth.receipts.ReceiptTrail`).
 
     requested  — `response.create` is about to be sent  (model_response{phase: requested})
     failed     — it could not be sent, the server refused it, the response failed, or the
                  socket went away before it ended          (model_response{phase: failed})
-    done       — the response ended (completed / cancelled) (model_response{phase: done})
+    done       — the response ended any other way (completed, cancelled, incomplete)
+                                                           (model_response{phase: done})
     played     — whether any of its audio reached the room  (response{played})
 
 `played` is settled once: true as soon as the voice player has taken some of the response's
@@ -24,7 +26,7 @@ from bot.mouth.receipts import ReceiptTrail
 LOST = "realtime connection lost"
 
 
-class NarrationLedger:
+class NarrationReceipts:
     def __init__(
         self, path: Path, book: ResponseBook, playback: PlaybackBuffer, played_wait_s: float
     ) -> None:
