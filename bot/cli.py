@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import ConfigError, Settings, load_settings
+from bot.tasks import TaskOwner
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
 async def _guard(coro: Any) -> int:
     """Run a command so Ctrl-C / SIGTERM cancel it cleanly (journals get their summaries)."""
-    task = asyncio.ensure_future(coro)
+    task = TaskOwner("command").spawn(coro, name="command", report_failure=False)  # awaited here
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, task.cancel)

@@ -26,6 +26,7 @@ from bot.character import Character
 from bot.config import Settings
 from bot.play.host import MINDS, WORLDS, PlayRefused, StartRequest
 from bot.play.session import PlaySession
+from bot.tasks import TaskOwner
 from bot.url_patterns import allowed
 from cogs import Bounded, OneOf, character_of, moderator_only
 from journal.metrics import metrics_text
@@ -239,12 +240,10 @@ class Play(commands.Cog):
 
     def __init__(self, character: Character) -> None:
         self.character = character
-        self._reporters: set[asyncio.Task[None]] = set()
+        self._reporters = TaskOwner("play-reports")  # one per play started here, until it ends
 
     async def cog_unload(self) -> None:
-        for task in self._reporters:
-            task.cancel()
-        await asyncio.gather(*self._reporters, return_exceptions=True)
+        await self._reporters.close()
 
     @play.command(name="start", description="Start a play session (moderators)")
     @app_commands.describe(
@@ -282,9 +281,7 @@ class Play(commands.Cog):
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()  # type: ignore[attr-defined]
             return
-        task = asyncio.create_task(report_failure(interaction, session, ended), name="play-failure-report")
-        self._reporters.add(task)
-        task.add_done_callback(self._reporters.discard)
+        self._reporters.spawn(report_failure(interaction, session, ended), name="play-failure-report")
 
     @play.command(name="stop", description="Stop the play session (moderators)")
     @moderator_only("stop play")

@@ -20,6 +20,7 @@ from bot.play.minds.base import Mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StateUnwritable, check_state
+from bot.tasks import TaskOwner
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WorldRequest, ident_of
 from journal.journeys import JourneyIndex, StoryProjector
@@ -73,7 +74,8 @@ class PlayHost:
         self.journal_dir = settings.journal_dir
         self.index = JourneyIndex(self.journal_dir)
         self.session: PlaySession | None = None
-        self._task: asyncio.Task[str] | None = None
+        self._task: asyncio.Task[SessionOutcome] | None = None
+        self._tasks = TaskOwner("play")  # the running session's task (one at a time)
         self._feed = TurnFeed()  # outlives sessions: listeners hear whichever one plays
         self._lock = asyncio.Lock()
 
@@ -164,7 +166,7 @@ class PlayHost:
                     "state_unwritable", disk_failure("event log", self.events.path, exc)
                 ) from None
             self.session = session
-            self._task = asyncio.create_task(self._run(session, data), name=f"play-{session.run_id}")
+            self._task = self._tasks.spawn(self._run(session, data), name=f"play-{session.run_id}")
             return session
 
     def _story_for(self, journey_id: str) -> StoryProjector:
@@ -175,7 +177,7 @@ class PlayHost:
             log.warning("story_seed_failed", journey_id=journey_id, error=str(exc)[:300])
             return StoryProjector()
 
-    async def _run(self, session: PlaySession, data: dict[str, Any]) -> str:
+    async def _run(self, session: PlaySession, data: dict[str, Any]) -> SessionOutcome:
         """Play the session (its running line is written); write its terminal line if the log
         can take it — a failure to write it is logged, never raised into whoever waits."""
         outcome: SessionOutcome = "failed"
@@ -215,6 +217,7 @@ class PlayHost:
 
     async def close(self) -> None:
         await self.stop()
+        await self._tasks.close()
 
     # -- what others read ------------------------------------------------------------------
     def subscribe(self) -> AsyncIterator[SettledTurn]:

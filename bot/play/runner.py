@@ -164,17 +164,15 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             silence(out)
             await host.stop()
 
-    printing = asyncio.create_task(printer())
     interrupted = False
-    try:
-        outcome = await host.wait()
-    except asyncio.CancelledError:  # Ctrl-C / SIGTERM: stop play, report, and quit (page included)
-        interrupted = True
-        await host.stop()
-        outcome = session.outcome
-    finally:
-        with contextlib.suppress(asyncio.CancelledError):
-            await printing
+    async with asyncio.TaskGroup() as tasks:  # the printer ends with play's stream of turns
+        tasks.create_task(printer(), name="terminal-printer")
+        try:
+            outcome = await host.wait()
+        except asyncio.CancelledError:  # Ctrl-C / SIGTERM: stop play, report, and quit (page included)
+            interrupted = True
+            await host.stop()
+            outcome = session.outcome
     if reader_gone:
         if web is not None:
             await web.close()
