@@ -23,7 +23,7 @@ from bot.play.progress import ProgressTracker, location_of
 from bot.play.settled import SettledTurn, narration_line, recent_entry
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import TurnRecord, run_turn
-from bot.worlds.base import Observation, Still, World, WorldUnavailable, declared_metrics, utc_now
+from bot.worlds.base import Observation, Still, World, WorldUnavailable, utc_now
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
 from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
@@ -100,7 +100,7 @@ class PlaySession:
     _card_cache: tuple[int, dict[str, Any] | None] = (-1, None)
 
     def __post_init__(self) -> None:
-        declared = declared_metrics(self.world)
+        declared = self.world.info.metrics
         self.metric_labels: dict[str, str] = {m.name: m.label for m in declared}
         self._progress = ProgressTracker(declared=tuple(self.metric_labels))
 
@@ -212,8 +212,8 @@ class PlaySession:
         return self.turn < self.spec.max_turns and minutes < self.spec.max_minutes
 
     def _done(self) -> bool:
-        """Every milestone the world declares (``milestone_ids``) has been reached."""
-        wanted: tuple[str, ...] = tuple(getattr(self.world, "milestone_ids", ()) or ())
+        """Every milestone the world declares (``info.milestones``) has been reached."""
+        wanted = self.world.info.milestones
         return bool(wanted) and set(wanted) <= set(self._progress.milestones)
 
     async def _loop(self, writer: JournalWriter) -> str:
@@ -314,7 +314,7 @@ class PlaySession:
         STILL_INTERVAL_S (enough for the activity page) — rendering and encoding a frame every
         turn would cost more than the turn itself."""
         now = time.monotonic()
-        wanted = for_decision and getattr(self.mind, "wants_still", False)
+        wanted = for_decision and self.mind.info.wants_still
         # the post-action picture has its own pace: a pre-decision capture a moment ago must not
         # leave the watched still one turn behind the settled turn
         last = self._still_at if for_decision else self._post_still_at

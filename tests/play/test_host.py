@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -200,7 +201,7 @@ async def test_while_playing_the_host_shows_the_still_the_digest_and_the_story(s
 
 async def test_a_new_game_each_sitting_is_a_new_journey_but_a_kept_game_continues(settings):
     class KeptWorld(GridWorld):
-        resumes_across_sittings = True
+        info = replace(GridWorld.info, resumes_across_sittings=True)
 
     async def sitting(world):
         host = make_host(settings, ScriptedMind(), world)
