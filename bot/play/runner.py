@@ -109,7 +109,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     if lapsed:
         print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
     web = None
-    if demo and not getattr(args, "no_web", False):
+    if demo and not args.no_web:
         from bot.web.auth import WebConfigError
         from bot.web.embed import start_web_for_demo
 

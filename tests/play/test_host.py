@@ -89,6 +89,9 @@ async def test_budget_exhaustion_is_recorded_in_journal_and_event_log(settings):
         (StartRequest(mind="psychic"), "unknown_mind"),
         (StartRequest(turns=0), "bad_budget"),
         (StartRequest(minutes=-1), "bad_budget"),
+        (StartRequest(pace_seconds=-1), "bad_pace"),
+        (StartRequest(pace_seconds=float("nan")), "bad_pace"),
+        (StartRequest(url="http://127.0.0.1:9"), "url_not_taken"),  # the sandbox takes none
     ],
 )
 async def test_bad_start_requests_are_refused_with_a_code(settings, request_, code):

@@ -29,7 +29,7 @@ def build(request: WorldRequest, settings: Settings) -> Built:
     from bot.worlds.pokeagent.world import PokeAgentWorld
 
     url = request.url or settings.pokeagent.url
-    return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), "pokeagent", ident_of(url)
+    return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), INFO.name, ident_of(url)
 
 
 WORLD = WorldEntry(INFO, build)
