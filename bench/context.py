@@ -18,6 +18,7 @@ import itertools
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -124,7 +125,7 @@ class WalkthroughModel:
 class MeasuringAgent(AgentMind):
     """The agent mind, measured per turn; the openai mind's request for the same view beside it."""
 
-    wants_still = True  # so the openai mind's request carries the still, as it would when playing
+    info = replace(AgentMind.info, wants_still=True)  # the openai mind's request carries the still
 
     def __init__(self, model: WalkthroughModel) -> None:
         super().__init__(model, "bench-model")  # type: ignore[arg-type]

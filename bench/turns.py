@@ -56,6 +56,7 @@ from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
 from bot.play.journal_sink import JournalSink, Written  # noqa: E402
+from bot.play.minds.base import MindInfo  # noqa: E402
 from bot.play.session import SettledTurn  # noqa: E402
 from bot.worlds.sandbox import SandboxWorld  # noqa: E402
 from journal.actions import GBA_CATALOG  # noqa: E402
@@ -89,7 +90,8 @@ BUTTONS = ("left", "right")
 
 
 class InstantMind:
-    name = "instant"
+    info = MindInfo(name="instant", label="answers at once, left and right by turns")
+    name = info.name
 
     def __init__(self) -> None:
         self.n = 0

@@ -1,4 +1,7 @@
-"""The ``clankie`` command: run, demo, play, journal, sync."""
+"""The ``clankie`` command: run, demo, play, journal, sync.
+
+Every option says its default. The choices of ``--world`` and ``--mind``, and what their help
+says of each, come from the registries of worlds and minds (docs/architecture.md §4, §5)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, PlaySettings, Settings, WebSettings, load_settings
 from bot.tasks import TaskOwner
 
 
@@ -34,25 +37,88 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="path to config.toml (default: $CLANKIE_CONFIG)")
-    p.add_argument("--log-json", action="store_true", help="log JSON lines instead of readable text")
+    p.add_argument(
+        "--config", help="path to config.toml (default: $CLANKIE_CONFIG, else the built-in defaults)"
+    )
+    p.add_argument(
+        "--log-json", action="store_true", help="log JSON lines instead of readable text (default: text)"
+    )
+
+
+DEMO_WORLD = "sandbox"  # `clankie demo` watches him play the sandbox unless --world says otherwise
+
+
+def _configured(key: str) -> str:
+    """``[play] key, <its built-in default>`` for an option's help."""
+    return f"[play] {key}, {PlaySettings.model_fields[key].default}"
 
 
 def _play_options(p: argparse.ArgumentParser, *, demo: bool) -> None:
-    p.add_argument("--world", choices=("sandbox", "browser", "pokeagent"), default=None)
-    p.add_argument("--mind", choices=("autopilot", "openai", "agent"), default=None)
-    p.add_argument("--url", help="browser world: page URL or builtin:2048; pokeagent world: server URL")
-    p.add_argument("--turns", type=int, default=None, help="turn budget")
-    p.add_argument("--minutes", type=float, default=None, help="time budget")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--journal-dir", default=None)
+    from bot.play.minds.factory import MINDS
+    from bot.worlds.factory import WORLDS
+
+    worlds = "; ".join(f"{name}: {entry.info.label}" for name, entry in WORLDS.items())
+    minds = "; ".join(
+        f"{name}: {entry.info.label}" + (" (needs OPENAI_API_KEY)" if entry.info.needs_openai else "")
+        for name, entry in MINDS.items()
+    )
+    urls = "; ".join(
+        f"{name}: {' or '.join(entry.info.url_forms)}"
+        for name, entry in WORLDS.items()
+        if entry.info.takes_url
+    )
+    p.add_argument(
+        "--world",
+        choices=tuple(WORLDS),
+        default=DEMO_WORLD if demo else None,
+        help=f"where to play — {worlds} (default: {DEMO_WORLD if demo else _configured('world')})",
+    )
+    p.add_argument(
+        "--mind",
+        choices=tuple(MINDS),
+        default=None,
+        help=f"who chooses each move — {minds} (default: "
+        + ("openai when OPENAI_API_KEY is set, else autopilot)" if demo else f"{_configured('mind')})"),
+    )
+    p.add_argument(
+        "--url",
+        help=f"what the world opens, for a world that takes a URL — {urls} "
+        "(default: the world's own [<world>] url in the config)",
+    )
+    p.add_argument(
+        "--turns", type=int, default=None, help=f"turn budget, 1–100000 (default: {_configured('max_turns')})"
+    )
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help=f"time budget in minutes, at most 1440 (default: {_configured('max_minutes')})",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help=f"the seed of a world built from one, such as the sandbox (default: {_configured('seed')})",
+    )
+    p.add_argument(
+        "--journal-dir",
+        default=None,
+        help="where play journals are written (default: $CLANKIE_JOURNAL_DIR, else [paths] journal_dir, "
+        "else <state dir>/play)",
+    )
     p.add_argument(
         "--pace",
         type=float,
         default=0.6 if demo else 0.0,
-        help="seconds between turns (default: %(default)s)",
+        help="seconds between turns, 0–60 (default: %(default)s)",
     )
-    p.add_argument("--exit-when-done", action="store_true", help="end after the last milestone")
+    p.add_argument(
+        "--exit-when-done",
+        action="store_true",
+        help="quit once the story is done instead of keeping the activity page up (default: keep it up)"
+        if demo
+        else "end once every milestone the world declares is reached (default: play to the budget)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,22 +126,53 @@ def build_parser() -> argparse.ArgumentParser:
         prog="clankie", description="Clankie: one Discord character with two minds."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the Discord bot (and the web surface)")
+    run = sub.add_parser(
+        "run",
+        help="run the Discord bot (and the web surface)",
+        description="Run the Discord bot and the web surface until stopped (Ctrl-C or SIGTERM).",
+    )
     _common(run)
-    sync = sub.add_parser("sync", help="sync slash commands (to the test guild, or --global)")
+    sync = sub.add_parser(
+        "sync",
+        help="sync slash commands (to the test guild, or --global)",
+        description="Sync the slash commands to [discord] test_guild_id, or globally with --global.",
+    )
     _common(sync)
     sync.add_argument(
-        "--global", dest="global_", action="store_true", help="sync globally instead of the test guild"
+        "--global",
+        dest="global_",
+        action="store_true",
+        help="sync globally instead of the test guild (default: the test guild)",
     )
-    play = sub.add_parser("play", help="play a session headless and print each turn")
+    play = sub.add_parser(
+        "play",
+        help="play a session headless and print each turn",
+        description="Play one session in the terminal: one line per turn, the journal written as it "
+        "goes, and the evaluator's verdicts at the end. Exit 0 when play stopped or used its budget.",
+    )
     _common(play)
     _play_options(play, demo=False)
-    demo = sub.add_parser("demo", help="watch him play the sandbox with the activity page (no keys needed)")
+    demo = sub.add_parser(
+        "demo",
+        help="watch him play the sandbox with the activity page (no keys needed)",
+        description="Watch him play on the activity page: the sandbox by default, with a model when "
+        "OPENAI_API_KEY is set and the autopilot otherwise; the page stays up after play.",
+    )
     _common(demo)
     _play_options(demo, demo=True)
-    demo.add_argument("--host", default=None, help="activity page address (default 127.0.0.1)")
-    demo.add_argument("--port", type=int, default=None, help="activity page port (default 8750)")
-    demo.add_argument("--no-web", action="store_true", help="do not start the activity page")
+    web = WebSettings.model_fields
+    demo.add_argument(
+        "--host", default=None, help=f"activity page address (default: [web] host, {web['host'].default})"
+    )
+    demo.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"activity page port (default: [web] port, {web['port'].default})",
+    )
+    demo.add_argument(
+        "--no-web", action="store_true", help="do not start the activity page (default: start it)"
+    )
     sub.add_parser("journal", help="read, project and evaluate play journals", add_help=False)
     return parser
 

@@ -2,21 +2,40 @@
 
 Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``web.token``) are ``SecretStr``: they never
 appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
-was expected (:class:`ConfigError`).
+was expected (:class:`ConfigError`); an unknown key or section, or a world or mind that is not
+registered, is told with the closest known name ("did you mean `max_turns`?").
+
+``[play] world`` and ``[play] mind`` are checked against the registries of worlds
+(:mod:`bot.worlds.factory`) and minds (:mod:`bot.play.minds.factory`), where each is declared
+once (docs/architecture.md §4, §5); they are imported when a value is checked, not with this
+module, which the registries' builders read.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from bot.url_patterns import UrlPattern, parse_pattern
+
+
+def did_you_mean(word: str, known: Iterable[str], *, shown: str = "`{}`") -> str:
+    """`` (did you mean `max_turns`?)`` for the known name closest to ``word``, or ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {shown.format(close[0])}?)" if close else ""
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
+    """``'sandbx' is not a world (did you mean `sandbox`?); choose one of sandbox, browser``."""
+    known = tuple(known)
+    return f"{name!r} is not a {kind}{did_you_mean(name, known)}; choose one of {', '.join(known)}"
 
 
 class _Section(BaseModel):
@@ -44,12 +63,30 @@ class OpenAISettings(_Section):
 
 
 class PlaySettings(_Section):
-    world: Literal["sandbox", "browser", "pokeagent"] = "sandbox"
-    mind: Literal["autopilot", "openai", "agent"] = "autopilot"
+    world: str = "sandbox"  # a registered world (bot/worlds/factory.py)
+    mind: str = "autopilot"  # a registered mind (bot/play/minds/factory.py)
     max_turns: int = Field(default=500, ge=1, le=100_000)
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
     seed: int = 0
+
+    @field_validator("world")
+    @classmethod
+    def _registered_world(cls, value: str) -> str:
+        from bot.worlds.factory import WORLDS
+
+        if value not in WORLDS:
+            raise ValueError(unknown_name("world", value, WORLDS))
+        return value
+
+    @field_validator("mind")
+    @classmethod
+    def _registered_mind(cls, value: str) -> str:
+        from bot.play.minds.factory import MINDS
+
+        if value not in MINDS:
+            raise ValueError(unknown_name("mind", value, MINDS))
+        return value
 
 
 class WebSettings(_Section):
@@ -162,7 +199,7 @@ def _describe(err: Mapping[str, Any]) -> str:
     loc = tuple(str(p) for p in err.get("loc", ()))
     got = err.get("input")
     if kind == "extra_forbidden":
-        return "unknown section" if len(loc) == 1 and isinstance(got, dict) else "unknown key"
+        return _unknown(loc, got)
     shown = (
         f" (got {got!r})" if isinstance(got, (str, int, float, bool)) and loc[:2] not in _SECRET_LOCS else ""
     )
@@ -174,6 +211,19 @@ def _describe(err: Mapping[str, Any]) -> str:
     if kind == "value_error":  # a validator's own sentence already names the value
         return msg.removeprefix("Value error, ")
     return f"{msg}{shown}" if kind != "missing" else msg
+
+
+def _unknown(loc: tuple[str, ...], got: Any) -> str:
+    """An unknown section or key, with the closest known name of its table."""
+    model: type[BaseModel] = Settings
+    for part in loc[:-1]:
+        annotation = model.model_fields[part].annotation if part in model.model_fields else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return "unknown key"
+        model = annotation
+    if len(loc) == 1 and isinstance(got, dict):
+        return "unknown section" + did_you_mean(loc[0], model.model_fields, shown="[{}]")
+    return "unknown key" + did_you_mean(loc[-1], model.model_fields)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

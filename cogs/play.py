@@ -24,18 +24,22 @@ from discord.ext import commands
 
 from bot.character import Character
 from bot.config import Settings
-from bot.play.host import MINDS, WORLDS, PlayRefused, StartRequest
+from bot.play.host import PlayRefused, StartRequest
+from bot.play.minds.factory import mind_names
 from bot.play.session import PlaySession
 from bot.tasks import TaskOwner
 from bot.url_patterns import allowed
+from bot.worlds.browser.info import INFO as BROWSER
+from bot.worlds.factory import world_names
 from cogs import Bounded, OneOf, character_of, moderator_only
 from journal.metrics import metrics_text
 
 START_WAIT_S = 10.0
 COLOUR = discord.Colour(0x4F7CAC)
 
-WORLD = OneOf("world", WORLDS)
-MIND = OneOf("mind", MINDS)
+# the choices Discord shows are the registered worlds and minds (docs/architecture.md §4, §5)
+WORLD = OneOf("world", world_names())
+MIND = OneOf("mind", mind_names())
 TURNS = Bounded("turns", int, 1, 100_000)
 MINUTES = Bounded("minutes", float, 1, 24 * 60)
 MAX_URL = 2000
@@ -69,9 +73,13 @@ def _progress_line(progress: dict[str, Any], labels: dict[str, str] | None = Non
 
 def url_refusal(url: str, world: str, settings: Settings) -> str | None:
     """Why a moderator may not play ``url`` (None when they may): the option is for the browser
-    world, and only pages ``[browser] allowed_urls`` allows (the bundled ones by default)."""
-    if world != "browser":
-        return f"The url option is for the browser world (world: browser); this would start {world}."
+    world, and only pages ``[browser] allowed_urls`` allows (the bundled ones by default). Other
+    worlds that take a URL (a PokeAgent server) are not for moderators to point elsewhere."""
+    if world != BROWSER.name:
+        return (
+            f"The url option is for the {BROWSER.name} world (world: {BROWSER.name}); "
+            f"this would start {world}."
+        )
     if allowed(url, settings.browser.allowed_patterns):
         return None
     listed = ", ".join(f"`{p}`" for p in settings.browser.allowed_urls) or "nothing"

@@ -156,3 +156,30 @@ def test_any_unreadable_config_is_a_configuration_error_naming_the_file(tmp_path
     assert main(["play", "--config", str(cfg)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"clankie: configuration error:\n{cfg}: ") and "Traceback" not in err
+
+
+def test_an_unknown_key_or_section_names_the_closest_known_one(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[play]\nmax_turn = 3\n[webb]\nport = 1\n[openai]\nxyzzy = 1\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    lines = str(info.value).splitlines()
+    assert f"{cfg}: [play] max_turn: unknown key (did you mean `max_turns`?)" in lines
+    assert f"{cfg}: [webb]: unknown section (did you mean [web]?)" in lines
+    assert f"{cfg}: [openai] xyzzy: unknown key" in lines  # nothing close: no guess
+
+
+def test_world_and_mind_must_be_registered_and_a_near_miss_is_named(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[play]\nworld = "sandbx"\nmind = "psychic"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    lines = str(info.value).splitlines()
+    assert lines == [
+        f"{cfg}: [play] world: 'sandbx' is not a world (did you mean `sandbox`?); "
+        "choose one of sandbox, browser, pokeagent",
+        f"{cfg}: [play] mind: 'psychic' is not a mind; choose one of autopilot, openai, agent",
+    ]
+    cfg.write_text('[play]\nworld = "browser"\nmind = "agent"\n')
+    settings = load_settings(cfg, env={})
+    assert (settings.play.world, settings.play.mind) == ("browser", "agent")

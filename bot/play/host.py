@@ -1,6 +1,10 @@
-"""The play host (DESIGN §5): at most one play session at a time, its lifecycle in the event
-log, and what the rest of the character reads: the live still, the activity digest, the
-story card and a stream of settled turns."""
+"""The play host (docs/architecture.md §5): at most one play session at a time, its lifecycle
+in the event log, and what the rest of the character reads: the live still, the activity
+digest, the story card and a stream of settled turns.
+
+Which worlds and minds there are, and what each can do, the host reads from their registries
+(:mod:`bot.worlds.factory`, :mod:`bot.play.minds.factory`; docs/architecture.md §4) and from a
+built world's ``info``."""
 
 from __future__ import annotations
 
@@ -13,23 +17,22 @@ from typing import Any
 
 import structlog
 
-from bot.config import Settings
+from bot.config import Settings, unknown_name
 from bot.play.events import EventLog
 from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
+from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StateUnwritable, check_state
 from bot.tasks import TaskOwner
 from bot.worlds.base import Still, World, WorldUnavailable
-from bot.worlds.factory import WorldRequest, ident_of
+from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
 from journal.writer import disk_failure
 
 log = structlog.get_logger("clankie.play.host")
-
-WORLDS = ("sandbox", "browser", "pokeagent")
-MINDS = ("autopilot", "openai", "agent")
+MAX_PACE_S = 60.0  # as [play] pace_seconds allows
 
 
 class PlayRefused(Exception):
@@ -64,9 +67,6 @@ class PlayHost:
         world_factory: WorldFactory | None = None,
         mind_factory: MindFactory | None = None,
     ) -> None:
-        from bot.play.minds.factory import make_mind
-        from bot.worlds.factory import make_world
-
         self.settings = settings
         self._make_world = world_factory or make_world
         self._make_mind = mind_factory or make_mind
@@ -105,18 +105,7 @@ class PlayHost:
                 raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
             world_name = request.world or self.settings.play.world
             mind_name = request.mind or self.settings.play.mind
-            if world_name not in WORLDS:
-                raise PlayRefused(
-                    "unknown_world", f"Unknown world {world_name!r}; choose one of {', '.join(WORLDS)}."
-                )
-            if mind_name not in MINDS:
-                raise PlayRefused(
-                    "unknown_mind", f"Unknown mind {mind_name!r}; choose one of {', '.join(MINDS)}."
-                )
-            if request.turns is not None and not 1 <= request.turns <= 100_000:
-                raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
-            if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
-                raise PlayRefused("bad_budget", "minutes must be more than 0 and at most 1440.")
+            _check(request, world_name, mind_name)
             # the state checks and the event log fsync: the disk's time, not the event loop's
             await asyncio.to_thread(self.preflight)
             await asyncio.to_thread(self.reconcile)
@@ -282,11 +271,36 @@ class PlayHost:
         }
 
 
+def _check(request: StartRequest, world_name: str, mind_name: str) -> None:
+    """Refuse a start whose world or mind is not registered, whose mind cannot play that world,
+    that names a URL for a world that takes none, or whose budget or pace is out of range."""
+    world = WORLDS.get(world_name)
+    if world is None:
+        raise PlayRefused("unknown_world", unknown_name("world", world_name, WORLDS) + ".")
+    mind = MINDS.get(mind_name)
+    if mind is None:
+        raise PlayRefused("unknown_mind", unknown_name("mind", mind_name, MINDS) + ".")
+    if not mind.info.plays(world_name):
+        knows = ", ".join(mind.info.worlds or ())
+        raise PlayRefused(
+            "mind_unavailable", f"The {mind_name} mind cannot play {world_name}; it plays {knows}."
+        )
+    if request.url is not None and not world.info.takes_url:
+        takes = ", ".join(name for name, entry in WORLDS.items() if entry.info.takes_url)
+        raise PlayRefused("url_not_taken", f"The {world_name} world takes no URL (these do: {takes}).")
+    if request.turns is not None and not 1 <= request.turns <= 100_000:
+        raise PlayRefused("bad_budget", "turns must be between 1 and 100000.")
+    if request.minutes is not None and not 0 < request.minutes <= 24 * 60:
+        raise PlayRefused("bad_budget", "minutes must be more than 0 and at most 1440.")
+    if request.pace_seconds is not None and not 0 <= request.pace_seconds <= MAX_PACE_S:
+        raise PlayRefused("bad_pace", f"pace must be between 0 and {MAX_PACE_S:g} seconds.")
+
+
 def _journey_of(world: World, environment_id: str) -> str:
     """A journey joins the sittings of one player in one world. A world that keeps its game
-    between sittings (``resumes_across_sittings``, e.g. an emulator server) continues its
+    between sittings (``info.resumes_across_sittings``, e.g. an emulator server) continues its
     environment's journey; one that starts a new game every time (the sandbox, a fresh page)
     begins a journey of its own with each sitting."""
-    if getattr(world, "resumes_across_sittings", False):
+    if world.info.resumes_across_sittings:
         return ident_of(environment_id)
     return ident_of(f"{environment_id}-{uuid.uuid4().hex[:8]}")

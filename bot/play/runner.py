@@ -1,5 +1,7 @@
 """``clankie play`` and ``clankie demo``: a session in the terminal, one line per turn,
-ending with the evaluator's aggregate."""
+ending with the evaluator's aggregate (docs/architecture.md §5). What the progress line shows
+of a world (its milestones out of how many, its metrics) is what the world declares in its
+``info`` (docs/architecture.md §4)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any, TextIO
 from bot.config import Settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.journal_lines import one_line
+from bot.play.minds.factory import AUTOPILOT, OPENAI
 from bot.play.session import SettledTurn
 from journal.cli import silence
 from journal.metrics import metrics_text
@@ -90,20 +93,12 @@ def _evaluation(journal: Path, settings: Settings, out: TextIO) -> None:
     write_report(report, out)
 
 
-def _milestone_total(world: str) -> int | None:
-    if world != "sandbox":
-        return None
-    from bot.worlds.sandbox import MILESTONES
-
-    return len(MILESTONES)
-
-
 async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     demo = args.command == "demo"
     mind = args.mind
-    if demo and mind is None:
-        mind = "openai" if settings.openai.api_key else "autopilot"
+    if demo and mind is None:  # the demo needs no key: with one, a model plays; without, the autopilot
+        mind = OPENAI.name if settings.openai.api_key else AUTOPILOT.name
     host = PlayHost(settings)
     try:
         host.preflight()  # before anything is taken: the page, a world, a mind
@@ -114,7 +109,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     if lapsed:
         print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
     web = None
-    if demo and not getattr(args, "no_web", False):
+    if demo and not args.no_web:
         from bot.web.auth import WebConfigError
         from bot.web.embed import start_web_for_demo
 
@@ -126,7 +121,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         needs = " (open it as /?token=<your [web] token>)" if settings.web.token is not None else ""
         print(f"activity page: {web.url}{needs}", file=out, flush=True)
     request = StartRequest(
-        world=args.world or ("sandbox" if demo else None),
+        world=args.world,  # the demo's default world is the CLI's (bot/cli.py)
         mind=mind,
         turns=args.turns,
         minutes=args.minutes,
@@ -142,7 +137,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         if web is not None:
             await web.close()
         return 2
-    total = _milestone_total(session.spec.world)
+    total = len(session.world.info.milestones) or None  # what the world declares it can reach
     print(
         f"playing {session.spec.world} with the {session.spec.mind} mind · run {session.run_id} · "
         f"budget {session.spec.max_turns} turns / {session.spec.max_minutes:g} min",

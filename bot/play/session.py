@@ -31,7 +31,7 @@ from bot.play.spec import SessionSpec, mind_backoff
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import StopRequest, act, decide
 from bot.play.watch import Watched
-from bot.worlds.base import World, WorldUnavailable, declared_metrics
+from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
 from journal.writer import JournalWriteError
@@ -45,7 +45,7 @@ class PlaySession(Watched):
     def __init__(
         self, spec: SessionSpec, world: World, mind: Mind, journal_dir: Path, story: StoryProjector
     ) -> None:
-        super().__init__(story, {m.name: m.label for m in declared_metrics(world)})
+        super().__init__(story, {m.name: m.label for m in world.info.metrics})
         self.spec, self.world, self.mind = spec, world, mind
         self.session_id = "ses_" + uuid.uuid4().hex[:12]
         self.run_id = "run_" + uuid.uuid4().hex[:12]
@@ -54,7 +54,7 @@ class PlaySession(Watched):
         self.error: str | None = None
         self.turn = 0
         self.memory = PlayMemory(progress=ProgressTracker(declared=tuple(self.metric_labels)))
-        self._stills = StillPacer(world, getattr(mind, "wants_still", False))
+        self._stills = StillPacer(world, mind.info.wants_still)
         self._observer = Observer(world, self.memory, self._stills, self.story_card)
         self._settler = Settler(self.memory, SpeechPolicy(self.run_id), self.session_id, self.run_id)
         self._sink = JournalSink(journal_dir, self.run_id)
@@ -175,8 +175,8 @@ class PlaySession(Watched):
                 return Ended("stopped")
 
     def _done(self) -> bool:
-        """Every milestone the world declares (``milestone_ids``) has been reached."""
-        wanted: tuple[str, ...] = tuple(getattr(self.world, "milestone_ids", ()) or ())
+        """Every milestone the world declares (``info.milestones``) has been reached."""
+        wanted = self.world.info.milestones
         return bool(wanted) and set(wanted) <= set(self.memory.progress.milestones)
 
 

@@ -1,4 +1,4 @@
-"""The world protocol (DESIGN §4): a body Clankie can play in.
+"""The world protocol (docs/architecture.md §4): a body Clankie can play in.
 
 A world may move on its own while the mind thinks, so the play loop observes again right
 before acting. Observations are semantic (JSON) with a canonical sha256; stills are encoded
@@ -7,14 +7,15 @@ images. Conventions the play loop relies on for measured progress, when the worl
 - ``state["location"] = {"map": str, "x": int, "y": int, "facing": str}``
 - ``state["milestones"] = [str, …]`` — milestones reached so far, in order
 - ``state["metrics"] = {name: number}`` — the current value of each progress metric the world
-  declares in its ``metrics`` attribute (a tuple of :class:`Metric`; a world without one
-  declares none). Only declared names are read; a rise of any is progress.
+  declares in ``info.metrics`` (:class:`~bot.worlds.info.WorldInfo`). Only declared names are
+  read; a rise of any is progress.
+
+What a world can do is declared in its ``info``, never probed for.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -23,7 +24,21 @@ import orjson
 from pydantic import BaseModel
 
 from bot.frozen import fast_init
+from bot.worlds.info import Metric, WorldInfo
 from journal.actions import Catalog
+
+__all__ = [  # Metric and WorldInfo live in bot.worlds.info; they are read from here too
+    "ActionResult",
+    "Metric",
+    "Observation",
+    "RegionStills",
+    "Still",
+    "World",
+    "WorldInfo",
+    "WorldUnavailable",
+    "canonical_sha256",
+    "utc_now",
+]
 
 _second: tuple[int, str] = (-1, "")  # the last whole second formatted, and its text
 
@@ -108,31 +123,10 @@ class ActionResult:
         return out
 
 
-_METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A progress metric a world declares: its journal name (``bestTile``) and the label
-    people read (``best tile``)."""
-
-    name: str
-    label: str
-
-    def __post_init__(self) -> None:
-        if not _METRIC_NAME.match(self.name):
-            raise ValueError(f"metric name {self.name!r} must be a letter then letters, digits or _ (≤64)")
-
-
-def declared_metrics(world: object) -> tuple[Metric, ...]:
-    """The metrics a world declares (its ``metrics`` attribute), or none."""
-    declared = getattr(world, "metrics", ())
-    return tuple(m for m in declared if isinstance(m, Metric))
-
-
 @runtime_checkable
 class World(Protocol):
     name: str
+    info: WorldInfo
     catalog: Catalog
 
     @property
@@ -147,6 +141,13 @@ class World(Protocol):
     async def still(self) -> Still | None: ...
 
     async def act(self, action: BaseModel) -> ActionResult: ...
+
+
+class RegionStills(Protocol):
+    """A world whose ``info.still_region`` is set: it can photograph one region of its picture
+    (x, y, width, height in its picture's coordinates)."""
+
+    async def still_region(self, region: tuple[int, int, int, int]) -> Still | None: ...
 
 
 class WorldUnavailable(Exception):

@@ -1,54 +1,57 @@
-"""Building a world by name: returns the world, its environment id and scenario id.
+"""The worlds by name (docs/architecture.md §4): the registry every choice of world reads —
+``[play] world`` in the config, the play host, ``clankie play --world`` and its help, and the
+``/play start world:`` choices.
 
-What a world is built from is a :class:`WorldRequest` (a seed, a URL): the play host makes one
-from its own start request, so nothing here knows about play (``bot/worlds`` imports nothing
-from ``bot/play``; tests/worlds/test_layering.py holds it to that).
-
-The two ids go into the journal header, whose identifiers allow only ``A-Z a-z 0-9 _ . : -``
-(≤ 128 characters); a URL (``http://127.0.0.1:8000``) is turned into one by :func:`ident_of`.
-The full URL stays in the world's provenance.
+Each world package declares a :class:`~bot.worlds.info.WorldEntry` (its
+:class:`~bot.worlds.info.WorldInfo` and a builder); adding a world is that package and one
+:func:`register_world` line below. A builder takes a :class:`WorldRequest` (a seed, a URL) and
+the settings, so nothing here knows about play (``bot/worlds`` imports nothing from
+``bot/play``; tests/worlds/test_layering.py holds it to that). It returns the world, its
+environment id and its scenario id, which go into the journal header as identifiers
+(:func:`ident_of`); a full URL stays in the world's provenance.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-from bot.config import Settings
+from bot.config import Settings, unknown_name
+from bot.worlds import browser, pokeagent, sandbox
 from bot.worlds.base import World
+from bot.worlds.info import WorldEntry, WorldInfo, WorldRequest, ident_of
+
+__all__ = ["WORLDS", "WorldRequest", "ident_of", "make_world", "register_world", "world_info", "world_names"]
+
+WORLDS: dict[str, WorldEntry] = {}
+"""Every registered world, by name, in the order registered (the order choices are shown in)."""
 
 
-@dataclass(frozen=True)
-class WorldRequest:
-    """What to build a world from; ``None`` takes the configured default."""
-
-    seed: int | None = None
-    url: str | None = None
-
-
-_NOT_IDENT = re.compile(r"[^A-Za-z0-9_.:-]+")
+def register_world(entry: WorldEntry) -> None:
+    """Add a world to the registry; a name already taken is a ValueError."""
+    if entry.info.name in WORLDS:
+        raise ValueError(f"a world named {entry.info.name!r} is already registered")
+    WORLDS[entry.info.name] = entry
 
 
-def ident_of(text: str) -> str:
-    """``text`` as a journal identifier: each run of other characters becomes one ``_``."""
-    return _NOT_IDENT.sub("_", text).strip("_")[:128] or "unnamed"
+def world_names() -> tuple[str, ...]:
+    return tuple(WORLDS)
+
+
+def world_info(name: str) -> WorldInfo:
+    """The registered world's info; an unknown name is a ValueError naming the choices."""
+    return _entry(name).info
 
 
 def make_world(name: str, request: WorldRequest, settings: Settings) -> tuple[World, str, str]:
-    if name == "sandbox":
-        from bot.worlds.sandbox import SandboxWorld
+    """Build the world ``name`` from ``request``: the world, its environment and scenario ids."""
+    return _entry(name).build(request, settings)
 
-        seed = settings.play.seed if request.seed is None else request.seed
-        return SandboxWorld(seed=seed), f"sandbox-seed{seed}", "new-game"
-    if name == "browser":
-        from bot.worlds.browser import BrowserWorld
 
-        url = request.url or settings.browser.url
-        world = BrowserWorld(url, chromium_path=settings.browser.chromium_path)
-        return world, ident_of(f"browser-{url}"), ident_of(url)
-    if name == "pokeagent":
-        from bot.worlds.pokeagent import PokeAgentWorld
+def _entry(name: str) -> WorldEntry:
+    entry = WORLDS.get(name)
+    if entry is None:
+        raise ValueError(unknown_name("world", name, WORLDS))
+    return entry
 
-        url = request.url or settings.pokeagent.url
-        return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), "pokeagent", ident_of(url)
-    raise ValueError(f"unknown world {name!r}")
+
+register_world(sandbox.WORLD)
+register_world(browser.WORLD)
+register_world(pokeagent.WORLD)

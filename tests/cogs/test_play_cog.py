@@ -12,6 +12,8 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.play.minds.factory import mind_names
+from bot.worlds.factory import world_names
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
@@ -84,6 +86,15 @@ async def test_a_moderator_starts_a_sandbox_session_and_status_follows_its_progr
     assert match and int(match.group(1)) >= settled.turn >= 3, reply.content
     assert "Objective:" in reply.content and "Last effect:" in reply.content
     assert "milestones:" in reply.content and f"Activity page: {live.web_url}" in reply.content
+
+
+async def test_play_start_offers_exactly_the_registered_worlds_and_minds(live: Live) -> None:
+    commands = await live.fake.wait_commands(live.fake.guild)
+    (play,) = [c for c in commands if c["name"] == "play"]
+    (start,) = [o for o in play["options"] if o["name"] == "start"]
+    options = {o["name"]: o for o in start["options"]}
+    assert [(c["name"], c["value"]) for c in options["world"]["choices"]] == [(w, w) for w in world_names()]
+    assert [(c["name"], c["value"]) for c in options["mind"]["choices"]] == [(m, m) for m in mind_names()]
 
 
 async def test_status_when_idle_says_not_playing(live: Live) -> None:

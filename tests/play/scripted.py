@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
 
 from bot.play.decision import InvalidDecision, MindFailed
-from bot.play.minds.base import DecisionView
-from bot.worlds.base import ActionResult, Metric, Observation, Still
+from bot.play.minds.base import DecisionView, MindInfo
+from bot.worlds.base import ActionResult, Metric, Observation, Still, WorldInfo
 from journal.actions import GBA_CATALOG
 
 MOVES = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -21,7 +22,8 @@ class GridWorld:
     """A 6×3 room with a wall at x=5; a counter that ticks on its own between observations
     when ``ambient`` is set (like an NPC that wanders while the mind thinks)."""
 
-    name = "grid"
+    info = WorldInfo(name="grid", label="a 6×3 test room")
+    name = info.name
     catalog = GBA_CATALOG
 
     def __init__(
@@ -82,7 +84,7 @@ class ScoreWorld(GridWorld):
     """A GridWorld that also keeps a score (``a`` adds 10, ``b`` starts again from 0) and
     declares it as a metric; its state also reports a number it does not declare."""
 
-    metrics = (Metric("score", "score"), Metric("bestCombo", "best combo"))
+    info = replace(GridWorld.info, metrics=(Metric("score", "score"), Metric("bestCombo", "best combo")))
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -113,7 +115,8 @@ class ScriptedMind:
     """Answers from a queue: a dict is returned, an exception instance is raised. When the
     queue is empty it repeats ``default``."""
 
-    name = "scripted"
+    info = MindInfo(name="scripted", label="answers from a test's script")
+    name = info.name
 
     def __init__(self, script: list[Any] | None = None, default: Any = None) -> None:
         self.script: deque[Any] = deque(script or [])

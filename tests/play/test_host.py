@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -88,6 +89,9 @@ async def test_budget_exhaustion_is_recorded_in_journal_and_event_log(settings):
         (StartRequest(mind="psychic"), "unknown_mind"),
         (StartRequest(turns=0), "bad_budget"),
         (StartRequest(minutes=-1), "bad_budget"),
+        (StartRequest(pace_seconds=-1), "bad_pace"),
+        (StartRequest(pace_seconds=float("nan")), "bad_pace"),
+        (StartRequest(url="http://127.0.0.1:9"), "url_not_taken"),  # the sandbox takes none
     ],
 )
 async def test_bad_start_requests_are_refused_with_a_code(settings, request_, code):
@@ -200,7 +204,7 @@ async def test_while_playing_the_host_shows_the_still_the_digest_and_the_story(s
 
 async def test_a_new_game_each_sitting_is_a_new_journey_but_a_kept_game_continues(settings):
     class KeptWorld(GridWorld):
-        resumes_across_sittings = True
+        info = replace(GridWorld.info, resumes_across_sittings=True)
 
     async def sitting(world):
         host = make_host(settings, ScriptedMind(), world)

@@ -3,6 +3,7 @@ progress display, the evaluator's aggregate at the end."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 from pathlib import Path
@@ -89,6 +90,59 @@ async def test_a_bad_budget_is_refused_before_play_starts(tmp_path, capsys):
     code, out = await run("play --world sandbox --mind autopilot --turns 0".split(), settings_for(tmp_path))
     assert code == 2 and "turn " not in out
     assert "cannot start play: turns must be between 1 and 100000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        ("--turns -5", "turns must be between 1 and 100000"),
+        ("--pace -1", "pace must be between 0 and 60 seconds"),
+        ("--pace 61", "pace must be between 0 and 60 seconds"),
+        ("--pace nan", "pace must be between 0 and 60 seconds"),
+        ("--url http://127.0.0.1:9", "The sandbox world takes no URL (these do: browser, pokeagent)"),
+    ],
+)
+async def test_a_bad_flag_value_is_refused_before_play_starts(tmp_path, capsys, flags, why):
+    settings = settings_for(tmp_path)
+    code, out = await run(f"play --world sandbox --mind autopilot {flags}".split(), settings)
+    assert code == 2 and "turn " not in out
+    assert f"clankie: cannot start play: {why}." in capsys.readouterr().err
+    assert list(settings.journal_dir.glob("*.jsonl")) == []  # no session was started
+
+
+def _subcommands():
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: p for name, p in sub.choices.items() if name != "journal"}  # journal: its own CLI
+
+
+def test_every_command_has_a_description_and_every_option_help_with_its_default():
+    for name, parser in _subcommands().items():
+        assert parser.description, f"clankie {name} --help has no description"
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flag = f"clankie {name} {action.option_strings[0]}"
+            assert action.help, f"{flag} has no help"
+            assert "default" in action.help, f"{flag}: its help does not say its default"
+
+
+def test_world_and_mind_choices_and_their_help_come_from_the_registries():
+    from bot.play.minds.factory import MINDS
+    from bot.worlds.factory import WORLDS
+
+    play = _subcommands()["play"]
+    options = {a.dest: a for a in play._actions}
+    assert tuple(options["world"].choices) == tuple(WORLDS)
+    assert tuple(options["mind"].choices) == tuple(MINDS)
+    for name, entry in WORLDS.items():
+        assert f"{name}: {entry.info.label}" in options["world"].help
+    for name, entry in MINDS.items():
+        assert f"{name}: {entry.info.label}" in options["mind"].help
+    assert "(default: [play] world, sandbox)" in options["world"].help
+    assert "browser: builtin:2048[?seed=N] or http(s)://…" in options["url"].help
+    demo = {a.dest: a for a in _subcommands()["demo"]._actions}
+    assert demo["world"].default == "sandbox" and "(default: sandbox)" in demo["world"].help
 
 
 async def test_demo_without_a_key_plays_the_sandbox_with_the_autopilot_until_done(tmp_path, monkeypatch):

@@ -36,6 +36,7 @@ from bot.play.minds.agent_tools import (
 )
 from bot.play.minds.base import DecisionView, Seen
 from bot.play.minds.endpoint import client_from_settings, complete_message
+from bot.play.minds.factory import AGENT
 from bot.tools.base import ToolResult
 from bot.tools.pokeagent import bounded_card
 from bot.tools.world import Move
@@ -80,8 +81,8 @@ def move_result(pending: Pending, view: DecisionView) -> str:
 
 
 class AgentMind:
-    name = "agent"
-    wants_still = False  # it looks when it wants to, through its look tool
+    info = AGENT  # wants no still each turn: it looks when it wants to, through its look tool
+    name = AGENT.name
 
     def __init__(
         self,
@@ -105,7 +106,7 @@ class AgentMind:
     @classmethod
     def from_settings(cls, settings: Settings) -> AgentMind:
         return cls(
-            client_from_settings(settings, "agent"),
+            client_from_settings(settings, AGENT.name),
             settings.openai.model,
             vision=settings.openai.vision,
             max_rounds=settings.openai.max_tool_rounds,

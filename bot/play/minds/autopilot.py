@@ -20,6 +20,7 @@ from typing import Any
 from bot.play.decision import MindFailed
 from bot.play.minds.autopilot_2048 import SightPlayer
 from bot.play.minds.base import DecisionView
+from bot.play.minds.factory import AUTOPILOT
 from bot.play.speech import SPEECH_COOLDOWN_TURNS
 
 State = dict[str, Any]
@@ -97,7 +98,8 @@ BROWSER_OBJECTIVE = "Merge tiles up to 2048."
 
 
 class AutopilotMind:
-    name = "autopilot"
+    info = AUTOPILOT  # its worlds are the ones _playbook and the sight player know
+    name = AUTOPILOT.name
 
     def __init__(self, world: str) -> None:
         self._sight = SightPlayer() if world == "browser" else None

@@ -1,13 +1,14 @@
-"""What a mind sees (the decision view) and the protocol it implements."""
+"""What a mind sees (the decision view), what it declares (:class:`MindInfo`) and the
+protocol it implements (docs/architecture.md §5)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from bot.frozen import fast_init
-from bot.worlds.base import Observation, Still, World
+from bot.worlds.base import Observation, RegionStills, Still, World
 from journal.actions import Catalog
 
 Region = tuple[int, int, int, int]
@@ -17,13 +18,10 @@ Look = Callable[[Region | None], Awaitable[Still | None]]
 
 
 async def look_at(world: World, region: Region | None = None) -> Still | None:
-    """A fresh still of ``world``; only ``region`` of it when the world can cut one
-    (``still_region``), else the whole picture."""
-    if region is not None:
-        cut = getattr(world, "still_region", None)
-        if cut is not None:
-            still: Still | None = await cut(region)
-            return still
+    """A fresh still of ``world``; only ``region`` of it when the world declares it can cut one
+    (``info.still_region``), else the whole picture."""
+    if region is not None and world.info.still_region:
+        return await cast(RegionStills, world).still_region(region)
     return await world.still()
 
 
@@ -103,8 +101,31 @@ class DecisionView:
         return self.story_source() if self.story_source is not None else None
 
 
+@dataclass(frozen=True)
+class MindInfo:
+    """What a mind is, declared once (its entry in :mod:`bot.play.minds.factory`):
+
+    - ``name``: what ``[play] mind``, ``--mind`` and ``/play start mind:`` take;
+    - ``label``: a few words for people (CLI help);
+    - ``wants_still``: the loop captures a still for every decision it makes (a mind that
+      looks for itself, or reads no picture, does not want one);
+    - ``needs_openai``: it asks a model, so it needs ``OPENAI_API_KEY`` (or ``OPENAI_BASE_URL``);
+    - ``worlds``: the worlds it knows how to play (None: any world), checked before play starts.
+    """
+
+    name: str
+    label: str
+    wants_still: bool = False
+    needs_openai: bool = False
+    worlds: tuple[str, ...] | None = None
+
+    def plays(self, world: str) -> bool:
+        return self.worlds is None or world in self.worlds
+
+
 class Mind(Protocol):
     name: str
+    info: MindInfo
 
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         """Return a raw decision dict; raise MindFailed or InvalidDecision."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -22,6 +23,7 @@ from bot.config import Settings
 from bot.play.decision import InvalidDecision, decision_from_wire, decision_json_schema
 from bot.play.minds.base import DecisionView
 from bot.play.minds.endpoint import client_from_settings, complete_message, endpoint_of
+from bot.play.minds.factory import OPENAI
 
 RECENT_TURNS = 8
 MAX_STATE_CHARS = 6000
@@ -95,17 +97,18 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
 
 
 class OpenAIMind:
-    name = "openai"
+    name = OPENAI.name
 
     def __init__(self, client: AsyncOpenAI, model: str, *, vision: bool = True) -> None:
         self.client = client
         self.model = model
         self.vision = vision
-        self.wants_still = vision  # the loop captures a still for every decision
+        # the loop captures a still for every decision, unless the model may not see
+        self.info = OPENAI if vision else replace(OPENAI, wants_still=False)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OpenAIMind:
-        client = client_from_settings(settings, "openai")
+        client = client_from_settings(settings, OPENAI.name)
         return cls(client, settings.openai.model, vision=settings.openai.vision)
 
     @property

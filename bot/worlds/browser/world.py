@@ -34,7 +34,8 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.actions import apply_action, refuse
-from bot.worlds.browser.metrics import METRICS, score_of, scoreboard_text
+from bot.worlds.browser.info import INFO
+from bot.worlds.browser.metrics import score_of, scoreboard_text
 from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import SNAPSHOT_JS, snapshot_args
@@ -56,9 +57,9 @@ SNAPSHOT_ATTEMPTS = 4
 
 
 class BrowserWorld:
-    name = "browser"
+    info = INFO  # what the play loop reads about this world (bot/worlds/browser/info.py)
+    name = INFO.name
     catalog = BROWSER_CATALOG
-    metrics = METRICS
 
     def __init__(
         self,

@@ -44,8 +44,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from bot.worlds.base import ActionResult, Metric, Observation, Still, WorldUnavailable
+from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.pokeagent.client import BodyProtocolError, BodyUnreachable, PokeAgentClient
+from bot.worlds.pokeagent.info import INFO
 from bot.worlds.pokeagent.mapping import SERVER_BUTTONS, WAIT, PressTiming, map_state, press_timing
 from bot.worlds.pokeagent.settle import Settled, Settler, positive, press_remaining
 from journal.actions import (
@@ -76,15 +77,9 @@ _UNSUPPORTED = {
 
 
 class PokeAgentWorld:
-    name = "pokeagent"
+    info = INFO  # what the play loop reads about this world (bot/worlds/pokeagent/info.py)
+    name = INFO.name
     catalog = GBA_CATALOG
-    # Progress metrics read from /state (mapping.py's state["metrics"]): a rise of any is progress.
-    metrics = (
-        Metric("badges", "badges"),
-        Metric("pokedexCaught", "Pokédex caught"),
-        Metric("money", "money"),
-    )
-    resumes_across_sittings = True  # the emulator keeps its game: the next sitting continues it
 
     def __init__(self, base_url: str, *, timeout_s: float = 5.0) -> None:
         parts = urlsplit(base_url.strip())

@@ -1,4 +1,4 @@
-"""The sandbox world: a small Pokemon-like game in pure Python + Pillow (DESIGN §4).
+"""The sandbox world: a small Pokemon-like game in pure Python + Pillow (docs/architecture.md §4).
 
 Five maps (bedroom, house, Mossdale Town, Fernway Path, the lab) joined by warps, people who
 wander on their own clock, dialogs, a start menu, choice menus, a naming screen, one trainer
@@ -6,7 +6,17 @@ battle and seven ordered milestones. `guide.next_action` walks a new game to the
 """
 
 from bot.worlds.sandbox import guide
+from bot.worlds.sandbox.info import INFO, WORLD
 from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES, Milestone
 from bot.worlds.sandbox.world import ADAPTER_VERSION, SandboxWorld
 
-__all__ = ["ADAPTER_VERSION", "guide", "MILESTONES", "MILESTONE_IDS", "Milestone", "SandboxWorld"]
+__all__ = [
+    "ADAPTER_VERSION",
+    "INFO",
+    "WORLD",
+    "guide",
+    "MILESTONES",
+    "MILESTONE_IDS",
+    "Milestone",
+    "SandboxWorld",
+]

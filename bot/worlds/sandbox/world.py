@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, utc_now
 from bot.worlds.sandbox.game import Game, Refusal
-from bot.worlds.sandbox.milestones import MILESTONE_IDS
+from bot.worlds.sandbox.info import INFO
 from bot.worlds.sandbox.observe import state_of
 from bot.worlds.sandbox.render import HEIGHT, WIDTH, encode_png, render
 from journal.actions import (
@@ -40,10 +40,9 @@ MAX_DIALOG_PAGES = 200
 
 
 class SandboxWorld:
-    name = "sandbox"
+    info = INFO  # what the play loop reads about this world (bot/worlds/sandbox/info.py)
+    name = INFO.name
     catalog = GBA_CATALOG
-
-    milestone_ids = MILESTONE_IDS  # the loop ends an --exit-when-done session when all are reached
 
     def __init__(
         self, seed: int = 0, *, clock: Callable[[], float] = time.monotonic, ambient: bool = True
@@ -64,7 +63,7 @@ class SandboxWorld:
     @property
     def provenance(self) -> dict[str, str | int | float | bool | None]:
         return {
-            "body": "sandbox",
+            "body": self.name,
             "adapterVersion": ADAPTER_VERSION,
             "seed": self.seed,
             "sessionId": self._session_id,

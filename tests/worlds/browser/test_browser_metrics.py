@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.worlds.base import declared_metrics
 from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.metrics import score_of
 from journal.actions import Press
@@ -41,7 +40,7 @@ async def test_a_page_scoreboard_like_the_original_2048s_is_read_and_follows_the
     open_world: OpenWorld, test_site: str
 ) -> None:
     world = await open_world(f"{test_site}/scoreboard.html")
-    assert [(m.name, m.label) for m in declared_metrics(world)] == [
+    assert [(m.name, m.label) for m in world.info.metrics] == [
         ("score", "score"),
         ("bestTile", "best tile"),
     ]

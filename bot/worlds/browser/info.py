@@ -1,0 +1,32 @@
+"""What the browser world declares (docs/architecture.md §4): the metrics a game page shows
+(``score``, and ``bestTile`` on a 2048 board), stills of a region of the page, and the URLs it
+opens — a bundled page or any http(s) page. Built on ``[browser] url`` unless a URL is named."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.worlds.browser.metrics import METRICS
+from bot.worlds.info import Built, WorldEntry, WorldInfo, WorldRequest, ident_of
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+INFO = WorldInfo(
+    name="browser",
+    label="a web page in headless Chromium (the bundled 2048 by default)",
+    metrics=METRICS,
+    still_region=True,
+    url_forms=("builtin:2048[?seed=N]", "http(s)://…"),
+)
+
+
+def build(request: WorldRequest, settings: Settings) -> Built:
+    from bot.worlds.browser.world import BrowserWorld
+
+    url = request.url or settings.browser.url
+    world = BrowserWorld(url, chromium_path=settings.browser.chromium_path)
+    return world, ident_of(f"browser-{url}"), ident_of(url)
+
+
+WORLD = WorldEntry(INFO, build)
