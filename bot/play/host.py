@@ -167,26 +167,25 @@ class PlayHost:
             return StoryProjector()
 
     async def _run(self, session: PlaySession, data: dict[str, Any]) -> SessionOutcome:
-        """Play the session (its running line is written); write its terminal line if the log
-        can take it — a failure to write it is logged, never raised into whoever waits."""
-        outcome: SessionOutcome = "failed"
-        try:
-            session.add_listener(self._feed.publish)
-            outcome = await session.run()
-        finally:
-            outcome = session.outcome or outcome  # a cancelled session still says how it ended
+        """Play the session (its running line is written). Its terminal line is written as it
+        ends, before it reads as ended (so a start right after never finds it open)."""
+
+        async def write_end(ended: PlaySession) -> None:
             try:
-                await asyncio.to_thread(self.events.ended, data, outcome, session.error)
-            except OSError as exc:
+                await asyncio.to_thread(self.events.ended, data, ended.outcome or "failed", ended.error)
+            except OSError as exc:  # logged, never raised into whoever waits
                 log.error("event_log_write_failed", error=disk_failure("event log", self.events.path, exc))
             log.info(
                 "play_session_ended",
-                run_id=session.run_id,
-                outcome=outcome,
-                turns=session.turn,
-                reason=session.error,
+                run_id=ended.run_id,
+                outcome=ended.outcome,
+                turns=ended.turn,
+                reason=ended.error,
             )
-        return outcome
+
+        session.add_listener(self._feed.publish)
+        session.on_end = write_end
+        return await session.run()
 
     async def stop(self) -> PlaySession | None:
         """Ask the running session to stop and wait until it has ended; None if none ran."""

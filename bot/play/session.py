@@ -60,6 +60,7 @@ class PlaySession(Watched):
         self._sink = JournalSink(journal_dir, self.run_id)
         self._stop = StopRequest()
         self._started = 0.0
+        self.on_end: Callable[[PlaySession], Awaitable[None]] | None = None
 
     @property
     def journey_id(self) -> str:
@@ -124,6 +125,8 @@ class PlaySession(Watched):
                 self.last_still = await self._stills.last(self.run_id) or self.last_still
             await _quietly("world", self.world.name, self.world.close)
             await _quietly("mind", self.mind.name, self.mind.aclose)
+            if self.on_end is not None:  # e.g. the event log's terminal line, made durable first
+                await self.on_end(self)
             self.state = "failed" if self.outcome == "failed" else "stopped"
             self.close_feed()
         return self.outcome
