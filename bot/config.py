@@ -26,6 +26,8 @@ class _Section(BaseModel):
 class DiscordSettings(_Section):
     token: SecretStr | None = None  # from DISCORD_TOKEN only
     test_guild_id: int | None = None
+    application_id: int | None = None  # for `clankie invite` without a token or a network
+    api_url: str | None = None  # Discord's REST base, when not https://discord.com/api/v10
     moderator_roles: list[str] = Field(default_factory=list)
     share_offer_on_go_live: bool = True
 
