@@ -148,6 +148,7 @@ ENV_MAP: dict[str, tuple[str, str]] = {
     "DISCORD_TOKEN": ("discord", "token"),
     "OPENAI_API_KEY": ("openai", "api_key"),
     "OPENAI_BASE_URL": ("openai", "base_url"),
+    "DISCORD_API_URL": ("discord", "api_url"),
     "CLANKIE_STATE": ("paths", "state_dir"),
     "CLANKIE_JOURNAL_DIR": ("paths", "journal_dir"),
     "CLANKIE_EVENT_LOG": ("paths", "event_log"),
