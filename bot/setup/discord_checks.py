@@ -164,7 +164,14 @@ async def declared_commands(settings: Settings, guild_id: int | None) -> list[di
 async def _commands_check(
     http: discord.http.HTTPClient, settings: Settings, app_id: int, guild_id: int | None
 ) -> Check:
-    code = await declared_commands(settings, guild_id)
+    try:
+        code = await declared_commands(settings, guild_id)
+    except Exception as exc:  # a cog that cannot load (a missing library) is what to fix
+        return failed(
+            "slash commands",
+            f"this code's commands cannot be built ({type(exc).__name__}: {exc})",
+            "reinstall with `make venv`; the error names what is missing",
+        )
     where = "the test server" if guild_id is not None else "every server (global)"
     try:
         if guild_id is None:

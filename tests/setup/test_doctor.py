@@ -224,3 +224,15 @@ async def test_a_taken_web_port_and_an_unwritable_state_are_named(setup: Setup) 
         f"✗ state: cannot write the journal directory at {blocker}/state/play: Not a directory "
         f"({blocker} is not a directory) — fix: fix that path, or point CLANKIE_STATE at a writable directory"
     )
+
+
+async def test_a_cog_that_cannot_load_is_a_cross_not_a_traceback(setup: Setup, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import bot.app as app
+
+    monkeypatch.setattr(app, "OPTIONAL_EXTENSIONS", ("tests.setup.broken_extension",))
+    code, lines = await setup.doctor()
+    assert code == 1
+    assert line(lines, "slash commands").startswith(
+        "✗ slash commands: this code's commands cannot be built (ExtensionFailed: Extension "
+        "'tests.setup.broken_extension' raised an error: ImportError: No module named"
+    )
