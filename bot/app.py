@@ -1,11 +1,13 @@
-"""The discord.py bot (DESIGN §13): ``clankie run`` and ``clankie sync``.
+"""The discord.py bot (docs/architecture.md §13): ``clankie run`` and ``clankie sync``.
 
 :class:`ClankieBot` builds nothing itself: it is handed the :class:`~bot.character.Character`
 (made once, in :func:`run_bot`) and passes any other keyword options straight to
 ``commands.Bot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
 ``cogs.play``, ``cogs.share`` and ``cogs.voice`` when that module exists — and syncs the slash
-commands to ``[discord] test_guild_id`` only; a global sync happens only through
-``clankie sync --global``.
+commands to ``[discord] test_guild_id`` only, and only when the tree differs from what was last
+synced there from this state directory (its digest is kept in ``commands-synced.json``); a
+global sync happens only through ``clankie sync --global``. Without a test guild it warns once
+that the commands are synced nowhere, and says the two ways to fix that.
 
 One tree error handler (:class:`ClankieTree`) turns every failure into a short ephemeral reply:
 a refused check says what is needed, a bad option value names the option and why, anything
@@ -33,6 +35,8 @@ from discord.ext import commands
 from bot.character import Character, build_character
 from bot.config import Settings
 from bot.play.host import PlayRefused
+from bot.setup.commands import SyncRecord, declared, digest
+from bot.setup.endpoints import use_discord_gateway
 from bot.web.auth import WebConfigError
 from cogs import BadOptionValue, NotModerator
 
@@ -48,6 +52,11 @@ NO_TOKEN = (
 BAD_TOKEN = (
     "Discord rejected the bot token in DISCORD_TOKEN; copy a fresh one from the Discord Developer "
     "Portal (your application → Bot → Reset Token)."
+)
+UNSYNCED_WHY = "no [discord] test_guild_id is set, so his slash commands are synced nowhere"
+UNSYNCED_FIX = (
+    "set [discord] test_guild_id to your server's id (they appear there at once), or run "
+    "`clankie sync --global` once (they appear in every server, within an hour)"
 )
 SOMETHING_WRONG = "Something went wrong on my side; it has been logged. Please try again."
 
@@ -173,24 +182,49 @@ class ClankieBot(commands.Bot):
         return self.character.settings
 
     async def setup_hook(self) -> None:
-        for name in extensions():
-            await self.load_extension(name)
-        guild_id = self.settings.discord.test_guild_id
+        await self.load_cogs()
+        await use_discord_gateway(self.http, self.settings)
         if not self.sync_on_start:
             return
+        guild_id = self.settings.discord.test_guild_id
         if guild_id is None:
-            log.info("commands_not_synced", hint="no [discord] test_guild_id; `clankie sync --global` once")
+            self._warn_if_unsynced()
+            return
+        payload = declared(self.tree, guild_id)
+        if self._record().last(self._app_id(), guild_id) == digest(payload):
+            log.info("commands_up_to_date", guild_id=guild_id, commands=[c["name"] for c in payload])
             return
         self.synced = await self.sync_commands(guild_id)
         log.info("commands_synced", guild_id=guild_id, commands=[c.name for c in self.synced])
 
+    async def load_cogs(self) -> None:
+        for name in extensions():
+            await self.load_extension(name)
+
+    def _app_id(self) -> int:
+        return self.application_id or 0
+
+    def _record(self) -> SyncRecord:
+        return SyncRecord(self.settings.state_dir)
+
+    def _warn_if_unsynced(self) -> None:
+        """Without a test guild: one warning, unless these very commands were synced globally
+        from this state directory."""
+        if self._record().last(self._app_id(), None) == digest(declared(self.tree, None)):
+            log.info("commands_synced_globally_before")
+            return
+        log.warning("commands_not_synced", why=UNSYNCED_WHY, fix=UNSYNCED_FIX)
+
     async def sync_commands(self, guild_id: int | None) -> list[app_commands.AppCommand]:
-        """Sync to one guild (the global commands copied there), or globally when None."""
+        """Sync to one guild (the global commands copied there), or globally when None; the
+        digest of what was synced is recorded in the state directory."""
+        payload = declared(self.tree, guild_id)
         if guild_id is None:
-            return await self.tree.sync()
-        guild = discord.Object(id=guild_id)
-        self.tree.copy_global_to(guild=guild)
-        return await self.tree.sync(guild=guild)
+            synced = await self.tree.sync()
+        else:
+            synced = await self.tree.sync(guild=discord.Object(id=guild_id))
+        self._record().remember(self._app_id(), guild_id, digest(payload))
+        return synced
 
     async def on_ready(self) -> None:
         log.info("discord_ready", user=str(self.user), guilds=len(self.guilds))

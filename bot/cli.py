@@ -1,4 +1,4 @@
-"""The ``clankie`` command: run, demo, play, journal, sync.
+"""The ``clankie`` command: run, demo, play, journal, sync, invite, doctor.
 
 Every option says its default. The choices of ``--world`` and ``--mind``, and what their help
 says of each, come from the registries of worlds and minds (docs/architecture.md §4, §5)."""
@@ -27,7 +27,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
     logs.configure(
         json=bool(getattr(args, "log_json", False)),
-        level=os.environ.get("CLANKIE_LOG_LEVEL", "WARNING" if args.command in ("play", "demo") else "INFO"),
+        level=os.environ.get("CLANKIE_LOG_LEVEL", "INFO" if args.command in ("run", "sync") else "WARNING"),
     )
     logs.register_secrets(
         s.get_secret_value() if s else None
@@ -144,6 +144,31 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="sync globally instead of the test guild (default: the test guild)",
     )
+    invite = sub.add_parser(
+        "invite",
+        help="print the link that adds him to a server, and what it asks for",
+        description="Print the OAuth2 link that adds him to a server: its scopes and each permission it asks for.",
+    )
+    _common(invite)
+    invite.add_argument(
+        "--guild",
+        type=int,
+        default=None,
+        metavar="ID",
+        help="preselect this server in the link (default: none)",
+    )
+    doctor = sub.add_parser(
+        "doctor",
+        help="check the whole setup, one line per check; exit 0 when all pass",
+        description="Check the token, the test server, permissions, commands, OpenAI, Chromium, voice and state, one line per check.",
+    )
+    _common(doctor)
+    doctor.add_argument(
+        "--channel",
+        default=None,
+        metavar="NAME|ID",
+        help="also check his permissions in this voice channel of the test server (default: none)",
+    )
     play = sub.add_parser(
         "play",
         help="play a session headless and print each turn",
@@ -187,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = _settings(args)
+        from bot.setup.endpoints import use_discord_api
+
+        use_discord_api(settings)
     except ConfigError as exc:
         print(f"clankie: configuration error:\n{exc}", file=sys.stderr)
         return 2
@@ -198,6 +226,14 @@ def main(argv: list[str] | None = None) -> int:
         from bot.app import run_bot
 
         return asyncio.run(_guard(run_bot(args, settings)))
+    if args.command == "invite":
+        from bot.setup.invite import run_invite
+
+        return asyncio.run(_guard(run_invite(args, settings)))
+    if args.command == "doctor":
+        from bot.setup.doctor import run_doctor
+
+        return asyncio.run(_guard(run_doctor(args, settings)))
     parser.error(f"unknown command {args.command}")
     return 2
 

@@ -45,6 +45,8 @@ class _Section(BaseModel):
 class DiscordSettings(_Section):
     token: SecretStr | None = None  # from DISCORD_TOKEN only
     test_guild_id: int | None = None
+    application_id: int | None = None  # for `clankie invite` without a token or a network
+    api_url: str | None = None  # Discord's REST base, when not https://discord.com/api/v10
     moderator_roles: list[str] = Field(default_factory=list)
     share_offer_on_go_live: bool = True
 
@@ -183,6 +185,7 @@ ENV_MAP: dict[str, tuple[str, str]] = {
     "DISCORD_TOKEN": ("discord", "token"),
     "OPENAI_API_KEY": ("openai", "api_key"),
     "OPENAI_BASE_URL": ("openai", "base_url"),
+    "DISCORD_API_URL": ("discord", "api_url"),
     "CLANKIE_STATE": ("paths", "state_dir"),
     "CLANKIE_JOURNAL_DIR": ("paths", "journal_dir"),
     "CLANKIE_EVENT_LOG": ("paths", "event_log"),

@@ -73,7 +73,14 @@ def _dump(data: Any, out: TextIO) -> None:
 
 
 def _directory(path: Path) -> Path:
-    if not path.is_dir():
+    """A directory that exists (a usage error naming what is wrong otherwise)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise _UsageError(f"{path}: no such directory") from None
+    except OSError as exc:
+        raise _UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
         raise _UsageError(f"{path}: not a directory")
     return path
 

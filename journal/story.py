@@ -1,4 +1,4 @@
-"""The story card (DESIGN §7): a bounded projection of a journey, never the journal itself.
+"""The story card (docs/architecture.md §7): a bounded projection of a journey, never the journal itself.
 
 :class:`StoryProjector` folds header and turn lines into the card's state in O(1) per line
 and keeps only bounded state (≤16 maps, ≤8 moments), so the live play loop can feed it each
@@ -14,8 +14,9 @@ Projection rules:
   turn's decision observation, then of its newest observation (post-action, else
   pre-action, else decision); when the newest names none, any map newly listed in
   ``progressAfter.maps``.
-- ``moments`` are the last 8 turns that wanted to speak and had an effect:
-  ``{at, effect, toward: objective}``.
+- ``moments`` are the last 8 turns that wanted to speak and had an effect that changed
+  something: ``{at, effect, toward: objective}`` (an effect of ``"nothing changed"``, the words
+  both dialects write for a turn that changed nothing, is not a moment).
 - ``metrics`` (card V2) are the world's progress metrics as last seen: the newest V3 turn's
   ``progressAfter.metrics`` (else its ``progressBefore.metrics``) that names any, across the
   journey's sittings; ``{}`` when no turn carried one (older journals, worlds without metrics).
@@ -33,6 +34,7 @@ from journal.schema import Header, HeaderV2, HeaderV3, MetricName, MetricValue, 
 
 MAX_MAPS = 16
 MAX_MOMENTS = 8
+NO_CHANGE = "nothing changed"  # a turn's effect when it changed nothing (our dialect and the original's)
 
 __all__ = ["MAX_MAPS", "MAX_MOMENTS", "StoryCard", "StoryMoment", "StoryProjector"]
 
@@ -179,7 +181,7 @@ class StoryProjector:
                     self._see(name[:64])
         if metrics:
             self.metrics = metrics
-        if speak_wanted and effect:
+        if speak_wanted and effect and effect != NO_CHANGE:
             self._moments.append(StoryMoment(at=at, effect=effect, toward=objective))
 
     def _see(self, name: str) -> None:

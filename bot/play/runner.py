@@ -72,8 +72,8 @@ def format_turn(
     effect = t.effect or t.detail or ""
     columns += [f"{t.outcome:<19}", f"{_action_text(t.action):<28}", effect]
     line = " │ ".join(columns)
-    if t.speak and t.speak_wanted and not t.speak_suppressed:
-        line = f'           says: "{t.speak}"\n' + line
+    if t.speak and t.speak_wanted and not t.speak_suppressed:  # numbered as the page numbers it
+        line = f'           says: "{t.speak}" (turn {t.turn})\n' + line
     return line
 
 

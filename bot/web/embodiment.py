@@ -16,9 +16,14 @@ JSON outcome as body); ``If-None-Match`` with the frame's ETag is 304.
 late sees how play ended: ``/still`` carries ``last`` — the last session's last frame (the same
 fields as a ``still`` answer, ``capturedAt`` included; kept in memory while the process runs,
 never journaled) — and its raw image is served at ``/still?last=1``; ``/story`` carries
-``last`` — the card of the latest journey, as ``/play story`` shows it; ``/turns`` keeps the last
-session's turns (``active: false``); the event stream's ``status`` carries ``lastFrame``
-(``{sha256, capturedAt}``). Without anything seen this run there is no ``last``.
+``last`` — the card of the latest journey, as ``/play story`` shows it; ``/activity`` carries
+``last`` — the digest of the last play, from its last settled turn (objective, intent, effect,
+progress and milestones, how it ended); ``/turns`` keeps the last session's turns (``active:
+false``); the event stream's ``status`` carries ``lastFrame`` (``{sha256, capturedAt}``) and
+``lastActivity`` (that digest). Without anything seen this run there is no ``last``.
+
+Every digest also says ``milestoneTotal``: how many milestones the world declares (the
+sandbox's seven; null for worlds that declare none), so progress reads "7/7 milestones".
 """
 
 from __future__ import annotations
@@ -129,10 +134,61 @@ async def live_story(request: web.Request) -> web.Response:
     return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "card", "card": card})
 
 
-async def live_activity(request: web.Request) -> web.Response:
-    digest = request.app[PLAY_HOST].activity()
+def milestone_total(world: str | None) -> int | None:
+    """How many milestones ``world`` declares (the sandbox's seven), or None."""
+    if world != "sandbox":
+        return None
+    from bot.worlds.sandbox import MILESTONES
+
+    return len(MILESTONES)
+
+
+def live_digest(host: Any) -> dict[str, Any] | None:
+    """The play host's digest of the session playing now, with its milestone total."""
+    digest = host.activity()
     if digest is None:
-        return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing"})
+        return None
+    return {**digest, "milestoneTotal": milestone_total(digest.get("world"))}
+
+
+def last_activity(host: Any) -> dict[str, Any] | None:
+    """The digest of the session that played last, once it has ended: its last settled turn's
+    objective, intent, action, outcome, effect and progress, and how the session ended."""
+    if host.active is not None:
+        return None
+    session: Any = getattr(host, "session", None)
+    turns = host.recent_turns()
+    if session is None or not turns:
+        return None
+    last = turns[-1]
+    world = session.spec.world
+    return {
+        "sessionId": last.session_id,
+        "runId": last.run_id,
+        "state": session.state,
+        "world": world,
+        "mind": session.spec.mind,
+        "turn": last.turn,
+        "at": last.at,
+        "objective": last.objective,
+        "intent": last.intent,
+        "lastAction": last.action,
+        "lastOutcome": last.outcome,
+        "lastEffect": last.effect,
+        "progress": dict(last.progress),
+        "metricLabels": dict(getattr(session, "metric_labels", {}) or {}),
+        "milestoneTotal": milestone_total(world),
+        "frameSha256": last.frame_sha256,
+    }
+
+
+async def live_activity(request: web.Request) -> web.Response:
+    host = request.app[PLAY_HOST]
+    digest = live_digest(host)
+    if digest is None:
+        last = last_activity(host)
+        extra = {"last": last} if last is not None else {}
+        return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing", **extra})
     return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "activity", "activity": digest})
 
 
@@ -144,7 +200,7 @@ async def live_turns(request: web.Request) -> web.Response:
 
 def status_of(host: Any) -> dict[str, Any]:
     session = host.active
-    digest = host.activity() if session is not None else None
+    digest = live_digest(host) if session is not None else None
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
     return {
@@ -152,6 +208,7 @@ def status_of(host: Any) -> dict[str, Any]:
         "activity": digest,
         "frameSha256": still.sha256 if still is not None else None,
         "lastFrame": {"sha256": last[1].sha256, "capturedAt": last[1].captured_at} if last else None,
+        "lastActivity": last_activity(host) if session is None else None,
     }
 
 

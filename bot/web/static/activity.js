@@ -1,7 +1,8 @@
 // Clankie's activity page: live still, story card, last turns, what he said.
 // Live over server-sent events (/v1/embodiment/events); falls back to polling every 2 s.
 // When play has ended it keeps what was seen last: the last picture ("last seen <time>"), the
-// last story card and the last turns.
+// last turn's objective, intent, effect, progress and milestones (labelled as the last play),
+// the last story card and the last turns.
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token");
@@ -35,8 +36,21 @@
     }).join(" · ");
   }
 
+  // Progress: the world's metrics, and milestones reached of all when the world declares them.
+  function progressText(a) {
+    if (!a || !a.progress) return null;
+    const parts = [];
+    const metrics = metricsText(a.progress.metrics, metricLabels);
+    if (metrics) parts.push(metrics);
+    const reached = (a.progress.milestones || []).length;
+    if (a.milestoneTotal) parts.push(reached + "/" + a.milestoneTotal + " milestones");
+    return parts.join(" · ") || null;
+  }
+
+  const ENDED = { stopped: "stopped", failed: "failed", budget_exhausted: "ran out of budget" };
+  let storyTurn = null;
   function showStatus(st) {
-    const s = st.session, a = st.activity;
+    const s = st.session, last = s ? null : st.lastActivity || null, a = st.activity || last;
     const pill = $("state");
     if (!s) { pill.textContent = "not playing"; pill.className = "pill idle"; }
     else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
@@ -44,11 +58,18 @@
     if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
     const live = s ? s.sessionId : null;  // play started or ended: the story card follows
     if (live !== storyFor) { storyFor = live; storySoon(); }
+    if (s && s.turn !== storyTurn) { storyTurn = s.turn; storySoon(); }  // and each turn played
+    const label = $("now-label");
+    label.hidden = !last;
+    label.textContent = last
+      ? "Last play: " + last.world + " with " + last.mind + ", " + (ENDED[last.state] || last.state) +
+        " after turn " + last.turn
+      : "";
     text("objective", a && a.objective);
     text("intent", a && a.intent);
     text("effect", a && a.lastEffect);
     if (a && a.metricLabels) metricLabels = a.metricLabels;
-    text("metrics", a && a.progress ? metricsText(a.progress.metrics, metricLabels) : null);
+    text("metrics", progressText(a));
     const ms = a && a.progress && a.progress.milestones;
     text("milestones", ms && ms.length ? ms.join(", ") : null);
     showFrame(st.frameSha256, st.lastFrame);
@@ -148,7 +169,9 @@
     if (!card) return;
     text("story-objective", card.objective);
     text("story-turns", card.turnsTaken);
-    text("story-metrics", metricsText(card.metrics, metricLabels));
+    const storyMetrics = metricsText(card.metrics, metricLabels);  // a world without metrics has no row
+    text("story-metrics", storyMetrics);
+    $("story-metrics").hidden = $("story-metrics-label").hidden = !storyMetrics;
     text("story-maps", (card.maps || []).join(" → "));
     for (const m of (card.moments || []).slice().reverse()) {
       const li = document.createElement("li");
@@ -161,19 +184,26 @@
   function storySoon() { if (!storyTimer) storyTimer = setTimeout(() => { storyTimer = null; refreshStory(); }, 250); }
 
   async function refreshAll() {
-    const [activity, session, turns] = await Promise.all([
-      getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
-    ]);
-    // the digest carries the frame's hash; the picture itself is fetched only when it changed
-    const digest = activity.activity || null;
-    let lastFrame = null;
-    if (!session.session) {  // not playing: what was seen last, if anything
-      const still = await getJSON(base + "/still");
-      lastFrame = still.last ? { sha256: still.last.sha256, capturedAt: still.last.capturedAt } : null;
+    const story = refreshStory();  // the story card does not wait for (or fail with) the rest
+    try {
+      const [activity, session, turns] = await Promise.all([
+        getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
+      ]);
+      // the digest carries the frame's hash; the picture itself is fetched only when it changed
+      const digest = activity.activity || null;
+      let lastFrame = null;
+      if (!session.session) {  // not playing: what was seen last, if anything
+        const still = await getJSON(base + "/still");
+        lastFrame = still.last ? { sha256: still.last.sha256, capturedAt: still.last.capturedAt } : null;
+      }
+      showStatus({
+        session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null,
+        lastFrame, lastActivity: activity.last || null,
+      });
+      for (const t of turns.turns) addTurn(t);
+    } finally {
+      await story;
     }
-    showStatus({ session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null, lastFrame });
-    for (const t of turns.turns) addTurn(t);
-    await refreshStory();
   }
 
   function startPolling() {

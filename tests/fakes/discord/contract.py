@@ -93,6 +93,24 @@ class Contract:
         cls = jsonschema.validators.validator_for(root, default=jsonschema.Draft202012Validator)
         return cls(root)
 
+    @functools.cache  # noqa: B019 - one Contract per process, cache lives as long as it
+    def _answer_validator(self, method: str, template: str, status: str) -> jsonschema.protocols.Validator:
+        op = self.spec["paths"][template][method.lower()]
+        schema = op["responses"][status]["content"]["application/json"]["schema"]
+        root = {"allOf": [schema], "components": self.spec["components"]}
+        cls = jsonschema.validators.validator_for(root, default=jsonschema.Draft202012Validator)
+        return cls(root)
+
+    def check_answer(self, op: Operation, status: int, body: Any) -> tuple[str, ...]:
+        """Problems of an answer the fake gave against the operation's response schema for
+        ``status`` (for checking the fake itself; () when it conforms)."""
+        responses = self.spec["paths"][op.template][op.method.lower()]["responses"]
+        if str(status) not in responses:
+            return (f"the spec has no {status} answer for {op.operation_id}",)
+        validator = self._answer_validator(op.method, op.template, str(status))
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
+        return tuple(_describe(e) for e in errors)
+
     def body_required(self, op: Operation) -> bool:
         body = self.spec["paths"][op.template][op.method.lower()].get("requestBody")
         return bool(body and body.get("required"))

@@ -114,7 +114,7 @@ class Gateway:
 
     async def _ready(self, session: GatewaySession) -> None:
         fake = self.fake
-        guilds = list(fake.guilds.values())
+        guilds = [g for g in fake.guilds.values() if fake.bot_user.id in g.members]  # the bot's guilds
         await session.send_dispatch(
             "READY",
             {

@@ -53,7 +53,11 @@ async def running_bot(
                         f"bot was not ready within {ready_timeout}s; problems: {fake.problems()}"
                     )
                 await fake.flush()  # every GUILD_CREATE is parsed, even if on_ready came first
-                missing = [g.name for g in fake.guilds.values() if bot.get_guild(g.id) is None]
+                missing = [
+                    g.name
+                    for g in fake.guilds.values()
+                    if fake.bot_user.id in g.members and bot.get_guild(g.id) is None
+                ]
                 assert not missing, f"bot is ready but does not know guild(s) {missing}"
                 yield fake, bot
             finally:

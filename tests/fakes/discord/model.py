@@ -74,6 +74,7 @@ class FakeUser:
             "flags": 0,
             "banner": None,
             "accent_color": None,
+            "primary_guild": None,  # required by the OpenAPI UserResponse
         }
         if self.bot:
             data["bot"] = True
@@ -86,9 +87,10 @@ class FakeRole:
     name: str
     permissions: int
     position: int = 1
+    bot_id: int | None = None  # the role Discord makes for a bot it adds (``managed``, ``tags.bot_id``)
 
     def payload(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": str(self.id),
             "name": self.name,
             "description": None,
@@ -99,10 +101,27 @@ class FakeRole:
             "unicode_emoji": None,
             "position": self.position,
             "permissions": str(self.permissions),
-            "managed": False,
+            "managed": self.bot_id is not None,
             "mentionable": False,
             "flags": 0,
         }
+        if self.bot_id is not None:
+            data["tags"] = {"bot_id": str(self.bot_id)}
+        return data
+
+
+@dataclass
+class FakeOverwrite:
+    """A channel permission overwrite (OpenAPI ``ChannelPermissionOverwriteResponse``: ``id``,
+    ``type`` 0 role / 1 member, ``allow``, ``deny`` as strings)."""
+
+    id: int
+    type: int
+    allow: int = 0
+    deny: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        return {"id": str(self.id), "type": self.type, "allow": str(self.allow), "deny": str(self.deny)}
 
 
 @dataclass
@@ -112,6 +131,7 @@ class FakeChannel:
     type: int
     guild_id: int
     position: int = 0
+    overwrites: list[FakeOverwrite] = field(default_factory=list)
 
     @property
     def is_voice(self) -> bool:
@@ -124,7 +144,7 @@ class FakeChannel:
             "guild_id": str(self.guild_id),
             "name": self.name,
             "position": self.position,
-            "permission_overwrites": [],
+            "permission_overwrites": [o.payload() for o in self.overwrites],
             "parent_id": None,
             "nsfw": False,
             "flags": 0,
@@ -167,6 +187,25 @@ class FakeMember:
         for role in self.roles:
             value |= role.permissions
         return ALL_PERMISSIONS if value & ADMINISTRATOR else value
+
+    def permissions_in(self, channel: FakeChannel) -> int:
+        """Permissions in one channel, as Discord computes them: the guild's, then @everyone's
+        overwrite, the member's roles' overwrites (denies, then allows), the member's own."""
+        value = self.permissions
+        if value & ADMINISTRATOR or self.id == self.guild.owner_id:
+            return ALL_PERMISSIONS
+        by_target = {(o.type, o.id): o for o in channel.overwrites}
+        everyone = by_target.get((0, self.guild.id))
+        if everyone is not None:
+            value = (value & ~everyone.deny) | everyone.allow
+        allow = deny = 0
+        for role_id in self.role_ids:
+            role = by_target.get((0, role_id))
+            if role is not None:
+                allow, deny = allow | role.allow, deny | role.deny
+        value = (value & ~deny) | allow
+        own = by_target.get((1, self.id))
+        return value if own is None else (value & ~own.deny) | own.allow
 
     def payload(self, *, with_user: bool = True, with_permissions: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {

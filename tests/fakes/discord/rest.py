@@ -32,6 +32,7 @@ class RecordedRequest:
     body: Any
     files: list[tuple[str, bytes]]
     status: int = 0
+    error_code: int | None = None  # the JSON error code of a refusal (e.g. 50013 Missing Permissions)
 
 
 def json_response(data: Any, status: int = 200) -> web.Response:
@@ -99,6 +100,11 @@ class RestApi:
         fake.requests.append(record)
         response = await self._answer(request, path, op, body, files, has_body, parse_error)
         record.status = response.status
+        if response.status >= 400 and isinstance(response.body, bytes):
+            try:
+                record.error_code = json.loads(response.body).get("code")
+            except (ValueError, AttributeError):
+                pass
         await fake.notify()
         return response
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from .guild_routes import send_refusal
 from .interactions import (
     AUTOCOMPLETE_RESULT,
     CHANNEL_MESSAGE,
@@ -76,7 +77,8 @@ class _Routes:
         return json_response({"url": self.fake.gateway_url, "shards": 1, "session_start_limit": limit})
 
     async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
-        return json_response(self.fake.bot_user.payload() | {"verified": True, "mfa_enabled": False})
+        me = {"verified": True, "mfa_enabled": False, "locale": "en-US"}  # UserPIIResponse
+        return json_response(self.fake.bot_user.payload() | me)
 
     async def application(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
@@ -96,7 +98,14 @@ class _Routes:
                 "owner": fake.owner.user.payload(),
                 "team": None,
                 "verify_key": "0" * 64,
+                # PrivateApplicationResponse.flags: the privileged intents enabled in the portal
                 "flags": fake.application_flags,
+                "flags_new": str(fake.application_flags),
+                "role_connections_verification_url": None,
+                "approximate_user_install_count": 0,
+                "approximate_user_authorization_count": 0,
+                "explicit_content_filter": 0,
+                "eligible_oauth2_scopes": [],
                 "rpc_origins": [],
                 "interactions_endpoint_url": None,
                 "redirect_uris": [],
@@ -319,6 +328,9 @@ class _Routes:
         recipient = fake.dm_channels.get(int(params["channel_id"]))
         if recipient is not None and recipient.id in fake.dms_closed:
             return error(403, 50007, "Cannot send messages to this user")
+        refused = send_refusal(fake, int(params["channel_id"]))
+        if refused is not None:
+            return refused
         message = FakeMessage(
             fake.ids.next(), int(params["channel_id"]), fake.bot_user, dict(body or {}), files
         )

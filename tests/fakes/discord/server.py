@@ -14,7 +14,8 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from . import routes
+from . import guild_routes, routes
+from .admin import GuildAdmin
 from .contract import Contract, Violation, default_contract
 from .gateway import Frame, Gateway
 from .interactions import InteractionHandle, build_command_data, find_command, interaction_payload, new_token
@@ -35,7 +36,7 @@ from .model import (
 from .rest import RecordedRequest, RestApi
 
 
-class DiscordFake:
+class DiscordFake(GuildAdmin):
     """A fake Discord on 127.0.0.1 with one guild ready to use.
 
     The default guild (`fake.guild`) has roles @everyone and "Moderator" (Manage Server), members
@@ -70,9 +71,11 @@ class DiscordFake:
         # DMs are closed get Discord's 403 50007 when the bot posts to their DM channel.
         self.dm_channels: dict[int, FakeUser] = {}
         self.dms_closed: set[int] = set()
+        self.authorizations = []  # invite links opened and authorized (admin.py)
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self.rest = RestApi(self)
         routes.install(self.rest, self)
+        guild_routes.install(self.rest, self)
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
         self.voice_server_endpoint: str | None = None

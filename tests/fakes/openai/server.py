@@ -1,5 +1,5 @@
-"""`FakeOpenAI`: one aiohttp server on 127.0.0.1 (ephemeral port) serving the chat and
-realtime fakes under `/v1`. Point the real client at `fake.base_url`."""
+"""`FakeOpenAI`: one aiohttp server on 127.0.0.1 (ephemeral port) serving the chat, realtime
+and model-list fakes under `/v1`. Point the real client at `fake.base_url`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from .chat import ChatFake
+from .models import ModelsFake
 from .realtime import RealtimeFake
 
 
@@ -15,6 +16,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.chat = ChatFake()
         self.realtime = RealtimeFake()
+        self.models = ModelsFake()
         self.unknown_routes: list[str] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -50,6 +52,7 @@ class FakeOpenAI:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self.chat.handle)
         app.router.add_get("/v1/realtime", self.realtime.handle)
+        app.router.add_get("/v1/models", self.models.handle)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
