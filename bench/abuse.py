@@ -1,4 +1,4 @@
-"""/still under hostile load (DESIGN §10, §11): p99 latency of 64 honest clients alone, and
+"""/still under hostile load (docs/architecture.md §10, §11): p99 latency of 64 honest clients alone, and
 beside 1 000 idle slow sockets plus one share link posting scan bombs; target: p99 under the
 hostile load at most 2× p99 alone.
 

@@ -1,4 +1,4 @@
-"""Bounded context (DESIGN §14): both model minds' request bytes at turn 1000 beside turn 10 —
+"""Bounded context (docs/architecture.md §14): both model minds' request bytes at turn 1000 beside turn 10 —
 target ≤ 1.1× — printed side by side.
 
 The sandbox is played for 1000 turns by the agent mind, whose model is scripted in process: it

@@ -1,4 +1,4 @@
-"""Journal benchmarks (DESIGN §14).
+"""Journal benchmarks (docs/architecture.md §14).
 
 1. Validated read vs bare parse: a generated 50 000-turn V2 journal (V3 header, V2 turns
    with a full evidence packet: three observations of a game state with a 15×11 tile view,

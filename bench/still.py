@@ -1,4 +1,4 @@
-"""/still under load (DESIGN §14): 64 concurrent clients on loopback for a few seconds,
+"""/still under load (docs/architecture.md §14): 64 concurrent clients on loopback for a few seconds,
 requests/s of the live still endpoint beside a bare aiohttp handler returning the same bytes
 (target ≥ 80%), for the JSON answer and the raw image; and encodes == distinct frames served.
 

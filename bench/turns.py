@@ -29,13 +29,14 @@ whose fsync costs nothing (tmpfs) the ratio is the loop's CPU against the append
 ~2×; the target is for a real disk.
 
 Profile of one harness turn on tmpfs (cProfile, and perf_counter probes in the loop; issue
-12), medians: append (validate + serialise + write) 69 µs, world act 8 µs — the baseline; on
-top, run_turn's own work 30 µs (the post-action observation 11 µs, the effect 7 µs, decision
-and action validation 4 µs), settling before the append 16 µs (signals 5.5 µs, the journal
-line 6 µs, progress 2 µs), building the view 8 µs, story and publishing 11 µs, the loop's
-yield and checks 9 µs. Cut for issue 12: frozen dataclasses built every turn fill their
-``__dict__`` directly (bot/frozen.py), the recurring-state window keeps its counts as it
-slides, and an instant loop yields to the event loop once a millisecond instead of every turn.
+12, before the turn was staged), medians: append (validate + serialise + write) 69 µs, world
+act 8 µs — the baseline; on top, the decide and act stages' own work 30 µs (the post-action
+observation 11 µs, the effect 7 µs, decision and action validation 4 µs), settling before the
+append 16 µs (signals 5.5 µs, the journal line 6 µs, progress 2 µs), building the view 8 µs,
+story and publishing 11 µs, the loop's checks 9 µs. Cut for issue 12: frozen dataclasses built
+every turn fill their ``__dict__`` directly (bot/frozen.py) and the recurring-state window keeps
+its counts as it slides. Since issue 21 the loop yields every turn while the journal sink's
+thread writes, so it no longer yields by hand.
 """
 
 from __future__ import annotations

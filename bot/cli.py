@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"clankie: configuration error:\n{exc}", file=sys.stderr)
         return 2
     if args.command in ("play", "demo"):
-        from bot.play.runner import run_play
+        from bot.play.terminal import run_play
 
         return asyncio.run(_guard(run_play(args, settings)))
     if args.command in ("run", "sync"):

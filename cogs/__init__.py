@@ -1,4 +1,4 @@
-"""discord.py extensions (DESIGN §13): ``cogs.play``, ``cogs.share`` and ``cogs.voice``.
+"""discord.py extensions (docs/architecture.md §13): ``cogs.play``, ``cogs.share`` and ``cogs.voice``.
 
 Each is loaded by :class:`bot.app.ClankieBot` in ``setup_hook`` and reads the one
 :class:`~bot.character.Character` the bot was handed (``bot.character``). What the cogs share

@@ -1,4 +1,4 @@
-"""``/play start|stop|status|story`` (DESIGN §5, §13): moderators start and stop play; anyone
+"""``/play start|stop|status|story`` (docs/architecture.md §5, §13): moderators start and stop play; anyone
 may ask how it goes and for the story so far.
 
 Start and stop are checked in code (Manage Server, or a role in ``[discord] moderator_roles``).
@@ -162,7 +162,7 @@ def status_text(character: Character) -> str:
 
 
 def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.Embed:
-    """The story card (DESIGN §7) as an embed: objective, turns, maps, last moments."""
+    """The story card (docs/architecture.md §7) as an embed: objective, turns, maps, last moments."""
     title = "Clankie's story — playing now" if live else "Clankie's story — last journey"
     embed = discord.Embed(title=title, colour=COLOUR, url=link or None)
     embed.description = f"**Objective:** {_clip(card.get('objective'), 160) or 'none set'}"

@@ -1,4 +1,4 @@
-"""A mind's decision (DESIGN §5) and the errors a mind may raise."""
+"""A mind's decision (docs/architecture.md §5) and the errors a mind may raise."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The embodiment event log (DESIGN §5): lifecycle lines per run, and start-up
+"""The embodiment event log (docs/architecture.md §5): lifecycle lines per run, and start-up
 reconciliation of sessions left ``running`` by a process that died (``lease_lapsed``).
 
 The lease. A running line names its holder: ``pid``, ``pidStart`` (the process's start time,

@@ -221,7 +221,7 @@ class PlayHost:
         return s.recent if s is not None else []
 
     def activity(self) -> dict[str, Any] | None:
-        """The activity digest (DESIGN §10): hashes only, never pixels."""
+        """The activity digest (docs/architecture.md §10): hashes only, never pixels."""
         s = self.active
         if s is None:
             return None

@@ -3,7 +3,8 @@
 ``requested → running → stopping → stopped`` (or ``failed``). Each turn runs
 **observe → decide → act → settle** (:mod:`bot.play.observing`, :mod:`bot.play.turn`,
 :mod:`bot.play.settling`) and becomes an immutable :class:`SettledTurn`; the journal sink
-writes its line off the event loop, then the story, the watched state and the feed hear it.
+validates its line on the loop and writes and fsyncs it on its own thread, then the story, the
+watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
 action. The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
 """

@@ -1,4 +1,4 @@
-"""Signals fed back to the mind (DESIGN §5) and objective retirement.
+"""Signals fed back to the mind (docs/architecture.md §5) and objective retirement.
 
 - ``stalledForTurns``: turns since the last progress — a new tile reached or a declared
   metric raised (a 2048 score, a badge) — (shown at ≥ 12);
@@ -54,7 +54,7 @@ class SignalTracker:
         }
 
     def shown(self, snapshot: dict[str, Any]) -> dict[str, Any]:
-        """Only the signals worth the mind's attention (thresholds of DESIGN §5)."""
+        """Only the signals worth the mind's attention (thresholds of docs/architecture.md §5)."""
         out: dict[str, Any] = {}
         if snapshot["stalledForTurns"] >= STALL_SHOWN_AT:
             out["stalledForTurns"] = snapshot["stalledForTurns"]

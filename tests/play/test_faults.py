@@ -16,7 +16,7 @@ from bot.play.host import PlayHost, PlayRefused, StartRequest
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.play.scripted import GridWorld, ScriptedMind
-from tests.play.test_runner import run, settings_for
+from tests.play.test_terminal import run, settings_for
 
 
 async def test_a_full_journal_disk_stops_play_failed_with_one_line(
@@ -150,7 +150,7 @@ async def test_an_event_log_that_refuses_the_terminal_line_does_not_break_the_wa
 def test_the_closing_evaluation_reports_an_invalid_journal_in_one_line(tmp_path: Path) -> None:
     import io
 
-    from bot.play.runner import _evaluation
+    from bot.play.terminal import _evaluation
 
     journal = tmp_path / "20261130T020000Z-r.jsonl"
     journal.write_bytes(b'{"kind":"header"}\n{"kind":"tu')  # e.g. a cut-back that failed too

@@ -4,7 +4,7 @@ evaluator, and the progress line; and a permanent mind failure from any mind."""
 from __future__ import annotations
 
 from bot.play.decision import PermanentMindFailure
-from bot.play.runner import format_turn
+from bot.play.terminal import format_turn
 from journal.evaluate import evaluate_journal
 from tests.play.scripted import GridWorld, ScoreWorld, ScriptedMind, press
 

@@ -1,4 +1,4 @@
-"""The token and Host rules at their edges (DESIGN §10), over raw sockets on loopback: bytes a
+"""The token and Host rules at their edges (docs/architecture.md §10), over raw sockets on loopback: bytes a
 client library would never send, and Host names a rebinding page would."""
 
 from __future__ import annotations

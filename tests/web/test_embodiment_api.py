@@ -1,4 +1,4 @@
-"""The embodiment API (DESIGN §10): outcomes, status codes, content negotiation, encode cache."""
+"""The embodiment API (docs/architecture.md §10): outcomes, status codes, content negotiation, encode cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Slow and greedy clients against the web surface's door (DESIGN §10), with real sockets on
+"""Slow and greedy clients against the web surface's door (docs/architecture.md §10), with real sockets on
 loopback and small limits so nothing waits long; every wait is on an event (the guard's
 connection count, a socket's end), never a sleep."""
 

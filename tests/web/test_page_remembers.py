@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.play.host import StartRequest
-from bot.play.runner import format_turn
+from bot.play.terminal import format_turn
 from bot.worlds.sandbox import MILESTONE_IDS
 from tests.web.browser import chromium
 from tests.web.sandbox import sandbox_playing

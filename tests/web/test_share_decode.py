@@ -1,4 +1,4 @@
-"""Share ingest with bounded work (DESIGN §11): frames are judged from their markers before any
+"""Share ingest with bounded work (docs/architecture.md §11): frames are judged from their markers before any
 decode, decoded in a pool of their own under a time budget, and paced per link — so one link
 posting scan bombs never holds up another person's frame."""
 

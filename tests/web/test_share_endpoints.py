@@ -1,4 +1,4 @@
-"""Share capture endpoints (DESIGN §11): the page, frames and their refusals, stop."""
+"""Share capture endpoints (docs/architecture.md §11): the page, frames and their refusals, stop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The share store's bounds and lifecycle (DESIGN §11), with an injected clock."""
+"""The share store's bounds and lifecycle (docs/architecture.md §11), with an injected clock."""
 
 from __future__ import annotations
 

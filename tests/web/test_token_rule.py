@@ -1,4 +1,4 @@
-"""Binding and the web token (DESIGN §10)."""
+"""Binding and the web token (docs/architecture.md §10)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from bot.cli import build_parser
 from bot.config import ConfigError, Settings, load_settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.minds.factory import MINDS, mind_names
-from bot.play.runner import run_play
+from bot.play.terminal import run_play
 from bot.worlds.base import ActionResult, Metric, Observation, Still, World
 from bot.worlds.factory import WORLDS, make_world, register_world, world_info, world_names
 from bot.worlds.info import WorldEntry, WorldInfo, WorldRequest

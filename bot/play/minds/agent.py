@@ -1,4 +1,4 @@
-"""The agent mind (DESIGN §5, seed 001's loop): the captain's engine on the player surface. The
+"""The agent mind (docs/architecture.md §5, seed 001's loop): the captain's engine on the player surface. The
 model plays by calling tools — ``look`` for the game now (the still inside the tool result),
 ``pokeagent_recall`` for the story, and one act tool per kind of the world's live catalog — and
 "look → decide → act → look" emerges from it.

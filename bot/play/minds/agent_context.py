@@ -1,4 +1,4 @@
-"""The agent mind's bounded conversation (DESIGN §5 and §8). A request is rebuilt every round
+"""The agent mind's bounded conversation (docs/architecture.md §5 and §8). A request is rebuilt every round
 from: who Clankie is and his rules (system); a standing message with the objective, notes,
 progress and story card as the decision mind has them (rebuilt every turn); and a rolling
 window of the last :data:`WINDOW` exchanges — one exchange per turn: the turn's opening (what

@@ -90,10 +90,10 @@ class DecisionView:
     observe: Callable[[], Awaitable[Observation]] | None = field(default=None, repr=False)
     """A fresh observation on demand, for a mind that looks for itself while deciding."""
     seen: list[Seen] = field(default_factory=list, repr=False)
-    cost: Cost = field(default_factory=Cost, repr=False)
-    """What asking a model cost for this decision (a mind with an endpoint adds to it)."""
     """What a mind that looks for itself read and was shown while deciding (the agent mind):
     the turn's decision evidence is then what it saw, not the view it was handed."""
+    cost: Cost = field(default_factory=Cost, repr=False)
+    """What asking a model cost for this decision (a mind with an endpoint adds to it)."""
 
     @property
     def story(self) -> dict[str, Any] | None:

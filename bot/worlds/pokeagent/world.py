@@ -1,4 +1,4 @@
-"""The PokeAgent world: a client for a PokeAgent-style GBA emulator server (DESIGN §4).
+"""The PokeAgent world: a client for a PokeAgent-style GBA emulator server (docs/architecture.md §4).
 
 The user runs the server (sethkarten/pokeagent-speedrun's ``server/app.py``, FastAPI, port 8000
 by default) with their own ROM; we speak its HTTP API as its code at commit ff23387 behaves.

@@ -12,7 +12,7 @@ import pytest
 
 from bot.cli import build_parser
 from bot.config import load_settings
-from bot.play.runner import run_play
+from bot.play.terminal import run_play
 from bot.worlds.sandbox import MILESTONE_IDS
 from journal.reader import read_journal
 from tests.fakes.openai import Structured
