@@ -1,5 +1,5 @@
-"""The Character (docs/architecture.md §1): one object that owns the play host, the share store,
-the tool registry, the captain and the web surface. Everything is made here, in one place, and
+"""The Character (docs/architecture.md §1): one object that owns the play hosts (one per
+server, and the local one), the share store, the tool registry, the captain and the web surface. Everything is made here, in one place, and
 handed to whoever needs it (the Discord app and its cogs receive a Character; they build
 nothing)."""
 
@@ -13,6 +13,7 @@ import structlog
 from bot.captain import Captain
 from bot.config import Settings
 from bot.play.host import PlayHost
+from bot.play.hosts import PlayHosts
 from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
 from bot.tools.base import Surface
 from bot.web.app import WebHandle, WebSurface
@@ -25,7 +26,7 @@ log = structlog.get_logger("clankie.character")
 @dataclass
 class Character:
     settings: Settings
-    play_host: PlayHost
+    plays: PlayHosts
     share_store: ShareStore
     registry: ToolRegistry
     captain: Captain
@@ -38,6 +39,16 @@ class Character:
         """The context a surface's tool calls run with (the mouth passes the speaker)."""
         return ToolContext(self.services, surface, speaker, place)
 
+    @property
+    def play_host(self) -> PlayHost:
+        """The local play host (no server): the CLI's, and what a mouth outside any call reads.
+        A server's commands, calls and pages read :meth:`play_of` their server."""
+        return self.plays.local
+
+    def play_of(self, guild_id: int | None) -> PlayHost:
+        """The play host of a server (the local one, the CLI's, for None)."""
+        return self.plays.of(guild_id)
+
     def in_call(self, guild_id: int | str, channel_id: int | str) -> InCall:
         """The character as the mouth in one voice call sees it: its tool calls (and the
         captain consults they make) carry that server and call, so they see that call's shares."""
@@ -45,14 +56,17 @@ class Character:
 
     async def start(self) -> WebHandle | None:
         """Check the state directory (PlayRefused ``state_unwritable`` if it cannot be
-        written); close sessions a dead process left running; start the web surface."""
-        self.play_host.preflight()
-        lapsed = self.play_host.reconcile()
+        written); close sessions a dead holder left running, in every server's state; start the
+        web surface."""
+        await asyncio.to_thread(self.plays.local.preflight)
+        self.plays.load()
+        lapsed = await asyncio.to_thread(self.plays.reconcile)
         if lapsed:
             log.warning("sessions_lease_lapsed", count=len(lapsed))
-        # The first read of the journal directory may be long: do it off the event loop, so
+        # The first read of the journal directories may be long: do it off the event loop, so
         # later story queries only read what was appended since.
-        await asyncio.to_thread(self.play_host.index.refresh)
+        for host in self.plays:
+            await asyncio.to_thread(host.index.refresh)
         if not self.settings.web.enabled:
             return None
         return await self.web.start()
@@ -64,31 +78,32 @@ class Character:
 
     async def close(self) -> None:
         """Stop play (the journal gets its summary) and the web surface."""
-        await self.play_host.close()
+        await self.plays.close()
         await self.web.close()
 
 
 class InCall:
     """A :class:`Character` seen from one voice call (what :class:`bot.mouth.realtime.MouthSession`
-    is handed): the same settings, registry and play host; tool contexts carry the call."""
+    is handed): the same settings and registry, its own server's play host; tool contexts carry
+    the call (so a glance, the story and shares are that server's)."""
 
     def __init__(self, character: Character, place: Place) -> None:
         self.character = character
         self.place = place
         self.settings = character.settings
         self.registry = character.registry
-        self.play_host = character.play_host
+        self.play_host = character.play_of(place.guild_int)
 
     def tool_context(self, surface: Surface, speaker: Speaker | None = None) -> ToolContext:
         return self.character.tool_context(surface, speaker, self.place)
 
 
 def build_character(settings: Settings) -> Character:
-    play_host = PlayHost(settings)
+    plays = PlayHosts(settings)
     share_store = ShareStore(settings.share.link_ttl_minutes, base_url=settings.web.public_url or "")
     registry = build_registry()
-    services = ToolServices(play=play_host, shares=share_store)
+    services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
     services.captain = captain
-    web = WebSurface(settings, play_host, share_store)
-    return Character(settings, play_host, share_store, registry, captain, web, services)
+    web = WebSurface(settings, plays.local, share_store, plays=plays)
+    return Character(settings, plays, share_store, registry, captain, web, services)

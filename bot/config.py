@@ -137,6 +137,14 @@ class PokeAgentSettings(_Section):
     timeout_s: float = Field(default=5.0, gt=0, le=120)
 
 
+class LimitsSettings(_Section):
+    """What one process takes on at once, across all its servers (docs/architecture.md §5)."""
+
+    play_sessions: int = Field(default=4, ge=1, le=64)
+    browser_sessions: int = Field(default=2, ge=0, le=16)
+    voice_calls: int = Field(default=8, ge=0, le=64)
+
+
 class PathSettings(_Section):
     state_dir: Path | None = None  # CLANKIE_STATE
     journal_dir: Path | None = None  # CLANKIE_JOURNAL_DIR
@@ -154,6 +162,7 @@ class Settings(_Section):
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
     pokeagent: PokeAgentSettings = Field(default_factory=PokeAgentSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
 
     # -- derived paths ---------------------------------------------------------------
     @property
@@ -174,6 +183,11 @@ class Settings(_Section):
     @property
     def receipt_path(self) -> Path:
         return self.paths.receipt_path or self.state_dir / "voice-receipts.jsonl"
+
+    def guild_dir(self, guild_id: int) -> Path:
+        """Where one server's play state lives: ``<state>/guilds/<guild id>/`` holds its
+        ``journal/``, ``events.jsonl`` and ``voice-receipts.jsonl`` (one writer per file)."""
+        return self.state_dir / "guilds" / str(guild_id)
 
 
 class ConfigError(Exception):

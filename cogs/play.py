@@ -50,9 +50,12 @@ def _clip(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _link(character: Character) -> str | None:
+def _link(character: Character, guild_id: int | None) -> str | None:
+    """The server's own activity page (``<web>/guilds/<id>/``)."""
     url = character.web_url
-    return url if url else None
+    if not url:
+        return None
+    return f"{url.rstrip('/')}/guilds/{guild_id}/" if guild_id is not None else url
 
 
 def _progress_line(progress: dict[str, Any], labels: dict[str, str] | None = None) -> str:
@@ -133,9 +136,9 @@ def stopped_text(session: PlaySession) -> str:
     )
 
 
-def status_text(character: Character) -> str:
-    host = character.play_host
-    link = _link(character)
+def status_text(character: Character, guild_id: int | None) -> str:
+    host = character.play_of(guild_id)
+    link = _link(character, guild_id)
     session, digest = host.active, host.activity()
     if session is None or digest is None:
         lines = ["Not playing right now."]
@@ -278,14 +281,16 @@ class Play(commands.Cog):
                 return
         request = StartRequest(world=world, mind=mind, turns=turns, minutes=minutes, url=url)
         try:
-            session = await self.character.play_host.start(request)
+            session = await self.character.play_of(interaction.guild_id).start(request)
         except PlayRefused as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         await interaction.response.defer(thinking=True)
         ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
-        await interaction.edit_original_response(content=started_text(session, _link(self.character)))
+        await interaction.edit_original_response(
+            content=started_text(session, _link(self.character, interaction.guild_id))
+        )
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()  # type: ignore[attr-defined]
             return
@@ -294,7 +299,7 @@ class Play(commands.Cog):
     @play.command(name="stop", description="Stop the play session (moderators)")
     @moderator_only("stop play")
     async def stop(self, interaction: discord.Interaction) -> None:
-        host = self.character.play_host
+        host = self.character.play_of(interaction.guild_id)
         if host.active is None:
             await interaction.response.send_message("Nothing is playing.", ephemeral=True)
             return
@@ -305,18 +310,20 @@ class Play(commands.Cog):
 
     @play.command(name="status", description="What Clankie is doing in the game")
     async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(status_text(self.character))
+        await interaction.response.send_message(status_text(self.character, interaction.guild_id))
 
     @play.command(name="story", description="The story so far (the live game, or the last one)")
     async def story(self, interaction: discord.Interaction) -> None:
-        card, live = self.character.play_host.recall_story()
+        card, live = self.character.play_of(interaction.guild_id).recall_story()
         if card is None:
             await interaction.response.send_message(
                 "No story yet: Clankie has not played here. A moderator can start with `/play start`.",
                 ephemeral=True,
             )
             return
-        await interaction.response.send_message(embed=story_embed(card, live, _link(self.character)))
+        await interaction.response.send_message(
+            embed=story_embed(card, live, _link(self.character, interaction.guild_id))
+        )
 
 
 async def setup(bot: commands.Bot) -> None:

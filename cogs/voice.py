@@ -17,8 +17,10 @@ mouth's behaviour lives in ``bot.mouth``; this module only connects it to Discor
   client stays disconnected past discord.py's own reconnects) is rejoined with backoff; the
   realtime session and its conversation survive the rejoin. Nothing here raises into the bot.
 
-The cog's play relay (``bot.mouth.play_relay``) routes settled play turns to the newest mouth (or refuses them with a
-receipt when no voice session exists).
+Each server's play has its own relay (``bot.mouth.play_relay``), made with that server's play
+host: it routes the server's settled turns to the mouth in that server's call (or refuses them
+with a receipt, in that server's receipt trail, when there is none). Narration never crosses
+servers. ``[limits] voice_calls`` caps the calls one process joins at once.
 
 Tasks (``bot.tasks.TaskOwner``): each link owns its watchdog, its rejoin and its receivers'
 keepalives, and ends them when it closes; the cog owns the connects given up on (each finishes,
@@ -90,7 +92,7 @@ class VoiceLink:
     async def open(self) -> None:
         self.attach(await self.cog.connect_within(self.channel))
         await self.session.start()
-        self.cog.relay.attach(self.session)
+        self.cog.relay_of(self.guild_id).attach(self.session)
         self.opened = True
         self.tasks.spawn(self._watch(), f"voice-watchdog-{self.guild_id}")
         self.people_changed()
@@ -123,7 +125,7 @@ class VoiceLink:
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
         self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
         await self.idle.close()
-        self.cog.relay.detach(self.session)
+        self.cog.relay_of(self.guild_id).detach(self.session)
         vc = self.detach()
         if vc is not None:
             with contextlib.suppress(Exception):
@@ -220,21 +222,37 @@ class Voice(commands.Cog):
         # per guild: a connect given up on, still finishing (or being undone) in the background
         self.late_connects: dict[int, asyncio.Task[None]] = {}
         self.connects = TaskOwner("voice-connect")
-        self.relay = PlayRelay(
-            character.play_host,
-            self.settings.receipt_path,
-            cooldown_s=self.settings.voice.narration_cooldown_s,
-            update_interval_s=self.settings.voice.play_update_interval_s,
-        )
+        self.relays: dict[int, PlayRelay] = {}  # per server: its play's turns to its call's mouth
+
+    def relay_of(self, guild_id: int) -> PlayRelay:
+        """The relay of a server's play (made and started on first use)."""
+        relay = self.relays.get(guild_id)
+        if relay is None:
+            host = self.character.play_of(guild_id)
+            relay = self.relays[guild_id] = PlayRelay(
+                host,
+                host.paths.receipts,
+                cooldown_s=self.settings.voice.narration_cooldown_s,
+                update_interval_s=self.settings.voice.play_update_interval_s,
+            )
+            relay.start()
+        return relay
+
+    def _play_began(self, guild_id: int | None) -> None:
+        """Every server that plays has a relay from its first session on, so a turn that wants
+        to speak with no call to speak in still leaves its refusal receipt."""
+        if guild_id is not None:
+            self.relay_of(guild_id)
 
     async def cog_load(self) -> None:
-        self.relay.start()
+        self.character.plays.on_host(self._play_began)
 
     async def cog_unload(self) -> None:
         for link in list(self.links.values()):
             await link.close("unloading")
         await self.connects.close()
-        await self.relay.close()
+        for relay in list(self.relays.values()):
+            await relay.close()
 
     async def _connect(self, channel: Channel) -> discord.VoiceClient:
         return await channel.connect(timeout=self.connect_timeout, reconnect=True, self_deaf=False)
@@ -294,6 +312,7 @@ class Voice(commands.Cog):
 
         return MouthSession(
             self.character.in_call(guild.id, channel.id),
+            receipt_path=self.character.play_of(guild.id).paths.receipts,
             client=self.openai_client,
             name_of=name_of,
             label=f"{guild.id}/{channel.id}",
@@ -318,6 +337,15 @@ class Voice(commands.Cog):
         if existing is not None and existing.channel.id == channel.id and not existing.leaving:
             await interaction.response.send_message(
                 f"I'm already here in **{channel.name}**.", ephemeral=True
+            )
+            return
+        cap = self.settings.limits.voice_calls
+        elsewhere = [g for g, held in self.links.items() if g != interaction.guild.id and not held.leaving]
+        if existing is None and len(elsewhere) >= cap:
+            await interaction.response.send_message(
+                f"Every voice call this process may join is taken by other servers ([limits] voice_calls = "
+                f"{cap}); try again when one of them ends.",
+                ephemeral=True,
             )
             return
         await interaction.response.defer(ephemeral=True, thinking=True)

@@ -74,10 +74,11 @@ class Captain:
             )
         return self._client
 
-    def briefing(self, speaker: Speaker, request: str) -> Conversation:
+    def briefing(self, speaker: Speaker, request: str, place: Place | None = None) -> Conversation:
         conversation = Conversation()
         conversation.add({"role": "system", "content": SYSTEM_PROMPT})
-        card, active = self.services.play.recall_story() if self.services.play is not None else (None, False)
+        play = self.services.play_at(place)
+        card, active = play.recall_story() if play is not None else (None, False)
         story = {"active": active, "card": bounded_card(card) if card is not None else None}
         conversation.add(
             {
@@ -106,7 +107,7 @@ class Captain:
             vision=self.settings.openai.vision,
             max_rounds=self.settings.openai.max_tool_rounds,
         )
-        conversation = self.briefing(speaker, request)
+        conversation = self.briefing(speaker, request, place)
         self.last = conversation
         ctx = ToolContext(self.services, "captain", speaker, place)
         budget = self.settings.openai.timeout_s * 2  # one consult, all rounds, however the endpoint behaves

@@ -2,24 +2,32 @@
 reconciliation of sessions left ``running`` by a process that died (``lease_lapsed``).
 
 The lease. A running line names its holder: ``pid``, ``pidStart`` (the process's start time,
-field 22 of ``/proc/<pid>/stat``, in clock ticks since boot) and ``bootId``
-(``/proc/sys/kernel/random/boot_id``). The holder is alive only while a process with that pid
-exists *and* started at that tick *on that boot*. A pid alone is not enough: in a container
-the bot is pid 1 every time, so a session killed with SIGKILL would look alive forever.
+field 22 of ``/proc/<pid>/stat``, in clock ticks since boot), ``bootId``
+(``/proc/sys/kernel/random/boot_id``) and ``pidNs`` (the holder's PID namespace,
+``/proc/self/ns/pid``). How a holder is judged depends on whether this process can see it:
 
-Why this and not a lock file held with ``flock`` for the session's life: the record is the
-event line itself — nothing beside it to create, clean up or leak, and any reader (the
-evaluator, a person with ``cat``) sees who held the session. It needs no filesystem with
-working locks (flock is a no-op or unreliable on some network and FUSE filesystems, which is
-where a state directory on a mounted volume tends to live), and a reboot ends every lease at
-once (the boot id changes). Its limit: a state directory is owned by the processes of one PID
-namespace; two containers sharing one state directory at the same time would each think the
-other's session dead. Where ``/proc`` is missing (not Linux), only the pid is checked.
+- **Same boot, same PID namespace**: the holder is alive only while a process with that pid
+  exists *and* started at that tick. A pid alone is not enough: in a container the bot is pid 1
+  every time, so a session killed with SIGKILL would look alive forever.
+- **Another boot id or another PID namespace** (a second container on the same volume, another
+  machine on a shared disk): its pid means nothing here, so the holder is judged by its
+  heartbeat. While it plays, the holder refreshes ``leases/<runId>`` beside the event log every
+  :data:`HEARTBEAT_S` seconds (its modification time); the lease has lapsed once
+  :data:`LAPSED_AFTER_MISSED` beats in a row were missed, or when there is no lease file (the
+  file is made before the running line is written). A restarted peer never closes a session
+  that is still playing elsewhere.
+
+The record is the event line itself plus one empty file per running session; any reader (the
+evaluator, a person with ``cat``) sees who held the session. Nothing needs working file locks
+(flock is a no-op or unreliable on some network and FUSE filesystems, where a shared state
+directory tends to live). Where ``/proc`` is missing (not Linux), only the pid is checked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from collections.abc import Collection
 from functools import cache
 from pathlib import Path
@@ -32,13 +40,37 @@ from journal.oplog import EventLine, append_line, read_events
 log = structlog.get_logger("clankie.play.events")
 
 
+HEARTBEAT_S = 10.0
+LAPSED_AFTER_MISSED = 3
+
+
 class EventLog:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.leases = path.parent / "leases"
+
+    def lease_file(self, run_id: str) -> Path:
+        return self.leases / run_id
 
     def running(self, data: dict[str, Any]) -> None:
-        """Write the running line with this process as the lease holder (raises OSError)."""
+        """Write the running line with this process as the lease holder, its lease file made
+        first (raises OSError)."""
+        self.beat(str(data["runId"]))
         append_line(self.path, EventLine(type="embodiment.session.running", data={**data, **holder()}))
+
+    def beat(self, run_id: str) -> None:
+        """Refresh a running session's lease (every HEARTBEAT_S while it plays; raises OSError)."""
+        self.leases.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lease = self.lease_file(run_id)
+        lease.touch(mode=0o600)
+        os.utime(lease)
+
+    def heartbeat_age(self, run_id: str) -> float | None:
+        """Seconds since the lease was last refreshed, or None when there is no lease file."""
+        try:
+            return time.time() - self.lease_file(run_id).stat().st_mtime
+        except OSError:
+            return None
 
     def ended(self, data: dict[str, Any], outcome: str, reason: str | None = None) -> None:
         """Write the run's end (raises OSError); a failed run says why (``data.reason``, one line) when it is known."""
@@ -48,6 +80,8 @@ class EventLog:
         if failed and reason:
             ended["reason"] = " ".join(reason.split())[:400]
         append_line(self.path, EventLine(type=kind, data=ended))
+        with contextlib.suppress(OSError, KeyError):
+            self.lease_file(str(data["runId"])).unlink()
 
     def reconcile(self, live_run_ids: Collection[str] | None = None) -> list[str]:
         """Close every run left ``running`` whose holder is gone as failed/lease_lapsed.
@@ -73,7 +107,10 @@ class EventLog:
             if held_by_me(data):
                 if live_run_ids is None or run_id in live_run_ids:
                     continue
-            elif holder_alive(data):
+            elif sees_holder(data):
+                if holder_alive(data):
+                    continue
+            elif self.heartbeat_alive(run_id):
                 continue
             keep = {k: v for k, v in data.items() if k not in _HOLDER_KEYS}
             try:
@@ -85,8 +122,34 @@ class EventLog:
             log.info("session_lease_lapsed", run_id=run_id)
         return closed
 
+    def heartbeat_alive(self, run_id: str) -> bool:
+        """Whether a holder this process cannot see refreshed its lease recently enough."""
+        age = self.heartbeat_age(run_id)
+        return age is not None and age < HEARTBEAT_S * LAPSED_AFTER_MISSED
 
-_HOLDER_KEYS = ("pid", "pidStart", "bootId")
+
+_HOLDER_KEYS = ("pid", "pidStart", "bootId", "pidNs")
+
+
+@cache
+def pid_namespace() -> str | None:
+    """This process's PID namespace (``pid:[4026531836]``), or None where /proc has none."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
+def sees_holder(data: dict[str, Any]) -> bool:
+    """Whether the holder of a running line is a process this one can look up by pid: the same
+    boot and the same PID namespace (a line from before namespaces were recorded counts as
+    the same namespace)."""
+    recorded_boot, recorded_ns = data.get("bootId"), data.get("pidNs")
+    if isinstance(recorded_boot, str) and boot_id() is not None and recorded_boot != boot_id():
+        return False
+    return not (
+        isinstance(recorded_ns, str) and pid_namespace() is not None and recorded_ns != pid_namespace()
+    )
 
 
 @cache
@@ -123,6 +186,8 @@ def holder() -> dict[str, Any]:
             cached["pidStart"] = stat[1]
         if boot_id() is not None:
             cached["bootId"] = boot_id()
+        if pid_namespace() is not None:
+            cached["pidNs"] = pid_namespace()
         _HOLDER[pid] = cached
     return dict(cached)
 

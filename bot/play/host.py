@@ -1,6 +1,8 @@
-"""The play host (docs/architecture.md §5): at most one play session at a time, its lifecycle
-in the event log, and what the rest of the character reads: the live still, the activity
-digest, the story card and a stream of settled turns.
+"""The play host (docs/architecture.md §5): one server's play (or the CLI's, with no server) —
+at most one session at a time, its lifecycle in the event log with a lease it keeps alive, and
+what the rest of the character reads: the live still, the activity digest, the story card and
+a stream of settled turns. :class:`bot.play.hosts.PlayHosts` keeps one host per server and the
+process's caps.
 
 Which worlds and minds there are, and what each can do, the host reads from their registries
 (:mod:`bot.worlds.factory`, :mod:`bot.play.minds.factory`; docs/architecture.md §4) and from a
@@ -18,13 +20,13 @@ from typing import Any
 import structlog
 
 from bot.config import Settings, unknown_name
-from bot.play.events import EventLog
+from bot.play.events import HEARTBEAT_S, EventLog
 from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
-from bot.play.state import StateUnwritable, check_state
+from bot.play.state import StatePaths, StateUnwritable, check_state
 from bot.tasks import TaskOwner
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
@@ -57,6 +59,8 @@ class StartRequest:
 
 WorldFactory = Callable[[str, WorldRequest, Settings], tuple[World, str, str]]
 MindFactory = Callable[[str, str, Settings], Mind]
+Admit = Callable[["PlayHost", str], None]
+"""Asked before a start takes any state: raise PlayRefused when a process cap is reached."""
 
 
 class PlayHost:
@@ -66,12 +70,21 @@ class PlayHost:
         *,
         world_factory: WorldFactory | None = None,
         mind_factory: MindFactory | None = None,
+        guild_id: int | None = None,
+        paths: StatePaths | None = None,
+        admit: Admit | None = None,
     ) -> None:
         self.settings = settings
+        self.guild_id = guild_id
+        self.paths = paths or (
+            StatePaths.of_guild(settings, guild_id) if guild_id is not None else StatePaths.local(settings)
+        )
         self._make_world = world_factory or make_world
         self._make_mind = mind_factory or make_mind
-        self.events = EventLog(settings.event_log)
-        self.journal_dir = settings.journal_dir
+        self._admit = admit
+        self.starting: str | None = None  # the world of a start under way (counted by the caps)
+        self.events = EventLog(self.paths.event_log)
+        self.journal_dir = self.paths.journal_dir
         self.index = JourneyIndex(self.journal_dir)
         self.session: PlaySession | None = None
         self._task: asyncio.Task[SessionOutcome] | None = None
@@ -106,57 +119,65 @@ class PlayHost:
             world_name = request.world or self.settings.play.world
             mind_name = request.mind or self.settings.play.mind
             _check(request, world_name, mind_name)
-            # the state checks and the event log fsync: the disk's time, not the event loop's
-            await asyncio.to_thread(self.preflight)
-            await asyncio.to_thread(self.reconcile)
+            if self._admit is not None:
+                self._admit(self, world_name)  # no await between the count and the claim
+            self.starting = world_name
             try:
-                mind = self._make_mind(mind_name, world_name, self.settings)
-            except (ValueError, RuntimeError) as exc:
-                raise PlayRefused("mind_unavailable", str(exc)) from None
-            try:
-                world, environment_id, scenario_id = self._make_world(
-                    world_name, WorldRequest(seed=request.seed, url=request.url), self.settings
-                )
-            except (WorldUnavailable, ValueError) as exc:
-                await mind.aclose()
-                raise PlayRefused("world_unavailable", str(exc)) from None
-            spec = SessionSpec(
-                world=world_name,
-                mind=mind_name,
-                max_turns=request.turns or self.settings.play.max_turns,
-                max_minutes=request.minutes or self.settings.play.max_minutes,
-                pace_seconds=self.settings.play.pace_seconds
-                if request.pace_seconds is None
-                else request.pace_seconds,
-                exit_when_done=request.exit_when_done,
-                scenario_id=scenario_id,
-                environment_id=environment_id,
-                journey_id=_journey_of(world, environment_id),
+                return await self._start(request, world_name, mind_name)
+            finally:
+                self.starting = None
+
+    async def _start(self, request: StartRequest, world_name: str, mind_name: str) -> PlaySession:
+        """The body of :meth:`start`, under its lock, counted by the caps as starting."""
+        # the state checks and the event log fsync: the disk's time, not the event loop's
+        await asyncio.to_thread(self.preflight)
+        await asyncio.to_thread(self.reconcile)
+        try:
+            mind = self._make_mind(mind_name, world_name, self.settings)
+        except (ValueError, RuntimeError) as exc:
+            raise PlayRefused("mind_unavailable", str(exc)) from None
+        try:
+            world, environment_id, scenario_id = self._make_world(
+                world_name, WorldRequest(seed=request.seed, url=request.url), self.settings
             )
-            # Off the event loop: a first read of the journal directory may be long.
-            story = await asyncio.to_thread(self._story_for, spec.journey_id or "")
-            session = PlaySession(
-                spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story
-            )
-            data = {
-                "runId": session.run_id,
-                "sessionId": session.session_id,
-                "journeyId": session.journey_id,
-                "world": session.spec.world,
-                "mind": session.spec.mind,
-            }
-            try:
-                await asyncio.to_thread(self.events.running, data)
-            except OSError as exc:  # e.g. the disk filled since the check: nothing has started
-                for closing in (mind.aclose, world.close):
-                    with contextlib.suppress(Exception):
-                        await closing()
-                raise PlayRefused(
-                    "state_unwritable", disk_failure("event log", self.events.path, exc)
-                ) from None
-            self.session = session
-            self._task = self._tasks.spawn(self._run(session, data), name=f"play-{session.run_id}")
-            return session
+        except (WorldUnavailable, ValueError) as exc:
+            await mind.aclose()
+            raise PlayRefused("world_unavailable", str(exc)) from None
+        spec = SessionSpec(
+            world=world_name,
+            mind=mind_name,
+            max_turns=request.turns or self.settings.play.max_turns,
+            max_minutes=request.minutes or self.settings.play.max_minutes,
+            pace_seconds=self.settings.play.pace_seconds
+            if request.pace_seconds is None
+            else request.pace_seconds,
+            exit_when_done=request.exit_when_done,
+            scenario_id=scenario_id,
+            environment_id=environment_id,
+            journey_id=_journey_of(world, environment_id),
+        )
+        # Off the event loop: a first read of the journal directory may be long.
+        story = await asyncio.to_thread(self._story_for, spec.journey_id or "")
+        session = PlaySession(spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story)
+        data: dict[str, Any] = {
+            "runId": session.run_id,
+            "sessionId": session.session_id,
+            "journeyId": session.journey_id,
+            "world": session.spec.world,
+            "mind": session.spec.mind,
+        }
+        if self.guild_id is not None:
+            data["guildId"] = str(self.guild_id)
+        try:
+            await asyncio.to_thread(self.events.running, data)
+        except OSError as exc:  # e.g. the disk filled since the check: nothing has started
+            for closing in (mind.aclose, world.close):
+                with contextlib.suppress(Exception):
+                    await closing()
+            raise PlayRefused("state_unwritable", disk_failure("event log", self.events.path, exc)) from None
+        self.session = session
+        self._task = self._tasks.spawn(self._run(session, data), name=f"play-{session.run_id}")
+        return session
 
     def _story_for(self, journey_id: str) -> StoryProjector:
         """A live story projector seeded with the journey's earlier sittings."""
@@ -183,8 +204,22 @@ class PlayHost:
                 reason=ended.error,
             )
 
+        async def keep_lease() -> None:  # so a peer that cannot see this process knows it plays
+            while True:
+                await asyncio.sleep(HEARTBEAT_S)
+                try:
+                    await asyncio.to_thread(self.events.beat, session.run_id)
+                except OSError as exc:
+                    log.warning("lease_beat_failed", run_id=session.run_id, error=exc.strerror or str(exc))
+
+        heartbeat = self._tasks.spawn(keep_lease(), name=f"lease-{session.run_id}")
+
+        async def end(ended: PlaySession) -> None:
+            heartbeat.cancel()
+            await write_end(ended)
+
         session.add_listener(self._feed.publish)
-        session.on_end = write_end
+        session.on_end = end
         return await session.run()
 
     async def stop(self) -> PlaySession | None:

@@ -157,6 +157,8 @@ class PlaySession(Watched):
             if rec.permanent:  # known before settling, so whoever hears this turn sees why
                 self.error = rec.detail or "the mind failed in a way retrying cannot heal"
             rec = await act(self.world, rec)
+            if rec.post is not None:  # the watched picture shows the turn before anyone hears it
+                self.last_still = await self._stills.after_action() or self.last_still
             settled = self._settler.settle(rec, before, dict(self.world.provenance))
             appended = await self._sink.append(settled.line)
             if isinstance(appended, DiskFailed):  # cut back, nothing torn: play cannot go on
@@ -171,8 +173,6 @@ class PlaySession(Watched):
             if rec.permanent:
                 log.error("play_mind_failed_permanently", run_id=self.run_id, reason=self.error)
                 return Ended("failed", self.error)
-            if rec.post is not None:  # keep the watched picture current with the settled turn
-                self.last_still = await self._stills.after_action() or self.last_still
             mind_failures = mind_failures + 1 if rec.outcome == "mind_failed" else 0
             pause = max(self.spec.pace_seconds, mind_backoff(mind_failures))
             if pause and await self._stop.wait(pause):

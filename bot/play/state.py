@@ -13,7 +13,31 @@ import contextlib
 import errno
 import os
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+
+from bot.config import Settings
+
+
+@dataclass(frozen=True)
+class StatePaths:
+    """Where one play host keeps its state: its journals, its event log (with the lease files
+    beside it) and its voice receipt trail. A server's are its own (``<state>/guilds/<id>/``);
+    the local session's (no server: the CLI) are the configured paths, as before servers had
+    their own."""
+
+    journal_dir: Path
+    event_log: Path
+    receipts: Path
+
+    @classmethod
+    def local(cls, settings: Settings) -> StatePaths:
+        return cls(settings.journal_dir, settings.event_log, settings.receipt_path)
+
+    @classmethod
+    def of_guild(cls, settings: Settings, guild_id: int) -> StatePaths:
+        root = settings.guild_dir(guild_id)
+        return cls(root / "journal", root / "events.jsonl", root / "voice-receipts.jsonl")
 
 
 class StateUnwritable(Exception):

@@ -1,10 +1,12 @@
 """What a tool handler may reach: the play host (read side), the share store, the captain —
 each seen through a small protocol so tools never depend on how those are built — who is
 asking (the speaker whose speech the mouth is answering, if any) and where (the server and
-voice call the question came from: shares are only seen from where they were made)."""
+voice call the question came from: shares are only seen from where they were made, and play
+is the asking server's own)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -48,11 +50,21 @@ class Consulter(Protocol):
 
 @dataclass
 class ToolServices:
-    """Everything tools read, made once by the character (the captain is set after it exists)."""
+    """Everything tools read, made once by the character (the captain is set after it exists).
+    ``plays`` finds a server's play host; ``play`` is the one seen from no server in particular
+    (the CLI's, or a player mind's own)."""
 
     play: PlayView | None = None
     shares: ShareSource | None = None
     captain: Consulter | None = None
+    plays: Callable[[int], PlayView] | None = None
+
+    def play_at(self, place: Place | None) -> PlayView | None:
+        """The play a tool asked from ``place`` sees: that server's, or ``play`` from nowhere."""
+        guild = place.guild_int if place is not None else None
+        if guild is not None and self.plays is not None:
+            return self.plays(guild)
+        return self.play
 
 
 @dataclass(frozen=True)
@@ -61,3 +73,8 @@ class ToolContext:
     surface: Surface
     speaker: Speaker | None = None
     place: Place | None = None
+
+    @property
+    def play(self) -> PlayView | None:
+        """The play this call sees: its own server's (:meth:`ToolServices.play_at`)."""
+        return self.services.play_at(self.place)

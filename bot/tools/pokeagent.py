@@ -28,7 +28,7 @@ MOMENT_KEYS = ("at", "effect", "toward")
 
 
 async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
-    play = ctx.services.play
+    play = ctx.play
     digest = play.activity() if play is not None else None
     if play is None or digest is None:
         return ToolResult(NOT_PLAYING)
@@ -51,7 +51,7 @@ def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
 
 
 async def pokeagent_recall(_args: NoArgs, ctx: ToolContext) -> ToolResult:
-    play = ctx.services.play
+    play = ctx.play
     card, active = play.recall_story() if play is not None else (None, False)
     if card is None:
         return ToolResult(json.dumps({"active": active, "card": None, "note": NO_STORY}))

@@ -10,7 +10,7 @@ STARTING = "The game is starting; there's nothing on screen yet."
 
 
 async def look_at_screen(_args: NoArgs, ctx: ToolContext) -> ToolResult:
-    play = ctx.services.play
+    play = ctx.play
     if play is None or play.active is None:
         return ToolResult(NOT_PLAYING)
     still = play.live_still()

@@ -56,26 +56,32 @@ def make_app(
     stills: StillCache | None = None,
     limits: WebLimits | None = None,
     public_url: str | None = None,
+    plays: Any | None = None,
 ) -> web.Application:
     """The app; with a token every data request needs it, without one only loopback ``Host``
     names (and ``public_url``'s) are answered."""
     limits = limits or WebLimits()
     middlewares = [headers_arrived, token_middleware(token) if token else host_middleware([public_url])]
     app = web.Application(middlewares=middlewares)
-    app[embodiment.PLAY_HOST] = play_host
+    app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session
+    app[embodiment.PLAYS] = plays  # /guilds/{id}/ and /v1/guilds/{id}/…: each server's own
     app[embodiment.STILLS] = stills or StillCache()
     feed = embodiment.LiveFeed(play_host, max_clients=limits.max_subscribers)
     app[embodiment.FEED] = feed
+    feeds = embodiment.Feeds(limits.max_subscribers)
+    app[embodiment.FEEDS] = feeds
 
     async def on_startup(_app: web.Application) -> None:
         feed.start()
 
     async def on_shutdown(_app: web.Application) -> None:
         await feed.close()
+        await feeds.close()
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
     app.router.add_get("/", activity_page)
+    app.router.add_get("/guilds/{guild_id:[0-9]{1,20}}/", activity_page)
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/games/{name}.html", game_page)
     embodiment.add_routes(app)
@@ -97,10 +103,17 @@ class WebSurface:
     """Builds the app for the character and runs it when asked (not on construction)."""
 
     def __init__(
-        self, settings: Any, play_host: Any, share_store: ShareStore, limits: WebLimits | None = None
+        self,
+        settings: Any,
+        play_host: Any,
+        share_store: ShareStore,
+        limits: WebLimits | None = None,
+        *,
+        plays: Any | None = None,
     ) -> None:
         self.settings = settings
         self.play_host = play_host
+        self.plays = plays
         self.share_store = share_store
         self.stills = StillCache()
         self.limits = limits or WebLimits.from_settings(settings.web)
@@ -124,6 +137,7 @@ class WebSurface:
             stills=self.stills,
             limits=self.limits,
             public_url=self.settings.web.public_url,
+            plays=self.plays,
         )
         try:
             runner, bound_port = await serve(app, host, port, self.limits)

@@ -29,6 +29,7 @@ sandbox's seven; null for worlds that declare none), so progress reads "7/7 mile
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -45,6 +46,50 @@ log = structlog.get_logger("clankie.web")
 STATUS_EVERY_S = 0.5
 PING_EVERY_S = 15.0
 PLAY_HOST: web.AppKey[Any] = web.AppKey("play_host", object)
+PLAYS: web.AppKey[Any] = web.AppKey("plays", object)  # bot.play.hosts.PlayHosts, or None
+
+
+class Unplayed:
+    """The read side of a server that has no play host in this process yet: nothing playing,
+    nothing played. (A server is only given a host by its own commands, never by a request.)"""
+
+    active = None
+    session = None
+
+    def live_still(self) -> Still | None:
+        return None
+
+    def live_story(self) -> dict[str, Any] | None:
+        return None
+
+    def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
+        return None, False
+
+    def recent_turns(self) -> list[Any]:
+        return []
+
+    def activity(self) -> dict[str, Any] | None:
+        return None
+
+    async def subscribe(self) -> AsyncIterator[Any]:
+        await asyncio.Event().wait()  # no turns, ever; ends when its feed is closed
+        yield None
+
+
+UNPLAYED = Unplayed()
+
+
+def host_of(request: web.Request) -> Any:
+    """The play host a request reads: its server's under ``/v1/guilds/{guild_id}/…`` and
+    ``/guilds/{guild_id}/``, the local session's on the unscoped paths."""
+    guild = request.match_info.get("guild_id")
+    if guild is None:
+        return request.app[PLAY_HOST]
+    plays = request.app.get(PLAYS)
+    known = plays.known(int(guild)) if plays is not None else None
+    return known if known is not None else UNPLAYED
+
+
 STILLS: web.AppKey[StillCache] = web.AppKey("stills", StillCache)
 
 
@@ -82,7 +127,7 @@ def wants_image(accept: str) -> bool:
 
 
 async def live_session(request: web.Request) -> web.Response:
-    host = request.app[PLAY_HOST]
+    host = host_of(request)
     return _json({"schemaVersion": SCHEMA_VERSION, "session": session_view(host.active)})
 
 
@@ -96,7 +141,7 @@ def last_seen(host: Any) -> tuple[str, Still] | None:
 
 
 async def live_still(request: web.Request) -> web.StreamResponse:
-    host = request.app[PLAY_HOST]
+    host = host_of(request)
     session = host.active
     image = wants_image(request.headers.get("Accept", ""))
     still = host.live_still() if session is not None else None
@@ -123,7 +168,7 @@ def _still_response(request: web.Request, entry: StillEntry, image: bool) -> web
 
 
 async def live_story(request: web.Request) -> web.Response:
-    host = request.app[PLAY_HOST]
+    host = host_of(request)
     if host.active is None:
         last, _live = host.recall_story()
         extra = {"last": last} if last is not None else {}
@@ -183,7 +228,7 @@ def last_activity(host: Any) -> dict[str, Any] | None:
 
 
 async def live_activity(request: web.Request) -> web.Response:
-    host = request.app[PLAY_HOST]
+    host = host_of(request)
     digest = live_digest(host)
     if digest is None:
         last = last_activity(host)
@@ -193,7 +238,7 @@ async def live_activity(request: web.Request) -> web.Response:
 
 
 async def live_turns(request: web.Request) -> web.Response:
-    host = request.app[PLAY_HOST]
+    host = host_of(request)
     turns = [turn_view(t) for t in host.recent_turns()]
     return _json({"schemaVersion": SCHEMA_VERSION, "active": host.active is not None, "turns": turns})
 
@@ -287,7 +332,28 @@ class LiveFeed:
         await self._tasks.close()
 
 
+class Feeds:
+    """One :class:`LiveFeed` per play host that a page listens to, made on the first listener
+    and ended with the app."""
+
+    def __init__(self, max_clients: int) -> None:
+        self.max_clients = max_clients
+        self._feeds: dict[int, LiveFeed] = {}
+
+    def of(self, host: Any) -> LiveFeed:
+        feed = self._feeds.get(id(host))
+        if feed is None:
+            feed = self._feeds[id(host)] = LiveFeed(host, max_clients=self.max_clients)
+            feed.start()
+        return feed
+
+    async def close(self) -> None:
+        for feed in list(self._feeds.values()):
+            await feed.close()
+
+
 FEED: web.AppKey[LiveFeed] = web.AppKey("feed", LiveFeed)
+FEEDS: web.AppKey[Feeds] = web.AppKey("feeds", Feeds)
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:
@@ -295,7 +361,8 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 
 
 async def events(request: web.Request) -> web.StreamResponse:
-    feed = request.app[FEED]
+    scoped = "guild_id" in request.match_info
+    feed = request.app[FEEDS].of(host_of(request)) if scoped else request.app[FEED]
     if feed.full():
         return web.json_response(
             {"error": "busy", "message": "too many live pages are open; try again soon"},
@@ -326,10 +393,12 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 def add_routes(app: web.Application) -> None:
-    base = "/v1/embodiment/sessions/live"
-    app.router.add_get(base, live_session)
-    app.router.add_get(base + "/still", live_still)
-    app.router.add_get(base + "/story", live_story)
-    app.router.add_get(base + "/activity", live_activity)
-    app.router.add_get(base + "/turns", live_turns)
-    app.router.add_get("/v1/embodiment/events", events)
+    """The embodiment API: unscoped (the local session) and per server."""
+    for api in ("/v1/embodiment", "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"):
+        base = api + "/sessions/live"
+        app.router.add_get(base, live_session)
+        app.router.add_get(base + "/still", live_still)
+        app.router.add_get(base + "/story", live_story)
+        app.router.add_get(base + "/activity", live_activity)
+        app.router.add_get(base + "/turns", live_turns)
+        app.router.add_get(api + "/events", events)

@@ -21,6 +21,11 @@ class Place:
     def of(cls, guild_id: int | str, channel_id: int | str | None = None) -> Place:
         return cls(str(guild_id), None if channel_id is None else str(channel_id))
 
+    @property
+    def guild_int(self) -> int | None:
+        """The server's id as a number (None when it is not a Discord snowflake)."""
+        return int(self.guild_id) if self.guild_id.isdigit() else None
+
     def sees(self, made_at: Place) -> bool:
         """True when a share made at ``made_at`` may be seen from here: the same server, and
         the same call (a share made outside any call is seen from any call of its server)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from bot.app import ClankieBot
 from bot.character import Character, build_character
 from bot.config import Settings, load_settings
+from bot.play.host import PlayHost
 from bot.play.session import SettledTurn
 from tests.fakes.discord import DiscordFake, running_bot
 
@@ -34,6 +35,16 @@ class Live:
     settings: Settings
 
     @property
+    def host(self) -> PlayHost:
+        """The play host of the fake's server (where the test's commands are run)."""
+        return self.character.play_of(self.fake.guild.id)
+
+    @property
+    def guild_page(self) -> str:
+        """The fake server's own activity page."""
+        return f"{self.web_url}guilds/{self.fake.guild.id}/"
+
+    @property
     def web_url(self) -> str:
         url = self.character.web_url
         assert url is not None
@@ -42,11 +53,17 @@ class Live:
 
 @contextlib.asynccontextmanager
 async def live_bot(
-    tmp_path: Path, configure: Callable[[Settings], None] | None = None
+    tmp_path: Path,
+    configure: Callable[[Settings], None] | None = None,
+    *,
+    prepare: Callable[[DiscordFake], None] | None = None,
 ) -> AsyncIterator[Live]:
-    """Start the web surface and the bot against a fresh fake; on exit close the bot, stop play
-    and the web surface, and fail on any contract violation the fake recorded."""
+    """Start the web surface and the bot against a fresh fake (``prepare`` may add to it first:
+    another server, say); on exit close the bot, stop play and the web surface, and fail on any
+    contract violation the fake recorded."""
     fake = DiscordFake()
+    if prepare is not None:
+        prepare(fake)
     settings = make_settings(tmp_path, fake)
     if configure is not None:
         configure(settings)

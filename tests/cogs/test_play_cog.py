@@ -56,7 +56,7 @@ async def _page(_request: web.Request) -> web.Response:
 
 
 def journals(live: Live) -> list[Path]:
-    folder = live.settings.journal_dir
+    folder = live.host.journal_dir
     return sorted(folder.glob("*.jsonl")) if folder.exists() else []
 
 
@@ -70,11 +70,11 @@ async def start_sandbox(live: Live, turns: int = 10_000) -> str:
 
 
 async def test_a_moderator_starts_a_sandbox_session_and_status_follows_its_progress(live: Live) -> None:
-    host = live.character.play_host
+    host = live.host
     stream = host.subscribe()
     text = await start_sandbox(live)
     assert "**sandbox**" in text and "**autopilot**" in text and "10000 turns" in text
-    assert f"Watch: {live.web_url}" in text
+    assert f"Watch: {live.guild_page}" in text
     session = host.active
     assert session is not None and session.spec.world == "sandbox" and session.spec.max_turns == 10_000
 
@@ -85,7 +85,7 @@ async def test_a_moderator_starts_a_sandbox_session_and_status_follows_its_progr
     match = re.search(r"turn (\d+) of 10000", reply.content)
     assert match and int(match.group(1)) >= settled.turn >= 3, reply.content
     assert "Objective:" in reply.content and "Last effect:" in reply.content
-    assert "milestones:" in reply.content and f"Activity page: {live.web_url}" in reply.content
+    assert "milestones:" in reply.content and f"Activity page: {live.guild_page}" in reply.content
 
 
 async def test_play_start_offers_exactly_the_registered_worlds_and_minds(live: Live) -> None:
@@ -101,17 +101,17 @@ async def test_status_when_idle_says_not_playing(live: Live) -> None:
     handle = await live.fake.send_interaction("play status", by=live.fake.member)
     reply = await handle.response()
     assert reply.content.startswith("Not playing right now.")
-    assert live.web_url in reply.content
+    assert live.guild_page in reply.content
 
 
 async def test_a_second_start_says_a_session_is_already_running(live: Live) -> None:
     await start_sandbox(live)
-    first = live.character.play_host.active
+    first = live.host.active
     handle = await live.fake.send_interaction("play start", {"world": "sandbox"})
     reply = await handle.response(within=3)
     assert reply.ephemeral and not reply.deferred
     assert "already running" in reply.content
-    assert live.character.play_host.active is first
+    assert live.host.active is first
 
 
 async def test_a_member_without_the_permission_is_refused_and_nothing_starts(live: Live) -> None:
@@ -119,8 +119,8 @@ async def test_a_member_without_the_permission_is_refused_and_nothing_starts(liv
     reply = await handle.response()
     assert reply.ephemeral and "Only moderators can start play" in reply.content
     assert "Manage Server" in reply.content
-    assert live.character.play_host.session is None
-    assert journals(live) == [] and not live.settings.event_log.exists()
+    assert live.host.session is None
+    assert journals(live) == [] and not live.host.events.path.exists()
 
     handle = await live.fake.send_interaction("play stop", by=live.fake.member)
     reply = await handle.response()
@@ -140,16 +140,16 @@ async def test_a_member_with_a_configured_moderator_role_may_start(tmp_path: Pat
         )
         text = await handle.reply_text(within=15)
         assert "**sandbox**" in text
-        assert live.character.play_host.active is not None
+        assert live.host.active is not None
 
         refused = await live.fake.send_interaction("play stop", by=live.fake.member)
         reply = await refused.response()
         assert reply.ephemeral and "**Game Master**" in reply.content
-        assert live.character.play_host.active is not None
+        assert live.host.active is not None
 
 
 async def test_stop_ends_the_session_with_a_summary_and_a_stopped_event(live: Live) -> None:
-    host = live.character.play_host
+    host = live.host
     stream = host.subscribe()
     await start_sandbox(live)
     session = host.active
@@ -167,7 +167,7 @@ async def test_stop_ends_the_session_with_a_summary_and_a_stopped_event(live: Li
     assert journal.summary is not None and journal.summary.outcome == "stopped"
     assert journal.summary.turnsTaken == len(journal.turns) == session.turn >= 2
     assert f"after {session.turn} turn(s)" in text
-    events = read_events(live.settings.event_log).lines
+    events = read_events(live.host.events.path).lines
     assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.stopped"]
     assert events[-1].data["runId"] == session.run_id and events[-1].data["outcome"] == "stopped"
 
@@ -194,7 +194,7 @@ async def test_bad_option_values_get_an_ephemeral_error_naming_the_option(
     reply = await handle.response()
     assert reply.ephemeral and not reply.deferred
     assert reply.content.startswith(f"Option `{option}`:") and why in reply.content, reply.content
-    assert live.character.play_host.session is None and journals(live) == []
+    assert live.host.session is None and journals(live) == []
 
 
 async def test_story_is_an_embed_live_then_of_the_last_journey(live: Live) -> None:
@@ -202,14 +202,14 @@ async def test_story_is_an_embed_live_then_of_the_last_journey(live: Live) -> No
     reply = await handle.response()
     assert reply.ephemeral and reply.content.startswith("No story yet")
 
-    host = live.character.play_host
+    host = live.host
     stream = host.subscribe()
     await start_sandbox(live)
     await wait_turns(stream, 3)
     handle = await live.fake.send_interaction("play story", by=live.fake.member)
     reply = await handle.response()
     (embed,) = reply.data["embeds"]
-    assert embed["title"] == "Clankie's story — playing now" and embed["url"] == live.web_url
+    assert embed["title"] == "Clankie's story — playing now" and embed["url"] == live.guild_page
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert int(fields["Turns"]) >= 3 and "Objective:" in embed["description"]
     assert {"World", "Maps", "Last moments"} <= set(fields)
@@ -230,7 +230,7 @@ async def test_an_unexpected_failure_is_logged_and_answered_privately(
     def broken() -> None:
         raise RuntimeError("journey index unreadable")
 
-    monkeypatch.setattr(live.character.play_host, "recall_story", broken)
+    monkeypatch.setattr(live.host, "recall_story", broken)
     handle = await live.fake.send_interaction("play story", by=live.fake.member)
     reply = await handle.response()
     assert reply.ephemeral and reply.content.startswith("Something went wrong")
@@ -245,7 +245,7 @@ async def test_a_failure_after_deferring_is_answered_with_an_ephemeral_follow_up
     async def broken() -> None:
         raise RuntimeError("stop failed")
 
-    monkeypatch.setattr(live.character.play_host, "stop", broken)
+    monkeypatch.setattr(live.host, "stop", broken)
     handle = await live.fake.send_interaction("play stop")
     assert (await handle.response()).deferred
     (followup,) = await handle.followups(1)
@@ -261,10 +261,10 @@ async def test_a_world_that_cannot_start_is_reported_in_the_start_reply(tmp_path
         assert (await handle.response(within=3)).deferred
         text = await handle.reply_text(within=20)
         assert text.startswith("Play failed to start (browser, autopilot):") and "no-chromium-here" in text
-        assert live.character.play_host.active is None
+        assert live.host.active is None
         status = await (await live.fake.send_interaction("play status")).response()
         assert "Last session: browser with autopilot, 0 turn(s), ended failed." in status.content
-        events = read_events(live.settings.event_log).lines
+        events = read_events(live.host.events.path).lines
         assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.failed"]
 
 
@@ -287,10 +287,10 @@ async def test_a_refused_model_key_ends_play_and_the_start_reply_says_why(
             "Play failed (sandbox, openai) on turn 1, and retrying would not heal it: "
             f"the model endpoint {endpoint} answered HTTP 401 (check OPENAI_API_KEY)"
         )
-        assert live.character.play_host.active is None and len(openai_fake.chat.requests) == 1
+        assert live.host.active is None and len(openai_fake.chat.requests) == 1
         status = await (await live.fake.send_interaction("play status")).response()
         assert "Last session: sandbox with openai, 1 turn(s), ended failed." in status.content
-        failed = read_events(live.settings.event_log).lines[-1]
+        failed = read_events(live.host.events.path).lines[-1]
         assert failed.type == "embodiment.session.failed" and "HTTP 401" in failed.data["reason"]
 
 
@@ -316,7 +316,7 @@ async def test_a_failure_after_the_start_reply_is_reported_under_it(
             "Play failed (sandbox, openai) on turn 2, and retrying would not heal it:"
         )
         assert "HTTP 403" in followup.content and "sk-test" not in followup.content
-        assert live.character.play_host.active is None
+        assert live.host.active is None
 
 
 async def test_a_failure_after_the_interaction_token_expired_is_said_in_the_channel(
@@ -366,13 +366,13 @@ async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Pa
         settings.browser.url = "builtin:2048?seed=2"
 
     async with live_bot(tmp_path, configure) as live:
-        host = live.character.play_host
+        host = live.host
         stream = host.subscribe()
         handle = await live.fake.send_interaction("play start", {"world": "browser", "turns": 50})
         assert (await handle.response(within=3)).deferred
         text = await handle.reply_text(within=30)
         assert text.startswith("▶️ Playing **browser** with the **autopilot** mind"), text
-        assert f"Watch: {live.web_url}" in text
+        assert f"Watch: {live.guild_page}" in text
         await wait_turns(stream, 2, within=30)
         status = await (await live.fake.send_interaction("play status", by=live.fake.member)).response()
         assert "**Playing browser** (autopilot)" in status.content, status.content
@@ -403,7 +403,7 @@ async def test_a_page_outside_allowed_urls_is_refused_privately_naming_the_setti
     handle = await live.fake.send_interaction("play start", {"world": "sandbox", "url": "builtin:2048"})
     reply = await handle.response(within=3)
     assert reply.ephemeral and "The url option is for the browser world" in reply.content
-    assert live.character.play_host.session is None and journals(live) == []
+    assert live.host.session is None and journals(live) == []
 
 
 async def test_a_moderator_plays_an_allowed_page_of_their_choosing(tmp_path: Path, test_page: str) -> None:
@@ -414,7 +414,7 @@ async def test_a_moderator_plays_an_allowed_page_of_their_choosing(tmp_path: Pat
         settings.browser.allowed_urls = ["builtin:*", "http://127.0.0.1:*/*"]
 
     async with live_bot(tmp_path, configure) as live:
-        host = live.character.play_host
+        host = live.host
         tricked = (
             f"http://127.0.0.1:1@{test_page.removeprefix('http://')}"  # a user "127.0.0.1" at another host
         )
@@ -449,7 +449,7 @@ async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is
 
     try:
         async with live_bot(tmp_path, configure) as live:
-            host = live.character.play_host
+            host = live.host
             stream = host.subscribe()
             handle = await live.fake.send_interaction("play start", {"world": "pokeagent", "turns": 50})
             text = await handle.reply_text(within=20)
@@ -492,7 +492,7 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
         text = await handle.reply_text(within=20)
         assert text.startswith("▶️ Playing **sandbox** with the **agent** mind"), text
         assert "Turn 1: wait and watch the town" in text
-        assert await live.character.play_host.wait() == "budget_exhausted"
+        assert await live.host.wait() == "budget_exhausted"
         journal = read_journal(journals(live)[-1])
         assert journal.header.mind == "agent"
         assert [t.turn.action.kind for t in journal.turns] == ["frame_advance"] * 3
@@ -503,7 +503,8 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
 async def test_start_with_an_unwritable_journal_directory_says_which_path_and_works_once_fixed(
     live: Live,
 ) -> None:
-    blocker = live.settings.journal_dir
+    blocker = live.host.journal_dir
+    blocker.parent.mkdir(parents=True, exist_ok=True)
     if blocker.is_dir():
         blocker.rmdir()
     blocker.write_text("a file where the journals should go")  # e.g. a bad CLANKIE_JOURNAL_DIR
@@ -515,7 +516,7 @@ async def test_start_with_an_unwritable_journal_directory_says_which_path_and_wo
     assert reply.content == (
         f"cannot write the journal directory at {blocker}: Not a directory ({blocker} is not a directory)"
     )
-    assert live.character.play_host.session is None and not live.settings.event_log.exists()
+    assert live.host.session is None and not live.host.events.path.exists()
     blocker.unlink()
     text = await start_sandbox(live)
-    assert live.character.play_host.active is not None, text
+    assert live.host.active is not None, text

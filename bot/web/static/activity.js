@@ -6,7 +6,10 @@
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token");
-  const base = "/v1/embodiment/sessions/live";
+  // A server's own page (/guilds/<id>/) reads that server's play; / reads the local session's.
+  const guild = (location.pathname.match(/\/guilds\/(\d+)\/?$/) || [])[1];
+  const api = guild ? "/v1/guilds/" + guild + "/embodiment" : "/v1/embodiment";
+  const base = api + "/sessions/live";
   const $ = (id) => document.getElementById(id);
   const MAX_TURNS = 12, MAX_LINES = 8;
   let frameSha = null, sessionId = null, polling = null, storyTimer = null, storyFor;
@@ -215,7 +218,7 @@
   function startEvents() {
     if (!window.EventSource) { startPolling(); return; }
     let failures = 0;
-    const es = new EventSource(url("/v1/embodiment/events"));
+    const es = new EventSource(url(api + "/events"));
     es.addEventListener("open", () => { failures = 0; $("transport").textContent = "live"; });
     es.addEventListener("status", (e) => { showStatus(JSON.parse(e.data)); });
     es.addEventListener("turn", (e) => { addTurn(JSON.parse(e.data)); storySoon(); });

@@ -17,6 +17,7 @@ INFO = WorldInfo(
     label="a web page in headless Chromium (the bundled 2048 by default)",
     metrics=METRICS,
     still_region=True,
+    needs_browser=True,
     url_forms=("builtin:2048[?seed=N]", "http(s)://…"),
 )
 
