@@ -271,4 +271,5 @@ async def test_a_fresh_clone_following_the_readme_reaches_all_checks_pass(
     assert {c["name"] for c in discord_fake.commands[None]} == {"play", "share", "voice"}
     assert walk.runs == 2  # steps 6 and 8
     state = home / ".local" / "state" / "clankie"
-    assert (state / "commands-synced.json").exists() and list((state / "play").glob("*.jsonl"))
+    played_in = state / "guilds" / str(discord_fake.guild.id) / "journal"  # the server's own play
+    assert (state / "commands-synced.json").exists() and list(played_in.glob("*.jsonl"))
