@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from journal.lines import LineSource, Unreadable, open_regular
+from journal.jsonl import LineSource, Unreadable, open_regular
 from journal.original.reader import OriginalJournal, read_original
 from journal.reader import Journal, JournalError, decode_line, read_journal
 

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Literal
 
 from journal.dialect import Dialect, detect
-from journal.lines import LineSource, OverLong, Unreadable, file_kind, open_regular
-from journal.original.lines import HeaderV1 as OriginalHeaderV1
-from journal.original.lines import HeaderV3 as OriginalHeaderV3
-from journal.original.lines import OriginalHeader, OriginalSummary
-from journal.original.lines import TurnV1 as OriginalTurnV1
+from journal.jsonl import LineSource, OverLong, Unreadable, file_kind, open_regular
 from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
+from journal.original.schema import HeaderV1 as OriginalHeaderV1
+from journal.original.schema import HeaderV3 as OriginalHeaderV3
+from journal.original.schema import OriginalHeader, OriginalSummary
+from journal.original.schema import TurnV1 as OriginalTurnV1
 from journal.original.story import feed_original_header, feed_original_turn
 from journal.reader import JournalError, LineChecker, journey_id_of, parse_line
 from journal.schema import Header, HeaderV1, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2

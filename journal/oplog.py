@@ -36,7 +36,7 @@ from typing import Any, Generic, Literal, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from journal.lines import LineSource, OverLong, Unreadable, duplicate_key, open_regular
+from journal.jsonl import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.original.trails import OriginalEvent, OriginalReceipt
 from journal.writer import append_whole
 

@@ -7,7 +7,7 @@ as strictly as our own journals, and nothing here ever writes it.
 - ``journal.original.actions`` — the original's action catalog (emulator + body actions).
 - ``journal.original.observations`` — its decoded emulator observations (msgspec).
 - ``journal.original.evidence`` — a V2 turn's evidence packet (msgspec).
-- ``journal.original.lines`` — header V1–V3, turn V1–V2, summary V1–V2 (pydantic).
+- ``journal.original.schema`` — header V1–V3, turn V1–V2, summary V1–V2 (pydantic).
 - ``journal.original.reader`` — :func:`read_original` and the per-line validator.
 - ``journal.original.trails`` — its event-log lines (DomainEvent) and voice receipts.
 - ``journal.original.evaluate`` — its evidence mapped onto our verdicts.

@@ -50,13 +50,13 @@ from journal.original.evidence import (
     Queued,
     Running,
 )
-from journal.original.lines import (
+from journal.original.observations import Scene
+from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
+from journal.original.schema import (
     OriginalTurn,
     Stage,
     TurnV2,
 )
-from journal.original.observations import Scene
-from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
 from journal.original.story import stage_position
 from journal.report import VERDICTS, Rules
 

@@ -9,9 +9,9 @@ else what ``progressAfter.maps`` newly lists.
 
 from __future__ import annotations
 
-from journal.original.lines import HeaderV3, OriginalHeader, OriginalTurn, Stage, TurnV2
 from journal.original.observations import Overworld
 from journal.original.reader import original_journey_id
+from journal.original.schema import HeaderV3, OriginalHeader, OriginalTurn, Stage, TurnV2
 from journal.story import StoryProjector
 
 __all__ = ["feed_original_header", "feed_original_turn", "stage_position"]

@@ -13,9 +13,9 @@ from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
 from journal.dialect import detect, dialect_of, read_any
-from journal.original import actions, evidence, lines, observations
-from journal.original.lines import SummaryV1, TurnV1, TurnV2
+from journal.original import actions, evidence, observations, schema
 from journal.original.reader import OriginalJournal, iter_original, read_original
+from journal.original.schema import SummaryV1, TurnV1, TurnV2
 from journal.reader import JournalError, read_journal
 from tests.journal.original.build import JOURNALS, OPEN, V1, V3, edited, lines_of, write_lines
 
@@ -139,7 +139,7 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
             _walk(type(line), line, seen)
     classes = [
         cls
-        for module in (actions, observations, evidence, lines)
+        for module in (actions, observations, evidence, schema)
         for name, cls in vars(module).items()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
