@@ -1,4 +1,4 @@
-"""The archival journal reader (DESIGN §6).
+"""The archival journal reader (docs/architecture.md §6).
 
 Reading is archival, writing is live: a turn's ``action`` may be any live-catalog action or
 any bounded historical ``{kind, …payload}``; every other part of every line is strict. The
