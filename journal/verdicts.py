@@ -42,8 +42,7 @@ Rules ("pre" = the observation just before the action; "post" = the one just aft
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from journal.metrics import objective_is_about
 
@@ -87,8 +86,7 @@ SCENE_KINDS: dict[str, frozenset[str]] = {
 the original's ``cutscene``, ``battle_won``, ``battle_lost``, ``unknown`` — is unknown."""
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
+class Progress(NamedTuple):
     """Progress at one moment: distinct tiles visited, maps seen, milestones reached, and the
     world's metrics (``{}`` when none are recorded)."""
 
@@ -102,8 +100,7 @@ Place = tuple[Any, Any, Any]
 """(map, x, y)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
+class Seen(NamedTuple):
     """What a turn's evidence packet says about the action (a V1 turn has none)."""
 
     carried_out: bool | None  # None: no action result, or one still under way
@@ -118,8 +115,7 @@ class Seen:
     facing_after: Any
 
 
-@dataclass(frozen=True, slots=True)
-class TurnFacts:
+class TurnFacts(NamedTuple):
     """One turn line in our turn model: what the verdicts read of it."""
 
     outcome: str
