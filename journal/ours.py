@@ -29,15 +29,14 @@ from journal.schema import (
     HeaderV2,
     HeaderV3,
     ObservationRecord,
-    Progress,
     ProgressV2,
     Turn,
     TurnV1,
     TurnV2,
 )
+from journal.schema import Progress as ProgressV1  # turn V2's: no metrics
 from journal.story import StoryProjector
-from journal.verdicts import Progress as Reached
-from journal.verdicts import Seen, TurnFacts
+from journal.verdicts import Progress, Reached, Seen, TurnFacts
 
 __all__ = ["OURS", "our_facts"]
 
@@ -64,8 +63,9 @@ def _where(obs: ObservationRecord | None) -> tuple[tuple[Any, Any, Any] | None, 
     return (loc.get("map"), loc.get("x"), loc.get("y")), loc.get("facing")
 
 
-def _progress(p: Progress) -> Reached:
-    return Reached(p.distinctTiles, p.maps, p.milestones, p.metrics if isinstance(p, ProgressV2) else {})
+def _progress(p: ProgressV1) -> Progress:
+    """V3+ progress is the turn model's as it is; V2's has no metrics."""
+    return p if isinstance(p, ProgressV2) else Reached(p.distinctTiles, p.maps, p.milestones, {})
 
 
 def our_facts(line: Turn) -> TurnFacts:

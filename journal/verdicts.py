@@ -42,7 +42,7 @@ Rules ("pre" = the observation just before the action; "post" = the one just aft
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from journal.metrics import objective_is_about
 
@@ -52,6 +52,7 @@ __all__ = [
     "SCENE_KINDS",
     "STALL_THRESHOLD",
     "Progress",
+    "Reached",
     "Seen",
     "TurnFacts",
     "play_verdicts",
@@ -86,11 +87,24 @@ SCENE_KINDS: dict[str, frozenset[str]] = {
 the original's ``cutscene``, ``battle_won``, ``battle_lost``, ``unknown`` — is unknown."""
 
 
-class Progress(NamedTuple):
-    """Progress at one moment: distinct tiles visited, maps seen, milestones reached, and the
-    world's metrics (``{}`` when none are recorded)."""
+class Progress(Protocol):
+    """Progress at one moment, as our journal records it (journal/schema.py ``ProgressV2``):
+    distinct tiles visited, maps seen, milestones reached, and the world's metrics."""
 
-    tiles: int
+    @property
+    def distinctTiles(self) -> int: ...  # noqa: N802 (our schema's field name)
+    @property
+    def maps(self) -> Sequence[str]: ...
+    @property
+    def milestones(self) -> Sequence[str]: ...
+    @property
+    def metrics(self) -> Mapping[str, float]: ...
+
+
+class Reached(NamedTuple):
+    """A :class:`Progress` for a line whose progress records less (``{}``: no metrics)."""
+
+    distinctTiles: int  # noqa: N815 (our schema's field name)
     maps: Sequence[str]
     milestones: Sequence[str]
     metrics: Mapping[str, float]
@@ -143,7 +157,7 @@ def _intent(turn: TurnFacts, seen: Seen) -> str:
 
 def _advanced(before: Progress, after: Progress) -> bool:
     return (
-        after.tiles > before.tiles
+        after.distinctTiles > before.distinctTiles
         or len(set(after.maps) - set(before.maps)) > 0
         or len(set(after.milestones) - set(before.milestones)) > 0
     )

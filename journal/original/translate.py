@@ -31,7 +31,7 @@ from journal.original.evidence import BodyActionResult, Completed, EnvironmentAc
 from journal.original.observations import Overworld, Scene
 from journal.original.schema import OriginalTurn, Stage, TurnV2
 from journal.original.story import stage_position
-from journal.verdicts import Progress, Seen, TurnFacts
+from journal.verdicts import Reached, Seen, TurnFacts
 
 __all__ = ["original_facts", "payload"]
 
@@ -77,8 +77,8 @@ def _carried_out(line: TurnV2) -> bool | None:
     return False  # the action raised
 
 
-def _progress(p: Any) -> Progress:
-    return Progress(p.distinctTiles, p.maps, _NO_MILESTONES, {})
+def _progress(p: Any) -> Reached:
+    return Reached(p.distinctTiles, p.maps, _NO_MILESTONES, {})
 
 
 def original_facts(line: OriginalTurn) -> TurnFacts:
