@@ -5,7 +5,8 @@ invalid line (it is skipped and counted), because a crash may cut the last line 
 
 Event line:   {schemaVersion: 1, id, occurredAt, type, data}
   type ∈ embodiment.session.running | embodiment.session.stopped | embodiment.session.failed
-  data: {runId, sessionId, journeyId?, world?, mind?, pid?, outcome?}
+  data: {runId, sessionId, journeyId?, world?, mind?, guildId?, outcome?, reason?}, and on a
+        running line its holder: pid, pidStart?, bootId?, pidNs? (bot/play/events.py)
   outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed
 
 Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}

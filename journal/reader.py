@@ -9,7 +9,7 @@ whole file fails — with a :class:`JournalError` whose text is ``path:line: rea
 - an unknown line kind or schemaVersion, an unknown or missing field, a value out of bounds;
 - a file that does not start with a header, a second header, a turn after the summary, a
   second summary, turn numbers that do not increase, turn versions mixed in one file, or
-  V2/V3 turns under a V1 header.
+  turns of version 2 or later under a V1 header.
 
 Each line is parsed once by orjson and validated once by one pydantic TypeAdapter over the
 discriminated line union (``kind``, then ``schemaVersion``). Measured on realistic turn
