@@ -14,21 +14,19 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
-from journal.actions import LIVE_ACTION_KINDS, HistoricalAction
+from journal.actions import HistoricalAction
 from journal.compare import compare, write_table
 from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate_each
 from journal.journeys import JourneyIndex
 from journal.metrics import metrics_text
-from journal.original.actions import ORIGINAL_ACTION_KINDS
-from journal.original.reader import iter_original, original_journey_id
-from journal.reader import JournalError, iter_journal, journey_id_of
+from journal.reader import JournalError, validated_lines
 from journal.report import JsonRows, SpoolError
 
 __all__ = ["build_parser", "main"]
@@ -160,30 +158,31 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return _report(index.errors, err)
 
 
-def _action_text(action: Any, dialect: Dialect = "clankie") -> str:
-    if action is None:
+def _action_text(action: Any, dialect: Dialect) -> str:
+    data = dialect.payload(action)
+    if data is None:
         return "-"
-    data = action.model_dump(mode="json", exclude_none=dialect == "original")
     kind = data.pop("kind")
     args = ", ".join(f"{k}={v}" for k, v in data.items())
-    catalog = ORIGINAL_ACTION_KINDS if dialect == "original" else LIVE_ACTION_KINDS
-    retired = isinstance(action, HistoricalAction) or kind not in catalog
+    retired = isinstance(action, HistoricalAction) or kind not in dialect.catalog
     return f"{kind}({args})" + (" [not in the live catalog]" if retired else "")
 
 
 def _sight(args: argparse.Namespace, out: TextIO) -> int:
     path = _file(args.file, "journal")
     dialect = dialect_of(path)
-    lines: Callable[[Path], Iterator[Any]] = iter_original if dialect == "original" else iter_journal
-    for _ in lines(path):  # validate first, so a bad file prints nothing but its error
+
+    def lines() -> Iterator[Any]:
+        return validated_lines(path, dialect.parse, dialect.checker(path).check)
+
+    for _ in lines():  # validate first, so a bad file prints nothing but its error
         pass
     summary: Any = None
-    for line in lines(path):  # then stream: a long sitting is never held in memory
+    for line in lines():  # then stream: a long sitting is never held in memory
         if line.kind == "header":
-            journey = original_journey_id(line) if dialect == "original" else journey_id_of(line)
             out.write(
-                f"run {line.runId}  journey {journey}  started {line.startedAt}  v{line.schemaVersion}"
-                f"  {dialect}\n"
+                f"run {line.runId}  journey {dialect.journey_id(line)}  started {line.startedAt}"
+                f"  v{line.schemaVersion}  {dialect.name}\n"
             )
         elif line.kind == "summary":
             summary = line

@@ -131,9 +131,9 @@ def _rate(tally: dict[str, int]) -> dict[str, Any]:
 
 def run_summary(path: Path | str, events: Path | None = None) -> dict[str, Any]:
     """One sitting's side of the comparison, read in one streamed pass (raising JournalError
-    naming file and line if it is invalid). A journal of the original service's dialect is
-    compared by the evaluator's report (terminal, outcomes, verdicts); its progress, milestones
-    and cost are unknown here."""
+    naming file and line if it is invalid). A journal of another dialect (the original
+    service's) is compared by the evaluator's report (terminal, outcomes, verdicts); its
+    progress, milestones and cost are unknown here."""
     sitting = _Sitting()
     done = evaluate_each(path, events, None, sitting)
     report = done.report
@@ -198,8 +198,8 @@ def _spread_text(spread: dict[str, Number] | None, fmt: Any = "{:.2f}".format, w
 
 def _no_usage(run: dict[str, Any]) -> str:
     cost = run["cost"]
-    if run["dialect"] == "original":
-        return "the original dialect records none"
+    if run["dialect"] != "clankie":
+        return f"the {run['dialect']} dialect records none"
     if not cost["turnsRecordingUsage"]:
         return "not recorded before turn V4"
     if not cost["turnsWithUsage"]:
@@ -279,7 +279,7 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
                 lambda r: _spread_text(
                     r["cost"]["decisionMsPerTurn"],
                     "{:.0f} ms".format,
-                    "not read from this dialect" if r["dialect"] == "original" else "no V2 turns",
+                    "not read from this dialect" if r["dialect"] != "clankie" else "no V2 turns",
                 )
             ),
         )

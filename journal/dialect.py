@@ -1,58 +1,145 @@
-"""Which format a journal is in, decided once from its header line (issue 14).
+"""The journal dialects: what a dialect gives the readers, which dialects there are, and which
+one a journal is in — decided once, from its header line (docs/architecture.md §6).
 
-Two dialects: ``clankie`` (ours, journal/schema.py) and ``original`` (the original
-TypeScript service's, journal/original/). A header naming ``environmentSessionId`` is the
-original's — our headers name ``sessionId`` and never that key; anything else is read as
-ours, so a broken file is reported by our own reader exactly as before. Every later line is
+A :class:`Dialect` is one service's journal format described for the readers: how to parse
+and order-check its lines, its action catalog, how its turn lines read in our turn model
+(:class:`journal.verdicts.TurnFacts`, so one verdict rule set serves every dialect), how its
+narration is settled, how its lines feed a story card, and which lines of the shared event
+log and receipt trail are its own. Every reader here (the evaluator, the journey index, the
+CLI, the operational log readers) works through it and imports no dialect but ours.
+
+Two dialects are registered, both by journal/__init__.py — the one module that imports
+journal/original/, so the dependency runs one way: journal/original/ builds on this core and
+the core never imports it. Ours (``clankie``, journal/ours.py) is the default: it reads every
+header no other dialect claims, so a broken file is reported by our own reader. The original
+TypeScript service's (``original``, journal/original/dialect.py) claims a header naming
+``environmentSessionId`` — ours name ``sessionId`` and never that key. Every later line is
 validated against the header's dialect only: a line of the other dialect fails the file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, NamedTuple
 
-from journal.lines import LineSource, Unreadable, open_regular
-from journal.original.reader import OriginalJournal, read_original
-from journal.reader import Journal, JournalError, decode_line, read_journal
+from pydantic import BaseModel
 
-__all__ = ["Dialect", "AnyJournal", "detect", "dialect_of", "read_any"]
+from journal.jsonl import LineSource, Unreadable, open_regular
+from journal.reader import JournalError, decode_line
+from journal.story import StoryProjector
+from journal.verdicts import TurnFacts
 
-Dialect = Literal["clankie", "original"]
-AnyJournal = Journal | OriginalJournal
+__all__ = [
+    "Dialect",
+    "RunFacts",
+    "TrailLines",
+    "detect",
+    "dialect_of",
+    "read_any",
+    "register",
+    "registered",
+]
+
+
+class RunFacts(NamedTuple):
+    """What a header says about who played (None where the dialect does not record it)."""
+
+    session: str
+    environment: str | None
+    world: str | None
+    mind: str | None
+
+
+@dataclass(frozen=True)
+class TrailLines:
+    """A dialect's own lines in an operational log (the event log, the receipt trail) that
+    other services append to too: their model, and how a line's envelope is told apart."""
+
+    model: type[BaseModel]
+    claims: Callable[[dict[str, Any]], bool]  # the decoded line is this dialect's
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One journal format, as every reader reads it. Line arguments are the dialect's own
+    models (what ``parse`` returns)."""
+
+    name: str
+    file_name: str  # a regular expression: what its writer names a journal file
+    claims: Callable[[dict[str, Any]], bool] | None  # a decoded header line; None: the default
+    parse: Callable[[bytes, Path, int], Any]  # one line into its model, or JournalError
+    checker: Callable[[Path], Any]  # a fresh order checker (.check(line, n); .header, .summary)
+    journey_id: Callable[[Any], str]  # of a header
+    run: Callable[[Any], RunFacts]  # of a header
+    read: Callable[[Path], Any]  # the whole journal (header, turns, summary), or JournalError
+    catalog: frozenset[str]  # the live action kinds: an action outside them was retired
+    payload: Callable[[Any], dict[str, Any] | None]  # a turn's action as the line recorded it
+    facts: Callable[[Any], TurnFacts]  # a turn line in our turn model
+    # A turn line's narration verdict: (line, journal.narration.Receipts or None, retired?).
+    narration: Callable[[Any, Any, bool], str]
+    feed: Callable[[StoryProjector, Any], None]  # fold a header or turn line into a story card
+    events: TrailLines | None = None  # its event-log lines, when not ours
+    receipts: TrailLines | None = None  # its receipt-trail lines, when not ours
+
+
+_REGISTERED: list[Dialect] = []
+
+
+def register(dialect: Dialect) -> None:
+    """Make ``dialect`` known to every reader (journal/__init__.py registers them)."""
+    if any(d.name == dialect.name for d in _REGISTERED):
+        raise ValueError(f"a journal dialect named {dialect.name!r} is already registered")
+    if dialect.claims is None and any(d.claims is None for d in _REGISTERED):
+        raise ValueError(f"{dialect.name!r}: a default journal dialect is already registered")
+    _REGISTERED.append(dialect)
+
+
+def registered() -> tuple[Dialect, ...]:
+    """Every known dialect, in the order registered."""
+    return tuple(_REGISTERED)
+
+
+def _default() -> Dialect:
+    for dialect in _REGISTERED:
+        if dialect.claims is None:
+            return dialect
+    raise LookupError("no default journal dialect is registered (journal/__init__.py registers it)")
 
 
 def detect(first_line: bytes) -> Dialect:
-    """The dialect a header line declares (a line that does not decode reads as ours)."""
+    """The dialect a header line declares (a line that does not decode reads as the default)."""
     try:
         data = decode_line(first_line)
     except JournalError:
-        return "clankie"
-    if type(data) is dict and data.get("kind") == "header" and "environmentSessionId" in data:
-        return "original"
-    return "clankie"
+        return _default()
+    if type(data) is dict and data.get("kind") == "header":
+        for dialect in _REGISTERED:
+            if dialect.claims is not None and dialect.claims(data):
+                return dialect
+    return _default()
 
 
 def dialect_of(path: Path | str) -> Dialect:
     """The dialect of the journal at ``path``, from its first line (read alone).
 
     A path that cannot be read as a journal (missing, not a regular file, an over-long
-    first line…) reads as ours, so our reader reports it exactly as it always has.
+    first line…) reads as the default, so our reader reports it exactly as it always has.
     """
     try:
         fh = open_regular(path)
     except Unreadable:
-        return "clankie"
+        return _default()
     with fh:
         try:
             first = next(iter(LineSource(fh)), b"")
         except OSError:
-            return "clankie"
-    return detect(first) if isinstance(first, bytes) else "clankie"
+            return _default()
+    return detect(first) if isinstance(first, bytes) else _default()
 
 
-def read_any(path: Path | str) -> AnyJournal:
-    """Read a journal of either dialect, as strictly as each is read on its own."""
-    if dialect_of(path) == "original":
-        return read_original(path)
-    return read_journal(path)
+def read_any(path: Path | str) -> Any:
+    """Read a journal of any dialect, as strictly as each is read on its own."""
+    path = Path(path)
+    return dialect_of(path).read(path)

@@ -1,4 +1,4 @@
-"""Journeys (DESIGN §7): the sittings of one player in one world, and their story card.
+"""Journeys (docs/architecture.md §7): the sittings of one player in one world, and their story card.
 
 :class:`JourneyIndex` watches a journal directory. For each file it keeps the byte offset
 it has validated up to, the file's order state and a per-sitting :class:`StoryProjector`.
@@ -9,30 +9,25 @@ size). A file that shrinks or is replaced is read again from the start; an inval
 left out of every answer and reported in :attr:`JourneyIndex.errors` until it changes.
 
 V1/V2 headers have no journeyId: such a run is a journey of its own (journeyId = runId).
-Journals of the original service (journal/original/) sit beside ours: each file's dialect
-is decided by its first line, and its lines are validated and folded by that dialect only.
+Journals of other dialects (the original service's) sit beside ours: each file's dialect is
+decided by its first line (journal/dialect.py), and its lines are validated and folded by
+that dialect only.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from journal.dialect import Dialect, detect
-from journal.lines import LineSource, OverLong, Unreadable, file_kind, open_regular
-from journal.original.lines import HeaderV1 as OriginalHeaderV1
-from journal.original.lines import HeaderV3 as OriginalHeaderV3
-from journal.original.lines import OriginalHeader, OriginalSummary
-from journal.original.lines import TurnV1 as OriginalTurnV1
-from journal.original.reader import OriginalChecker, original_journey_id, parse_original_line
-from journal.original.story import feed_original_header, feed_original_turn
-from journal.reader import JournalError, LineChecker, journey_id_of, parse_line
-from journal.schema import Header, HeaderV1, HeaderV2, HeaderV3, Summary, TurnV1, TurnV2
+from journal.dialect import Dialect, detect, registered
+from journal.jsonl import LineSource, OverLong, Unreadable, file_kind, open_regular
+from journal.reader import JournalError
 from journal.story import StoryCard, StoryMoment, StoryProjector
 
 __all__ = ["JourneyIndex", "RunInfo", "StoryCard", "StoryMoment", "StoryProjector"]
@@ -56,7 +51,7 @@ class RunInfo:
     lastTurnAt: str | None
     state: Literal["open", "closed"]
     outcome: str | None  # the summary's outcome when closed
-    dialect: Dialect = "clankie"
+    dialect: str = "clankie"  # the name of the journal's dialect
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -86,18 +81,18 @@ class _FileState:
         self.offset = 0  # bytes validated so far (always at a line boundary)
         self.size = 0  # size at the last refresh
         self.lines = 0
-        self.checker = LineChecker(path)
-        self.original: OriginalChecker | None = None  # set when line 1 is the original's header
+        self.dialect: Dialect | None = None  # decided by line 1
+        self.checker: Any = None  # the dialect's order checker
         self.story = StoryProjector()
         self.error: JournalError | None = None
 
     @property
-    def header(self) -> Header | OriginalHeader | None:
-        return self.original.header if self.original is not None else self.checker.header
+    def header(self) -> Any:
+        return self.checker.header if self.checker is not None else None
 
     @property
-    def summary(self) -> Summary | OriginalSummary | None:
-        return self.original.summary if self.original is not None else self.checker.summary
+    def summary(self) -> Any:
+        return self.checker.summary if self.checker is not None else None
 
     def consume(self) -> None:
         """Validate the complete lines appended since the last call (streamed, bounded by
@@ -123,67 +118,47 @@ class _FileState:
             raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
     def _line(self, raw: bytes) -> None:
-        if self.lines == 1 and detect(raw) == "original":
-            self.original = OriginalChecker(self.path)
-        if self.original is not None:
-            self._original_line(raw, self.original)
-            return
-        line = parse_line(raw, self.path, self.lines)
+        if self.dialect is None:  # line 1 decides
+            self.dialect = detect(raw)
+            self.checker = self.dialect.checker(self.path)
+        line = self.dialect.parse(raw, self.path, self.lines)
         self.checker.check(line, self.lines)
-        if isinstance(line, (TurnV1, TurnV2)):
-            self.story.feed_turn(line)
-        elif isinstance(line, HeaderV1):
-            self.story.feed_header(line)
-
-    def _original_line(self, raw: bytes, checker: OriginalChecker) -> None:
-        line = parse_original_line(raw, self.path, self.lines)
-        checker.check(line, self.lines)
-        if isinstance(line, OriginalTurnV1):
-            feed_original_turn(self.story, line)
-        elif line.kind == "header":
-            feed_original_header(self.story, line)
+        self.dialect.feed(self.story, line)
 
     def info(self) -> RunInfo | None:
         header = self.header
-        if header is None:
+        if header is None or self.dialect is None:
             return None
         summary = self.summary
-        dialect: Dialect
-        environment: str | None
-        world: str | None = None
-        mind: str | None = None
-        if isinstance(header, OriginalHeaderV1):
-            dialect, journey, session = "original", original_journey_id(header), header.environmentSessionId
-            environment = header.environmentId if isinstance(header, OriginalHeaderV3) else None
-        else:
-            dialect, journey, session = "clankie", journey_id_of(header), header.sessionId
-            environment = header.environmentId if isinstance(header, HeaderV3) else None
-            if isinstance(header, HeaderV2):
-                world, mind = header.world, header.mind
+        run = self.dialect.run(header)
         return RunInfo(
             runId=header.runId,
-            journeyId=journey,
+            journeyId=self.dialect.journey_id(header),
             path=self.path,
             schemaVersion=header.schemaVersion,
-            sessionId=session,
+            sessionId=run.session,
             scenarioId=header.scenarioId,
-            environmentId=environment,
-            world=world,
-            mind=mind,
+            environmentId=run.environment,
+            world=run.world,
+            mind=run.mind,
             startedAt=header.startedAt,
             turns=self.story.turns_taken,
             lastTurnAt=self.story.last_turn_at,
             state="closed" if summary is not None else "open",
             outcome=summary.outcome if summary is not None else None,
-            dialect=dialect,
+            dialect=self.dialect.name,
         )
 
 
-JOURNAL_NAME = re.compile(
-    r"\d{8}T\d{6}Z-[A-Za-z0-9_.:-]+\.jsonl"  # ours
-    r"|\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[A-Za-z0-9_-]+\.jsonl"  # the original service's
-)
-"""What the writers name a journal; other files (an event log kept beside them) are not journals."""
+def journal_name() -> re.Pattern[str]:
+    """What the writers of every dialect name a journal; other files (an event log kept beside
+    them) are not journals."""
+    return _names(tuple(d.file_name for d in registered()))
+
+
+@functools.cache
+def _names(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
 class JourneyIndex:
@@ -219,8 +194,9 @@ class JourneyIndex:
             self._files.clear()
             return
         seen: set[Path] = set()
+        names = journal_name()
         for entry in entries:
-            if not JOURNAL_NAME.fullmatch(entry.name):
+            if not names.fullmatch(entry.name):
                 continue
             path = Path(entry.path)
             seen.add(path)

@@ -1,28 +1,42 @@
-"""The voice receipt trail joined to a journal's turns on ``speechDeliveryId`` (narration
-verdicts; the rules are in journal/evaluate.py's and journal/original/evaluate.py's docstrings).
+"""The voice receipt trail joined to a journal's turns on ``speechDeliveryId``, and our narration
+verdict (docs/architecture.md §9, §12).
 
-The trail is folded as it is read: each delivery keeps a :class:`Said` — which narration names
-its receipts count for under our rules, which of the original's settlements they made, and the
-last model response's — never the receipts themselves. So the index costs a few dozen bytes
-a delivery however many receipts each one has, and either dialect's verdict reads off it what
-it read off the receipts.
+The trail is folded as it is read: each delivery keeps a :class:`Said` — which of our
+narration names its receipts count for, which settlements they made, and the last model
+response's — never the receipts themselves. So the index costs a few dozen bytes a delivery
+however many receipts each one has, and each dialect's narration rule reads off it what it
+read off the receipts (ours: :func:`narration_verdict`; the original's:
+journal/original/narration.py).
+
+A trail may hold the lines of another service too (journal/oplog.py): such a receipt says what
+it settled in the words below (:class:`ForeignReceipt`), and counts for our narration names
+the way that service counted it.
+
+Our narration verdict of a V2+ turn: no_attempt (speakWanted false, no delivery id); unspoken
+(speakWanted true, no delivery id: the loop withheld it); unknown (a delivery id but no
+receipt trail given, or receipts that record no outcome); attempted_no_receipt (a delivery id,
+a trail, no receipt with that id); and from the receipts with that id, by precedence
+played (a response with played true) > failed (model_response phase failed) > refused
+(play_refusal) > suppressed (play_narration_suppressed) > model_silent (model_response phase
+done, no played response). A V1 turn's is unknown.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from journal.oplog import ReceiptLine, read_receipts
-from journal.original.trails import OriginalReceipt
+from journal.oplog import ForeignReceipt, ReceiptLine, read_receipts
 from journal.schema import Turn, TurnV2
 
-__all__ = ["ORDER", "Receipts", "Said", "index_receipts", "narration_verdict", "settlement"]
+__all__ = ["ORDER", "SETTLEMENTS", "Receipts", "Said", "index_receipts", "narration_verdict", "settlement"]
 
 ORDER = ("played", "failed", "refused", "suppressed", "model_silent")
 """Our narration names a receipt can settle, by precedence."""
-_SETTLED = ("response", "suppressed", "refusal")  # the original's, by its precedence
-# An original receipt settles one of our narration names the way the original counted it.
-_ORIGINAL_SETTLEMENT = {
+SETTLEMENTS = ("response", "suppressed", "refusal")
+"""What a receipt can settle about its delivery, besides a model response
+(``model_response:completed|failed``)."""
+# A foreign receipt's settlement counts for our narration name the way its service counted it.
+_OUR_NAME_OF = {
     "response": "played",
     "model_response:failed": "failed",
     "refusal": "refused",
@@ -31,31 +45,25 @@ _ORIGINAL_SETTLEMENT = {
 }
 
 
-def settlement(r: ReceiptLine | OriginalReceipt) -> str | None:
-    """What one receipt says about its delivery, in either service's trail.
-
-    ``response`` (audio reached the room: the original's response receipt, settled or not,
-    or ours with ``played`` true), ``suppressed``, ``refusal`` (``play_*`` or the original's
-    older ``possessor_*`` names), ``model_response:completed|failed`` (ours says ``done``);
-    None for every other receipt.
-    """
+def settlement(r: ReceiptLine) -> str | None:
+    """What one of our receipts says about its delivery: ``response`` (its audio reached the
+    room: ``played`` true), ``suppressed``, ``refusal``, ``model_response:completed|failed``
+    (phase ``done``, ``completed`` or ``failed``); None for every other receipt."""
     kind = r.type.removeprefix("discord.voice.")
     phase = r.data.get("phase")
     if kind == "response":
-        return "response" if isinstance(r, OriginalReceipt) or r.data.get("played") is True else None
-    if kind in ("play_narration_suppressed", "possessor_narration_suppressed"):
+        return "response" if r.data.get("played") is True else None
+    if kind == "play_narration_suppressed":
         return "suppressed"
-    if kind in ("play_refusal", "possessor_refusal"):
+    if kind == "play_refusal":
         return "refusal"
     if kind == "model_response" and phase in ("completed", "done", "failed"):
         return "model_response:failed" if phase == "failed" else "model_response:completed"
     return None
 
 
-def _our_name(r: ReceiptLine | OriginalReceipt) -> str | None:
-    """The narration name one receipt counts for under our rules (None: it counts for none)."""
-    if isinstance(r, OriginalReceipt):
-        return _ORIGINAL_SETTLEMENT.get(settlement(r) or "")
+def _our_name(r: ReceiptLine) -> str | None:
+    """The narration name one of our receipts counts for (None: it counts for none)."""
     if r.type == "discord.voice.response" and r.data.get("played") is True:
         return "played"
     if r.type == "discord.voice.model_response" and r.data.get("phase") == "failed":
@@ -72,52 +80,50 @@ def _our_name(r: ReceiptLine | OriginalReceipt) -> str | None:
 class Said:
     """What the receipts of one delivery said, folded in the order they were read."""
 
-    __slots__ = ("last_ours", "last_theirs", "names", "settled")
+    __slots__ = ("last_foreign", "last_ours", "names", "settled")
 
     def __init__(self) -> None:
-        self.names = 0  # bit i: some receipt counts for ORDER[i] (our rules)
-        self.settled = 0  # bit i: some receipt settled _SETTLED[i] (the original's rules)
-        # the last "model_response:completed|failed" among our receipts and among the original's
+        self.names = 0  # bit i: some receipt counts for ORDER[i]
+        self.settled = 0  # bit i: some receipt settled SETTLEMENTS[i]
+        # the last "model_response:completed|failed" among our receipts and among foreign ones
         self.last_ours: str | None = None
-        self.last_theirs: str | None = None
+        self.last_foreign: str | None = None
 
-    def add(self, r: ReceiptLine | OriginalReceipt) -> None:
-        name = _our_name(r)
+    def add(self, r: ReceiptLine | ForeignReceipt) -> None:
+        if isinstance(r, ReceiptLine):
+            name, said = _our_name(r), settlement(r)
+        else:
+            said = r.settles()
+            name = _OUR_NAME_OF.get(said or "")
         if name is not None:
             self.names |= 1 << ORDER.index(name)
-        said = settlement(r)
-        if said in _SETTLED:
-            self.settled |= 1 << _SETTLED.index(said)
-        elif said is not None and isinstance(r, OriginalReceipt):
-            self.last_theirs = said
-        elif said is not None:
+        if said in SETTLEMENTS:
+            self.settled |= 1 << SETTLEMENTS.index(said)
+        elif said is not None and isinstance(r, ReceiptLine):
             self.last_ours = said
+        elif said is not None:
+            self.last_foreign = said
 
     def our_verdict(self) -> str:
         """Our narration verdict: the first name in ORDER a receipt counted for, else unknown."""
         return next((name for i, name in enumerate(ORDER) if self.names >> i & 1), "unknown")
 
-    def original_settlement(self) -> str | None:
-        """The original's first settlement by precedence (response, suppressed, refusal)."""
-        return next((kind for i, kind in enumerate(_SETTLED) if self.settled >> i & 1), None)
-
-    @property
-    def last_model_response(self) -> str | None:
-        """The last model response settled, the original's receipts read after ours."""
-        return self.last_theirs or self.last_ours
+    def has_settled(self, kind: str) -> bool:
+        """Whether some receipt settled ``kind`` (one of :data:`SETTLEMENTS`)."""
+        return bool(self.settled >> SETTLEMENTS.index(kind) & 1)
 
 
 Receipts = dict[str, Said]
 
 
 def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Receipts | None:
-    """The receipt trail (either service's lines) folded by delivery id as it streams by; None
+    """The receipt trail (every service's lines) folded by delivery id as it streams by; None
     when not given."""
     if receipts is None:
         return None
     by_delivery: Receipts = {}
 
-    def fold(receipt: ReceiptLine | OriginalReceipt) -> None:
+    def fold(receipt: ReceiptLine | ForeignReceipt) -> None:
         delivery = receipt.deliveryId if isinstance(receipt, ReceiptLine) else receipt.delivery_id
         if delivery is not None:
             by_delivery.setdefault(delivery, Said()).add(receipt)
@@ -127,7 +133,7 @@ def index_receipts(receipts: Path | None, skipped: dict[str, list[str]]) -> Rece
 
 
 def narration_verdict(line: Turn, receipts: Receipts | None) -> str:
-    """Our narration verdict of one turn (journal/evaluate.py's docstring)."""
+    """Our narration verdict of one of our turn lines (the module docstring)."""
     if not isinstance(line, TurnV2):
         return "unknown"
     delivery = line.speechDeliveryId

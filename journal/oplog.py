@@ -1,11 +1,12 @@
-"""Operational logs beside the journal: the event log (DESIGN §5) and the voice receipt
-trail (DESIGN §12). Both are append-only JSON lines written by the live process and read by
-the evaluator. Unlike the journal, their readers tolerate a torn or invalid line (it is
-skipped and counted), because a crash may cut the last line short.
+"""Operational logs beside the journal: the event log (docs/architecture.md §5) and the voice
+receipt trail (docs/architecture.md §12). Both are append-only JSON lines written by the live
+process and read by the evaluator. Unlike the journal, their readers tolerate a torn or
+invalid line (it is skipped and counted), because a crash may cut the last line short.
 
 Event line:   {schemaVersion: 1, id, occurredAt, type, data}
   type ∈ embodiment.session.running | embodiment.session.stopped | embodiment.session.failed
-  data: {runId, sessionId, journeyId?, world?, mind?, pid?, outcome?}
+  data: {runId, sessionId, journeyId?, world?, mind?, guildId?, outcome?, reason?}, and on a
+        running line its holder: pid, pidStart?, bootId?, pidNs? (bot/play/events.py)
   outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed
 
 Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
@@ -15,11 +16,13 @@ Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
          discord.voice.play_refusal     data.reason (e.g. no_voice_session)
   data may also hold runId and turn.
 
-The original service's trails (journal/original/trails.py) are read from the same paths,
-line by line by their envelope: an event line without ``schemaVersion`` is the original's
-DomainEvent, a receipt line without a top-level ``deliveryId`` is the original's receipt.
-So ``CLANKIE_EVENT_LOG`` and ``DISCORD_BRIDGE_RECEIPT_PATH`` may point at the original's
-files as they are, or at a file both services appended to.
+Other services' lines are read from the same paths, line by line by their envelope: each
+registered dialect (journal/dialect.py) may name its own event and receipt lines, and a line
+its envelope test claims is validated as that dialect's (the original service's: an event
+line without ``schemaVersion``, a receipt line without a top-level ``deliveryId``,
+journal/original/trails.py). So ``CLANKIE_EVENT_LOG`` and ``DISCORD_BRIDGE_RECEIPT_PATH`` may
+point at the original's files as they are, or at a file both services appended to. What the
+readers above need of such a line is :class:`ForeignEvent` / :class:`ForeignReceipt`.
 """
 
 from __future__ import annotations
@@ -31,19 +34,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from journal.lines import LineSource, OverLong, Unreadable, duplicate_key, open_regular
-from journal.original.trails import OriginalEvent, OriginalReceipt
+from journal.dialect import TrailLines, registered
+from journal.jsonl import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.writer import append_whole
 
 T = TypeVar("T")
 U = TypeVar("U")
 M = TypeVar("M", bound=BaseModel)
-N = TypeVar("N", bound=BaseModel)
 
 EventType = Literal[
     "embodiment.session.running",
@@ -84,6 +86,27 @@ class ReceiptLine(_OpLine):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+class ForeignEvent(Protocol):
+    """An event line of another service's, as the evaluator reads it."""
+
+    def end_of(self, run_id: str) -> tuple[str, Any] | None:
+        """``(type, data.outcome)`` when this line is the end (stopped or failed) of run
+        ``run_id``, in our event types' words; None when it is not."""
+        ...
+
+
+class ForeignReceipt(Protocol):
+    """A receipt line of another service's, as the narration index reads it."""
+
+    @property
+    def delivery_id(self) -> str | None: ...
+
+    def settles(self) -> str | None:
+        """What it settles about its delivery in journal/narration.py's words (``response``,
+        ``suppressed``, ``refusal``, ``model_response:completed|failed``), or None."""
+        ...
+
+
 def append_line(path: Path, line: BaseModel) -> None:
     """Append one whole JSON line (created 0600), flushed and fsynced.
 
@@ -107,7 +130,7 @@ MAX_SKIPPED_SHOWN = 50  # a hostile file of a million bad lines must not become 
 class TolerantRead(Generic[T, U]):
     lines: list[T] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path:line: reason" (the first 50, then a count)
-    original: list[U] = field(default_factory=list)  # valid lines of the original service's
+    foreign: list[U] = field(default_factory=list)  # valid lines of other services'
 
     def skip(self, problem: str, count: int) -> None:
         """Record the ``count``-th skipped line (1-based) without keeping more than a screenful."""
@@ -126,19 +149,18 @@ def _reason(exc: orjson.JSONDecodeError | ValidationError) -> str:
 def _read_tolerant(
     path: Path,
     ours: type[M],
-    theirs: type[N],
-    theirs_if: Callable[[dict[str, Any]], bool],
-    sink: Callable[[M | N], None] | None = None,
-) -> TolerantRead[M, N]:
+    foreign: list[TrailLines],
+    sink: Callable[[Any], None] | None = None,
+) -> TolerantRead[M, Any]:
     """Every valid line of an operational log, streamed in bounded memory; a torn, over-long,
     duplicate-keyed or invalid line is skipped and named. A missing file has no lines; a path
     that is not a regular file (a FIFO, a symlink loop) is one skipped entry, never a hang.
 
-    A line for which ``theirs_if`` holds is the original service's and is validated as
-    ``theirs`` into ``original``; every other line as ``ours`` into ``lines``. Given a
-    ``sink``, each valid line goes to it as it is read instead, and neither list is kept.
+    A line the first of ``foreign`` claims is that service's and is validated as its model
+    into ``foreign``; every other line as ``ours`` into ``lines``. Given a ``sink``, each
+    valid line goes to it as it is read instead, and neither list is kept.
     """
-    out: TolerantRead[M, N] = TolerantRead()
+    out: TolerantRead[M, Any] = TolerantRead()
     try:
         fh = open_regular(path)
     except Unreadable as exc:
@@ -161,12 +183,14 @@ def _read_tolerant(
                     duplicate = duplicate_key(raw, data)
                     if duplicate is not None:
                         problem = f"duplicate key {orjson.dumps(duplicate).decode()}"
-                    elif isinstance(data, dict) and theirs_if(data):
-                        theirs_line = theirs.model_validate(data)
+                    elif isinstance(data, dict) and (
+                        trail := next((t for t in foreign if t.claims(data)), None)
+                    ):
+                        foreign_line = trail.model.model_validate(data)
                         if sink is None:
-                            out.original.append(theirs_line)
+                            out.foreign.append(foreign_line)
                         else:
-                            sink(theirs_line)
+                            sink(foreign_line)
                     else:
                         ours_line = ours.model_validate(data)
                         if sink is None:
@@ -187,14 +211,16 @@ def _read_tolerant(
 
 
 def read_events(
-    path: Path, sink: Callable[[EventLine | OriginalEvent], None] | None = None
-) -> TolerantRead[EventLine, OriginalEvent]:
-    """Our event lines, and the original's DomainEvents (they have no ``schemaVersion``)."""
-    return _read_tolerant(path, EventLine, OriginalEvent, lambda d: "schemaVersion" not in d, sink)
+    path: Path, sink: Callable[[EventLine | ForeignEvent], None] | None = None
+) -> TolerantRead[EventLine, ForeignEvent]:
+    """Our event lines, and every registered dialect's own (the original's DomainEvents)."""
+    trails = [d.events for d in registered() if d.events is not None]
+    return _read_tolerant(path, EventLine, trails, sink)
 
 
 def read_receipts(
-    path: Path, sink: Callable[[ReceiptLine | OriginalReceipt], None] | None = None
-) -> TolerantRead[ReceiptLine, OriginalReceipt]:
-    """Our receipts, and the original's (their ``deliveryId`` is inside ``data``)."""
-    return _read_tolerant(path, ReceiptLine, OriginalReceipt, lambda d: "deliveryId" not in d, sink)
+    path: Path, sink: Callable[[ReceiptLine | ForeignReceipt], None] | None = None
+) -> TolerantRead[ReceiptLine, ForeignReceipt]:
+    """Our receipts, and every registered dialect's own (the original's)."""
+    trails = [d.receipts for d in registered() if d.receipts is not None]
+    return _read_tolerant(path, ReceiptLine, trails, sink)

@@ -1,4 +1,4 @@
-"""The archival journal reader (DESIGN §6).
+"""The archival journal reader (docs/architecture.md §6).
 
 Reading is archival, writing is live: a turn's ``action`` may be any live-catalog action or
 any bounded historical ``{kind, …payload}``; every other part of every line is strict. The
@@ -9,7 +9,7 @@ whole file fails — with a :class:`JournalError` whose text is ``path:line: rea
 - an unknown line kind or schemaVersion, an unknown or missing field, a value out of bounds;
 - a file that does not start with a header, a second header, a turn after the summary, a
   second summary, turn numbers that do not increase, turn versions mixed in one file, or
-  V2/V3 turns under a V1 header.
+  turns of version 2 or later under a V1 header.
 
 Each line is parsed once by orjson and validated once by one pydantic TypeAdapter over the
 discriminated line union (``kind``, then ``schemaVersion``). Measured on realistic turn
@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, cast
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
 
-from journal.lines import LineSource, OverLong, Unreadable, duplicate_key, open_regular
+from journal.jsonl import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.schema import (
     MAX_LINE_BYTES,
     Header,
@@ -273,7 +273,7 @@ def _gc_paused() -> Iterator[None]:
 
 def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """Number and bytes of each line of a journal file, streamed in bounded memory
-    (:class:`journal.lines.LineSource`); raises JournalError for a file that cannot be read
+    (:class:`journal.jsonl.LineSource`); raises JournalError for a file that cannot be read
     as a journal (not a regular file, a symlink loop…), a line over the cap (at once), an
     empty file, or a torn last line (after the lines before it)."""
     try:

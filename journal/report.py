@@ -1,10 +1,11 @@
-"""The evaluator's report, built one turn at a time (the verdict rules: journal/evaluate.py and
-journal/original/evaluate.py).
+"""The evaluator's report, built one turn at a time (docs/architecture.md §9; the verdict rules:
+journal/verdicts.py and journal/narration.py).
 
 A journal of any length is evaluated in one pass over its lines, as the reader streams them
-(:func:`journal.reader.validated_lines`): each turn is judged against the previous one and
-counted, and its row goes to a sink at once. Between turns the evaluator keeps the previous
-turn, the counters of the aggregate and the first turn's version — nothing that grows with
+(:func:`journal.reader.validated_lines`), through its dialect (journal/dialect.py): each turn
+line is read in our turn model, judged against the previous one and counted, and its row goes
+to a sink at once. Between turns the evaluator keeps the previous turn (in our turn model),
+the counters of the aggregate and the first turn's version — nothing that grows with
 the journal — beside the receipt trail folded by delivery (journal/narration.py); the event
 log is streamed for this run's last end only. The report is only handed out once the whole
 file is valid: a broken line raises :class:`journal.reader.JournalError` (``path:line:
@@ -23,22 +24,21 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, TextIO
+from typing import IO, Any, TextIO
 
 import orjson
 
 from journal.actions import HistoricalAction
+from journal.dialect import Dialect
 from journal.narration import Receipts, index_receipts
-from journal.oplog import EventLine, read_events
-from journal.original.trails import TERMINAL_EVENT_TYPES, OriginalEvent
+from journal.oplog import EventLine, ForeignEvent, read_events
 from journal.reader import validated_lines
+from journal.verdicts import PLAY_VERDICTS, TurnFacts, play_verdicts, unknown_play_verdicts
 
 __all__ = [
     "VERDICTS",
     "Evaluation",
     "JsonRows",
-    "Judge",
-    "Rules",
     "SpoolError",
     "Streamed",
     "evaluated",
@@ -47,55 +47,39 @@ __all__ = [
     "with_turns",
 ]
 
-VERDICTS = (
-    "intentToAction",
-    "goalToAction",
-    "planContinuity",
-    "sceneActionAppropriateness",
-    "movementEffectiveness",
-    "rejectionRecovery",
-    "narration",
-)
-
-Judge = Callable[[Any, Any, bool, "Receipts | None"], dict[str, str]]
-"""Verdicts of one turn line: (line, previous line or None, action retired?, receipts)."""
+VERDICTS = (*PLAY_VERDICTS, "narration")
+"""Every verdict of a turn, in the report's order."""
 TurnSink = Callable[[Any, dict[str, Any]], None]
 """Gets each turn as it is judged: (the turn line, its row of the report)."""
 
 
-@dataclass(frozen=True)
-class Rules:
-    """How one dialect's journal is read and judged."""
-
-    dialect: Literal["clankie", "original"]
-    parse: Callable[[bytes, Path, int], Any]  # one line into its model, or JournalError
-    checker: Callable[[Path], Any]  # a fresh order checker (.check, then .header/.summary)
-    journey_id: Callable[[Any], str]  # of a header
-    catalog: frozenset[str]  # the live action kinds: an action outside them was retired
-    judge: Judge
-
-
 class Evaluation:
-    """The evaluator fed one turn line at a time; it keeps the previous turn and counters."""
+    """The evaluator fed one turn line at a time; it keeps the previous turn and counters.
 
-    def __init__(self, rules: Rules, receipts: Receipts | None) -> None:
-        self.rules = rules
+    A turn whose action is not in its dialect's catalog (read back as a historical shape,
+    e.g. a retired kind) has every play verdict unknown; its narration is its dialect's to
+    settle (journal/dialect.py)."""
+
+    def __init__(self, dialect: Dialect, receipts: Receipts | None) -> None:
+        self.dialect = dialect
         self.receipts = receipts
         self.turns = 0
         self.first_version: int | None = None
         self.outcomes: Counter[str] = Counter()
         self.tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
         self.retired = 0
-        self.prev: Any = None
+        self.prev: TurnFacts | None = None
 
     def turn(self, line: Any) -> dict[str, Any]:
         """Judge one turn (after the one fed before it) and return its row of the report."""
         body = line.turn
         action = body.action
         is_retired = action is not None and (
-            isinstance(action, HistoricalAction) or action.kind not in self.rules.catalog
+            isinstance(action, HistoricalAction) or action.kind not in self.dialect.catalog
         )
-        verdicts = self.rules.judge(line, self.prev, is_retired, self.receipts)
+        facts = self.dialect.facts(line)
+        verdicts = unknown_play_verdicts() if is_retired else play_verdicts(facts, self.prev)
+        verdicts["narration"] = self.dialect.narration(line, self.receipts, is_retired)
         self.retired += is_retired
         self.outcomes[body.outcome] += 1
         for name, value in verdicts.items():
@@ -103,7 +87,7 @@ class Evaluation:
         if self.first_version is None:
             self.first_version = line.schemaVersion
         self.turns += 1
-        self.prev = line
+        self.prev = facts
         return {
             "turn": body.turn,
             "at": line.at,
@@ -129,9 +113,9 @@ class Evaluation:
         outcome = summary.outcome if summary is not None else None
         return {
             "run": {
-                "dialect": self.rules.dialect,
+                "dialect": self.dialect.name,
                 "runId": header.runId,
-                "journeyId": self.rules.journey_id(header),
+                "journeyId": self.dialect.journey_id(header),
                 "schemaVersion": header.schemaVersion,
                 "turnSchemaVersion": self.first_version,
                 "path": str(path),
@@ -157,7 +141,7 @@ class Streamed:
 
 
 def evaluated(
-    rules: Rules,
+    dialect: Dialect,
     path: Path,
     turns: Iterable[Any],
     sitting: Callable[[], tuple[Any, Any]],
@@ -168,7 +152,7 @@ def evaluated(
     """Judge ``turns`` in order, each row to ``on_turn`` as it is judged; then ``sitting()``
     gives the header and summary the report is about (known once the turns are through)."""
     skipped: dict[str, list[str]] = {"events": [], "receipts": []}
-    evaluation = Evaluation(rules, index_receipts(receipts, skipped))
+    evaluation = Evaluation(dialect, index_receipts(receipts, skipped))
     for line in turns:
         row = evaluation.turn(line)
         if on_turn is not None:
@@ -178,7 +162,7 @@ def evaluated(
 
 
 def stream(
-    rules: Rules,
+    dialect: Dialect,
     path: Path,
     events: Path | None = None,
     receipts: Path | None = None,
@@ -187,10 +171,12 @@ def stream(
     """Evaluate the journal at ``path`` in one streamed pass; each turn's row goes to
     ``on_turn`` as it is judged. Raises JournalError at the first invalid line (or at a torn
     last line, once the lines before it were judged)."""
-    checker = rules.checker(path)
-    lines = validated_lines(path, rules.parse, checker.check)
+    checker = dialect.checker(path)
+    lines = validated_lines(path, dialect.parse, checker.check)
     turns = (line for line in lines if line.kind == "turn")
-    return evaluated(rules, path, turns, lambda: (checker.header, checker.summary), events, receipts, on_turn)
+    return evaluated(
+        dialect, path, turns, lambda: (checker.header, checker.summary), events, receipts, on_turn
+    )
 
 
 def with_turns(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -254,10 +240,11 @@ def terminal(
 ) -> dict[str, str]:
     """The run's terminal: its summary, else its last stopped/failed event, else unknown.
 
-    Events of either service count: ours name the run as ``data.runId``, the original's
-    as ``data.sessionId`` (journal/original/trails.py). The log is streamed: only the last
-    end of this run each service wrote is kept (a run is one service's; were both to name
-    it, the original's would count).
+    Events of every service count: ours name the run as ``data.runId``; another service's
+    line says itself whether it ends the run (:class:`journal.oplog.ForeignEvent`; the
+    original's names it as ``data.sessionId``, journal/original/trails.py). The log is
+    streamed: only the last end of this run each side wrote is kept (a run is one service's;
+    were both to name it, the other service's would count).
     """
     if summary_outcome is not None:
         return {"source": "summary", "outcome": summary_outcome}
@@ -265,10 +252,11 @@ def terminal(
         return {"source": "none", "outcome": "unknown"}
     last: dict[str, tuple[str, Any]] = {}
 
-    def end(e: EventLine | OriginalEvent) -> None:
-        if isinstance(e, OriginalEvent):
-            if e.run_id == run_id and e.type in TERMINAL_EVENT_TYPES:
-                last["theirs"] = (e.type, e.data.get("outcome"))
+    def end(e: EventLine | ForeignEvent) -> None:
+        if not isinstance(e, EventLine):
+            found = e.end_of(run_id)
+            if found is not None:
+                last["theirs"] = found
         elif e.data.get("runId") == run_id and e.type != "embodiment.session.running":
             last["ours"] = (e.type, e.data.get("outcome"))
 

@@ -3,7 +3,7 @@
 Used by the tests, the benchmark and the journal demonstration to produce realistic
 journals without a running play loop. Every function returns a plain JSON-ready dict; the
 caller decides whether to write it through :class:`journal.writer.JournalWriter` (V3 header,
-V3 turns, V2 summary) or as raw lines (V1/V2 headers, V1/V2 turns, V1 summaries, which the
+V3 or V4 turns — the play loop writes V4 —, V2 summary) or as raw lines (V1/V2 headers, V1/V2 turns, V1 summaries, which the
 writer never writes).
 """
 

@@ -1,4 +1,4 @@
-"""Pydantic schema of every journal line kind and version (DESIGN §6).
+"""Pydantic schema of every journal line kind and version (docs/architecture.md §6).
 
 Lines are JSON objects discriminated by ``kind`` (``header`` | ``turn`` | ``summary``) and,
 for headers and turns, by ``schemaVersion``. Write models hold the live action catalog only;

@@ -1,4 +1,5 @@
-"""The story card (docs/architecture.md §7): a bounded projection of a journey, never the journal itself.
+"""The story card (docs/architecture.md §7): a bounded projection of a journey, never the
+journal itself.
 
 :class:`StoryProjector` folds header and turn lines into the card's state in O(1) per line
 and keeps only bounded state (≤16 maps, ≤8 moments), so the live play loop can feed it each

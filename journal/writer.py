@@ -1,4 +1,4 @@
-"""The live journal writer (DESIGN §6): one append-only file per sitting.
+"""The live journal writer (docs/architecture.md §6): one append-only file per sitting.
 
 A journal is created as ``<start stamp>-<runId>.jsonl`` (stamp like ``20261130T022748Z``)
 with mode 0600 and its header as the first line. Every later call appends exactly one whole

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, Union, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from journal.original.lines import (
+from journal.original.schema import (
     HeaderV1,
     HeaderV2,
     HeaderV3,

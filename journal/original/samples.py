@@ -1,7 +1,7 @@
 """Deterministic lines in the original service's dialect: journals, events and receipts.
 
 For the tests and the benchmark (a 50 000-turn journal of the original's). Shapes follow
-the original's schemas (journal/original/lines.py names each difference); values are
+the original's schemas (journal/original/schema.py names each difference); values are
 realistic for a FireRed run: an overworld observation with surroundings, minimap,
 occupants and exits, a scene observation, a party, an environment action result.
 """

@@ -9,12 +9,21 @@ else what ``progressAfter.maps`` newly lists.
 
 from __future__ import annotations
 
-from journal.original.lines import HeaderV3, OriginalHeader, OriginalTurn, Stage, TurnV2
 from journal.original.observations import Overworld
 from journal.original.reader import original_journey_id
+from journal.original.schema import (
+    HeaderV1,
+    HeaderV3,
+    OriginalHeader,
+    OriginalLine,
+    OriginalTurn,
+    Stage,
+    TurnV1,
+    TurnV2,
+)
 from journal.story import StoryProjector
 
-__all__ = ["feed_original_header", "feed_original_turn", "stage_position"]
+__all__ = ["feed_original", "feed_original_header", "feed_original_turn", "stage_position"]
 
 
 def stage_position(stage: Stage | None) -> Overworld | None:
@@ -63,3 +72,12 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         _map(newest),
         after.maps if after is not None else None,
     )
+
+
+def feed_original(projector: StoryProjector, line: OriginalLine) -> None:
+    """Fold one line of the original's journal: a header begins a sitting, a turn is folded,
+    the summary adds nothing."""
+    if isinstance(line, TurnV1):
+        feed_original_turn(projector, line)
+    elif isinstance(line, HeaderV1):
+        feed_original_header(projector, line)

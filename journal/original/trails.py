@@ -90,6 +90,13 @@ class OriginalEvent(Strict):
         value = self.data.get("sessionId")
         return value if isinstance(value, str) else None
 
+    def end_of(self, run_id: str) -> tuple[str, Any] | None:
+        """``(type, data.outcome)`` when this is the stopped/failed event of run ``run_id``
+        (journal.oplog.ForeignEvent: its event types are ours)."""
+        if self.run_id == run_id and self.type in TERMINAL_EVENT_TYPES:
+            return self.type, self.data.get("outcome")
+        return None
+
 
 _VOICE_TYPES = (
     "joined consent utterance transcription text_input floor_decision floor model_response "
@@ -157,3 +164,21 @@ class OriginalReceipt(Strict):
     def delivery_id(self) -> str | None:
         value = self.data.get("deliveryId")
         return value if isinstance(value, str) else None
+
+    def settles(self) -> str | None:
+        """What this receipt settles about its delivery (journal.oplog.ForeignReceipt):
+        ``response`` for any response receipt (audio reached the room, settled or not),
+        ``suppressed``, ``refusal`` (``play_*`` or the older ``possessor_*`` names),
+        ``model_response:completed|failed`` (a model response that completed, was done, or
+        failed); None for every other receipt."""
+        kind = self.type.removeprefix("discord.voice.")
+        phase = self.data.get("phase")
+        if kind == "response":
+            return "response"
+        if kind in ("play_narration_suppressed", "possessor_narration_suppressed"):
+            return "suppressed"
+        if kind in ("play_refusal", "possessor_refusal"):
+            return "refusal"
+        if kind == "model_response" and phase in ("completed", "done", "failed"):
+            return "model_response:failed" if phase == "failed" else "model_response:completed"
+        return None

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
-import journal.journeys as journeys_module
-from journal import samples
+from journal import dialect, samples
 from journal.journeys import JourneyIndex, StoryCard
+from journal.ours import OURS
 from journal.reader import read_journal
 from journal.schema import HeaderV3, TurnV3Write
 from journal.story import MAX_MAPS, MAX_MOMENTS, StoryProjector
@@ -119,18 +120,19 @@ def test_cleared_objective_and_missing_journey(tmp_path: Path) -> None:
 def test_index_follows_a_growing_journal_reading_only_new_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    parsed: list[int] = []
+
+    def counting(raw: bytes, path: Path, number: int) -> object:
+        parsed.append(number)
+        return OURS.parse(raw, path, number)
+
+    counted = dataclasses.replace(OURS, parse=counting)
+    monkeypatch.setattr(dialect, "_REGISTERED", [counted if d is OURS else d for d in dialect.registered()])
     writer = _sitting(tmp_path, "r1", "J", 0, range(1, 4), close=False)
     index = JourneyIndex(tmp_path)
     assert index.story_card("J").turnsTaken == 3  # type: ignore[union-attr]
-
-    parsed: list[int] = []
-    real = journeys_module.parse_line
-
-    def counting(raw: bytes, path: object, number: int) -> object:
-        parsed.append(number)
-        return real(raw, path, number)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(journeys_module, "parse_line", counting)
+    assert parsed == [1, 2, 3, 4]  # the header and three turns
+    parsed.clear()
     assert index.story_card("J").turnsTaken == 3  # type: ignore[union-attr]
     assert parsed == []  # nothing changed: nothing parsed
 

@@ -13,6 +13,8 @@ import orjson
 from journal.narration import index_receipts
 from journal.oplog import ReceiptLine, read_receipts
 from journal.original import samples as original_samples
+from journal.original.narration import original_narration
+from journal.original.reader import parse_original_line
 from tests.journal.build import traced_peak
 
 DELIVERIES = 400
@@ -50,12 +52,13 @@ def test_a_trail_costs_memory_by_deliveries_not_by_receipts(tmp_path: Path) -> N
     # played audio settles it whatever came before; a response not played leaves the model's "done"
     assert {index[f"d-{n}"].our_verdict() for n in range(0, DELIVERIES, 2)} == {"played"}
     assert {index[f"d-{n}"].our_verdict() for n in range(1, DELIVERIES, 2)} == {"model_silent"}
-    assert index["d-1"].last_model_response == "model_response:completed"
+    assert index["d-1"].last_ours == "model_response:completed"
 
 
 def test_the_originals_receipts_are_read_after_ours(tmp_path: Path) -> None:
     """A delivery named in both services' receipts (a trail both appended to): the original's
     last model response is the one its rules settle on, wherever it stands in the file."""
+
     trail = tmp_path / "both.jsonl"
     theirs = original_samples.receipt("discord.voice.model_response", 1, deliveryId="d", phase="completed")
     ours = ReceiptLine(type="discord.voice.model_response", deliveryId="d", data={"phase": "failed"})
@@ -63,5 +66,9 @@ def test_the_originals_receipts_are_read_after_ours(tmp_path: Path) -> None:
     index = index_receipts(trail, {})
     assert index is not None
     said = index["d"]
-    assert said.last_model_response == "model_response:completed"
+    assert (said.last_foreign, said.last_ours) == ("model_response:completed", "model_response:failed")
     assert said.our_verdict() == "failed"  # ours counts every receipt: failed outranks model_silent
+    spoken = original_samples.turn(0, speech=True)
+    spoken["speechDeliveryId"] = "d"
+    line = parse_original_line(orjson.dumps(spoken))
+    assert original_narration(line, index) == "unspoken"  # its model response completed, nothing audible

@@ -90,7 +90,7 @@ def test_round_trip_v3_with_speech_delivery(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "action",
     [
-        {"kind": "wait", "frames": 30},  # retired in DESIGN §4
+        {"kind": "wait", "frames": 30},  # retired (docs/architecture.md §4)
         {"kind": "save_checkpoint"},
         {"kind": "teleport", "where": {"map": "route_1", "x": 3}, "why": "never in any catalog"},
         {"kind": "button_press", "button": "z"},  # a live kind with a payload it never had

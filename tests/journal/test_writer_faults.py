@@ -1,5 +1,5 @@
 """A full disk and failing writes never leave part of a line in a journal, an event log or a
-receipt trail: each is cut back to its last whole line (DESIGN §6; issue 12)."""
+receipt trail: each is cut back to its last whole line (docs/architecture.md §6; issue 12)."""
 
 from __future__ import annotations
 

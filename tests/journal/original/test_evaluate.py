@@ -96,14 +96,14 @@ def test_one_log_both_services_appended_to(tmp_path: Path) -> None:
         EventLine(type="embodiment.session.stopped", data={"runId": "ours", "outcome": "budget_exhausted"}),
     )
     read = read_events(log)
-    assert (len(read.lines), len(read.original), read.skipped) == (1, 7, [])
+    assert (len(read.lines), len(read.foreign), read.skipped) == (1, 7, [])
     assert evaluate(OPEN, log)["run"]["terminal"]["outcome"] == "failed"
     receipts = write_lines(tmp_path / "receipts.jsonl", lines_of(RECEIPTS))
     append_line(
         receipts, ReceiptLine(type="discord.voice.response", deliveryId="play-d4", data={"played": True})
     )
     both = read_receipts(receipts)
-    assert (len(both.lines), len(both.original), both.skipped) == (1, 21, [])
+    assert (len(both.lines), len(both.foreign), both.skipped) == (1, 21, [])
     assert evaluate(V3, None, receipts)["turns"][4]["verdicts"]["narration"] == "played"
 
 
@@ -144,16 +144,16 @@ def test_a_line_the_original_never_writes_is_skipped_and_named(
     path = tmp_path / "trail.jsonl"
     path.write_bytes(orjson.dumps(line) + b"\n")
     read = read_events(path) if "missionId" in line else read_receipts(path)
-    assert read.lines == [] and read.original == []
+    assert read.lines == [] and read.foreign == []
     assert len(read.skipped) == 1 and read.skipped[0].startswith(f"{path}:1: ") and reason in read.skipped[0]
 
 
 def test_every_receipt_and_event_of_the_fixtures_is_read() -> None:
     receipts, events = read_receipts(RECEIPTS), read_events(EVENTS)
-    assert (len(receipts.original), receipts.skipped, len(events.original), events.skipped) == (21, [], 7, [])
-    assert {r.delivery_id for r in receipts.original} >= {"play-d0", "play-d9", "u-1"}
+    assert (len(receipts.foreign), receipts.skipped, len(events.foreign), events.skipped) == (21, [], 7, [])
+    assert {r.delivery_id for r in receipts.foreign} >= {"play-d0", "play-d9", "u-1"}
     # The receipt data repeats its evidence type, and a response has no "played" field.
-    response = next(r for r in receipts.original if r.type == "discord.voice.response")
+    response = next(r for r in receipts.foreign if r.type == "discord.voice.response")
     assert (
         response.data["type"] == "response"
         and response.data["state"] == "settled"

@@ -13,16 +13,16 @@ from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
 from journal.dialect import detect, dialect_of, read_any
-from journal.original import actions, evidence, lines, observations
-from journal.original.lines import SummaryV1, TurnV1, TurnV2
+from journal.original import actions, evidence, observations, schema
 from journal.original.reader import OriginalJournal, iter_original, read_original
+from journal.original.schema import SummaryV1, TurnV1, TurnV2
 from journal.reader import JournalError, read_journal
 from tests.journal.original.build import JOURNALS, OPEN, V1, V3, edited, lines_of, write_lines
 
 
 def test_fixtures_read_as_the_original_dialect() -> None:
     for path in JOURNALS:
-        assert dialect_of(path) == "original"
+        assert dialect_of(path).name == "original"
         journal = read_any(path)
         assert isinstance(journal, OriginalJournal) and journal.dialect == "original"
     v3 = read_original(V3)
@@ -60,9 +60,9 @@ def test_defaults_of_older_lines_are_the_originals() -> None:
 def test_our_reader_refuses_the_dialect_and_detect_tells_them_apart() -> None:
     with pytest.raises(JournalError, match=r":1: missing field sessionId"):
         read_journal(V3)
-    assert detect(V3.read_bytes().split(b"\n")[0]) == "original"
-    assert detect(b'{"kind":"header","sessionId":"s"}') == "clankie"
-    assert detect(b"not json") == "clankie"
+    assert detect(V3.read_bytes().split(b"\n")[0]).name == "original"
+    assert detect(b'{"kind":"header","sessionId":"s"}').name == "clankie"
+    assert detect(b"not json").name == "clankie"
 
 
 # Every class of the dialect's schema (models and closed TypedDicts), and the keys the
@@ -139,7 +139,7 @@ def test_the_fixtures_exercise_every_field_of_every_journal_model() -> None:
             _walk(type(line), line, seen)
     classes = [
         cls
-        for module in (actions, observations, evidence, lines)
+        for module in (actions, observations, evidence, schema)
         for name, cls in vars(module).items()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
@@ -299,4 +299,4 @@ def test_our_writer_never_writes_the_dialect(tmp_path: Path) -> None:
         with pytest.raises(ValidationError):
             writer.write_summary(theirs[-1])
     (written,) = tmp_path.iterdir()
-    assert dialect_of(written) == "clankie" and len(written.read_bytes().splitlines()) == 1
+    assert dialect_of(written).name == "clankie" and len(written.read_bytes().splitlines()) == 1

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from journal import samples
-from journal.lines import LineSource, OverLong, duplicate_key
+from journal.jsonl import LineSource, OverLong, duplicate_key
 from journal.oplog import read_events
 from journal.reader import JournalError, parse_line, read_journal
 from tests.journal.build import dumps, v3_lines, write_raw
