@@ -14,6 +14,7 @@ from bot.captain.conversation import Conversation
 from bot.captain.engine import CaptainEngine
 from bot.config import Settings
 from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.escalate import ASK_TIMEOUT_S
 from bot.tools.pokeagent import bounded_card
 from bot.tools.registry import ToolRegistry
 from bot.web.share_types import Place
@@ -110,7 +111,9 @@ class Captain:
         conversation = self.briefing(speaker, request, place)
         self.last = conversation
         ctx = ToolContext(self.services, "captain", speaker, place)
-        budget = self.settings.openai.timeout_s * 2  # one consult, all rounds, however the endpoint behaves
+        # one consult, all rounds, however the endpoint behaves — and over before ask_clankie's own
+        # time limit, so the mouth hears the consult's apology rather than the tool's timeout
+        budget = min(self.settings.openai.timeout_s * 2, ASK_TIMEOUT_S - 2)
         try:
             async with asyncio.timeout(budget):
                 result = await engine.run(conversation, ctx)

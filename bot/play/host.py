@@ -88,7 +88,7 @@ class PlayHost:
         self.index = JourneyIndex(self.journal_dir)
         self.session: PlaySession | None = None
         self._task: asyncio.Task[SessionOutcome] | None = None
-        self._tasks = TaskOwner("play")  # the running session's task (one at a time)
+        self._tasks = TaskOwner("play")  # the running session's task and its lease heartbeat
         self._feed = TurnFeed()  # outlives sessions: listeners hear whichever one plays
         self._lock = asyncio.Lock()
 

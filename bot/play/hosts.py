@@ -14,13 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import structlog
 
 from bot.config import Settings
 from bot.play.host import MindFactory, PlayHost, PlayRefused, WorldFactory
-from bot.play.state import StatePaths
 from bot.worlds.factory import WORLDS
 
 log = structlog.get_logger("clankie.play.hosts")
@@ -139,12 +137,3 @@ def guild_ids_on_disk(settings: Settings) -> list[int]:
             if entry.is_dir() and entry.name.isdigit():
                 found.append(int(entry.name))
     return sorted(found)
-
-
-def journal_dirs(settings: Settings) -> list[Path]:
-    """Every journal directory of a state directory, both layouts: the local (and pre-guild)
-    one first, then each guild's."""
-    return [
-        settings.journal_dir,
-        *(StatePaths.of_guild(settings, g).journal_dir for g in guild_ids_on_disk(settings)),
-    ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hmac
 import ipaddress
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
@@ -110,6 +111,9 @@ def _matches(given: str | None, expected: bytes) -> bool:
     return hmac.compare_digest(raw, expected)
 
 
+_GUILD_PAGE = re.compile(r"/guilds/[0-9]{1,20}/")
+
+
 def token_middleware(token: str) -> Middleware:
     expected = token.encode()
 
@@ -117,9 +121,9 @@ def token_middleware(token: str) -> Middleware:
     async def require_token(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not request.path.startswith(OPEN_PREFIXES):
             if not _matches(presented_token(request), expected):
-                if request.path == "/":
+                if request.path == "/" or _GUILD_PAGE.fullmatch(request.path):
                     return web.Response(
-                        text="This activity page needs the web token: open it as /?token=<your [web] token>.",
+                        text=f"This activity page needs the web token: open it as {request.path}?token=<your [web] token>.",
                         status=401,
                         headers={"WWW-Authenticate": "Bearer"},
                     )

@@ -180,12 +180,12 @@ async def live_story(request: web.Request) -> web.Response:
 
 
 def milestone_total(world: str | None) -> int | None:
-    """How many milestones ``world`` declares (the sandbox's seven), or None."""
-    if world != "sandbox":
-        return None
-    from bot.worlds.sandbox import MILESTONES
+    """How many milestones ``world`` declares in its ``WorldInfo`` (the sandbox's seven), or
+    None for a world that declares none (or is not registered)."""
+    from bot.worlds.factory import WORLDS
 
-    return len(MILESTONES)
+    entry = WORLDS.get(world or "")
+    return len(entry.info.milestones) or None if entry is not None else None
 
 
 def live_digest(host: Any) -> dict[str, Any] | None:
