@@ -179,11 +179,12 @@ async def test_sigterm_stops_play_cleanly_and_closes_the_bot_and_the_web_surface
         if not task.done():
             task.cancel()
 
-    (path,) = sorted(settings.journal_dir.glob("*.jsonl"))
+    played = StatePaths.of_guild(settings, fake.guild.id)  # the server's own play state
+    (path,) = sorted(played.journal_dir.glob("*.jsonl"))
     journal = read_journal(path)
     assert journal.summary is not None and journal.summary.outcome == "stopped"
     assert journal.summary.turnsTaken == len(journal.turns) >= 1
-    events = read_events(settings.event_log).lines
+    events = read_events(played.event_log).lines
     assert [e.type for e in events] == ["embodiment.session.running", "embodiment.session.stopped"]
     await fake.wait_until(lambda: not fake.gateway.live, 5, "the bot to disconnect")
     with pytest.raises(aiohttp.ClientConnectionError):
