@@ -20,6 +20,7 @@ from pydantic import SecretStr
 
 import bot.app as app
 from bot.cli import _guard
+from bot.play.state import StatePaths
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import live_bot, make_settings
