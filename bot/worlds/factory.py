@@ -44,7 +44,9 @@ def make_world(name: str, request: WorldRequest, settings: Settings) -> tuple[Wo
         from bot.worlds.browser import BrowserWorld
 
         url = request.url or settings.browser.url
-        world = BrowserWorld(url, chromium_path=settings.browser.chromium_path)
+        world = BrowserWorld(
+            url, chromium_path=settings.browser.chromium_path, ws_endpoint=settings.browser.ws_endpoint
+        )
         return world, ident_of(f"browser-{url}"), ident_of(url)
     if name == "pokeagent":
         from bot.worlds.pokeagent import PokeAgentWorld
