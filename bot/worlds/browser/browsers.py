@@ -4,8 +4,10 @@
 Playwright's Python API drives a Node process (the driver) that talks to the browsers. One
 driver serves any number of browsers and connections, so a process needs one, not one per
 session: :class:`Browsers` starts it lazily for the first browser world that starts and stops
-it when the last one has closed (a reference count). The bot runs one event loop, and Playwright
-objects belong to the loop that made them, so :meth:`Browsers.shared` keeps one per loop.
+it when the last one has closed (a reference count). :meth:`Browsers.shared` is the process's.
+Playwright objects belong to the event loop that made them: the bot runs one loop; a process
+that runs loops one after another (``asyncio.run`` twice, a test suite) starts afresh on the
+next, and using it from a second loop while worlds on another one hold it is refused.
 
 Two ways to get a browser:
 
@@ -50,8 +52,6 @@ CHROMIUM_ARGS = (
 CONNECT_TIMEOUT_MS = 30_000  # a server launches a browser for each connection before it answers
 LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 
-_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Browsers] = weakref.WeakKeyDictionary()
-
 
 def endpoint_shown(ws_endpoint: str) -> str:
     """The endpoint as a message may show it: no user info and no query (browserless takes its
@@ -85,20 +85,30 @@ class Browsers:
     """One Playwright driver and the Chromium launched through it, shared by browser worlds."""
 
     def __init__(self) -> None:
+        self._loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
         self._lock = asyncio.Lock()
         self._pw: Playwright | None = None
         self._users = 0
         self._launched: dict[str, Browser] = {}  # by executable path
-        self.drivers_started = 0  # drivers this object has started over its life
+        self.drivers_started = 0  # drivers started on the current event loop
 
     @classmethod
     def shared(cls) -> Browsers:
-        """The running event loop's Browsers (the process's, in the bot)."""
-        loop = asyncio.get_running_loop()
-        found = _PER_LOOP.get(loop)
-        if found is None:
-            found = _PER_LOOP[loop] = cls()
-        return found
+        """The process's Browsers, ready for the running event loop."""
+        _PROCESS._bind(asyncio.get_running_loop())
+        return _PROCESS
+
+    def _bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve ``loop``: what was held on a loop that has ended is dropped (its driver ended
+        with its loop's tasks, or can no longer be reached)."""
+        owner = self._loop() if self._loop is not None else None
+        if owner is loop:
+            return
+        if owner is not None and not owner.is_closed() and self._users:
+            raise RuntimeError("the process's browsers are held by worlds on another event loop")
+        self._loop = weakref.ref(loop)
+        self._lock = asyncio.Lock()
+        self._pw, self._users, self._launched, self.drivers_started = None, 0, {}, 0
 
     @property
     def users(self) -> int:
@@ -112,6 +122,7 @@ class Browsers:
 
     async def acquire(self) -> Playwright:
         """Hold the driver (starting it if no world does); pair with :meth:`release`."""
+        self._bind(asyncio.get_running_loop())
         async with self._lock:
             if self._pw is None:
                 self._pw = await async_playwright().start()
@@ -165,3 +176,6 @@ class Browsers:
         if self._pw is None:
             raise RuntimeError("no browser world holds the Playwright driver (acquire it first)")
         return self._pw
+
+
+_PROCESS = Browsers()

@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+import pytest
+
 from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.browsers import Browsers
 from tests.worlds.browser.input_probe import act, page_log
@@ -105,3 +107,33 @@ async def test_a_crash_of_the_shared_chromium_reopens_every_session_in_one_new_c
         await page_log(world, rf"^keydown {key}$")
     assert first._browser is second._browser and first._browser is not crashed  # one new Chromium
     assert len(chromium_pids(driver)) == 1
+
+
+def test_each_event_loop_in_turn_gets_a_driver_of_its_own(chromium: str) -> None:
+    """Playwright's objects belong to the loop that made them: a process that runs one loop after
+    another (asyncio.run twice) starts the driver afresh on each."""
+
+    async def play_once() -> tuple[int, int]:
+        world = BrowserWorld("builtin:2048", chromium_path=chromium)
+        await world.start()
+        try:
+            assert (await world.observe()).state["game"]["name"] == "2048"
+        finally:
+            await world.close()
+        return Browsers.shared().drivers_started, Browsers.shared().users
+
+    assert asyncio.run(play_once()) == (1, 0)
+    assert asyncio.run(play_once()) == (1, 0)
+
+
+async def test_worlds_on_another_loop_are_refused_while_this_one_holds_the_driver(
+    open_world: OpenWorld, test_site: str
+) -> None:
+    await open_world(f"{test_site}/input.html")
+
+    async def elsewhere() -> None:
+        await Browsers.shared().acquire()
+
+    with pytest.raises(RuntimeError, match="held by worlds on another event loop"):
+        await asyncio.to_thread(asyncio.run, elsewhere())
+    assert Browsers.shared().users == 1
