@@ -1,4 +1,4 @@
-"""The browser world: a Chromium page driven through Playwright (DESIGN §4 "browser").
+"""The browser world: a Chromium page driven through Playwright (docs/architecture.md §4 "browser").
 
 ``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
 Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text,
@@ -111,8 +111,9 @@ class BrowserWorld:
         if self._closed:
             raise WorldUnavailable("this browser world was closed; make a new one")
         try:
-            self._holding = self._browsers or Browsers.shared()
-            self._pw = await self._holding.acquire()
+            browsers = self._browsers or Browsers.shared()
+            self._pw = await browsers.acquire()
+            self._holding = browsers  # held: _shutdown lets go of it
             await self._launch()
         except (PlaywrightError, OSError) as exc:
             launched = self._browser is not None
