@@ -20,6 +20,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -119,6 +120,26 @@ class BrowserSettings(_Section):
     # pages a moderator may name in /play start url:… (bot/url_patterns.py); `clankie play --url`
     # is not limited by it
     allowed_urls: list[str] = Field(default_factory=lambda: ["builtin:*"], max_length=256)
+    # a Playwright server (`playwright run-server`, browserless) to use instead of launching
+    # Chromium here; chromium_path then names Chromium on the server's machine
+    ws_endpoint: str | None = None
+
+    @field_validator("ws_endpoint")
+    @classmethod
+    def _ws_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        shown = value.split("?", 1)[0]  # a query may carry a token (browserless takes one there)
+        try:
+            ok = parts.scheme in ("ws", "wss") and bool(parts.hostname) and (parts.port or 1) > 0
+        except ValueError:  # a port that is not a number or out of range
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"expected a ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3000/ (got {shown!r})"
+            )
+        return value
 
     @field_validator("allowed_urls")
     @classmethod

@@ -26,7 +26,9 @@ def build(request: WorldRequest, settings: Settings) -> Built:
     from bot.worlds.browser.world import BrowserWorld
 
     url = request.url or settings.browser.url
-    world = BrowserWorld(url, chromium_path=settings.browser.chromium_path)
+    world = BrowserWorld(
+        url, chromium_path=settings.browser.chromium_path, ws_endpoint=settings.browser.ws_endpoint
+    )
     return world, ident_of(f"browser-{url}"), ident_of(url)
 
 

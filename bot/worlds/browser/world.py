@@ -1,11 +1,13 @@
-"""The browser world: a Chromium page driven through Playwright (DESIGN §4 "browser").
+"""The browser world: a Chromium page driven through Playwright (docs/architecture.md §4 "browser").
 
 ``BrowserWorld(url)`` opens ``url`` (http(s), or ``builtin:2048[?seed=N]``) in headless Debian
 Chromium at 1280×800 (or a smaller ``viewport``). ``observe()`` reads URL, title, visible text,
 an outline of interactive elements with refs, ``game = {name, board, over}`` while a 2048 board
 is on screen — read by sight on any page (:mod:`.watch_2048`), never from a page's markup — and
 ``metrics``: the ``score`` the page shows and the board's ``bestTile`` (:mod:`.metrics`); the
-scene is always ``"page"``. ``still()`` is a PNG of the viewport,
+scene is always ``"page"``. Chromium is the process's shared one, a browser context per world,
+or with ``ws_endpoint`` a connection of the world's own to a Playwright server, both through the
+one Playwright driver of the process (:mod:`.browsers`). ``still()`` is a PNG of the viewport,
 ``still_region(box)`` one of a part of it. ``act()`` applies one
 BROWSER_CATALOG action and never raises: problems come back as refusals —
 
@@ -28,12 +30,13 @@ import asyncio
 import uuid
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.actions import apply_action, refuse
+from bot.worlds.browser.browsers import CHROMIUM_ARGS, Browsers, endpoint_shown, launch_refusal_hint
 from bot.worlds.browser.info import INFO
 from bot.worlds.browser.metrics import score_of, scoreboard_text
 from bot.worlds.browser.model_2048 import max_tile
@@ -43,14 +46,7 @@ from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
 from journal.actions import BROWSER_CATALOG, BROWSER_VIEWPORT
 
 ADAPTER_VERSION = "browser/1"
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
+__all__ = ["CHROMIUM_ARGS", "BrowserWorld"]  # CHROMIUM_ARGS: the quiet offline flags, from .browsers
 NAVIGATION_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 10_000
 SNAPSHOT_ATTEMPTS = 4
@@ -66,6 +62,8 @@ class BrowserWorld:
         url: str,
         *,
         chromium_path: str = "/usr/bin/chromium",
+        ws_endpoint: str | None = None,
+        browsers: Browsers | None = None,
         static_base_url: str | None = None,
         viewport: tuple[int, int] = BROWSER_VIEWPORT,
     ) -> None:
@@ -77,7 +75,10 @@ class BrowserWorld:
         self._viewport = viewport
         self._target = resolve_url(url, static_base_url)
         self._requested_url = url
-        self._chromium_path = chromium_path
+        self._chromium_path = chromium_path  # on the server's machine when ws_endpoint is set
+        self._ws_endpoint = ws_endpoint
+        self._browsers = browsers  # None: the process's own (Browsers.shared()), taken at start
+        self._holding: Browsers | None = None  # whose driver this world holds while started
         self._origin = origin_of(self._target.url)
         self._session_id = uuid.uuid4().hex
         self._pw: Playwright | None = None
@@ -111,24 +112,32 @@ class BrowserWorld:
         if self._closed:
             raise WorldUnavailable("this browser world was closed; make a new one")
         try:
-            self._pw = await async_playwright().start()
+            browsers = self._browsers or Browsers.shared()
+            self._pw = await browsers.acquire()
+            self._holding = browsers  # held: _shutdown lets go of it
             await self._launch()
         except (PlaywrightError, OSError) as exc:
             launched = self._browser is not None
             await self._shutdown()
             reason = str(exc).split("\n", 1)[0]  # Playwright appends a multi-line call log
-            raise WorldUnavailable(
-                f"Chromium could not open {self._target.url}: {reason}"
-                if launched
-                else f"could not start Chromium at {self._chromium_path}: {reason}"
-            ) from exc
+            if launched:
+                message = f"Chromium could not open {self._target.url}: {reason}"
+            elif self._ws_endpoint is not None:
+                hint = launch_refusal_hint(reason, self._chromium_path)
+                message = f"could not use the Playwright server at {endpoint_shown(self._ws_endpoint)}: {reason}{hint}"
+            else:
+                message = f"could not start Chromium at {self._chromium_path}: {reason}"
+            raise WorldUnavailable(message) from exc
 
     async def _launch(self) -> None:
-        assert self._pw is not None
+        assert self._pw is not None and self._holding is not None
         if self._browser is None or not self._browser.is_connected():
-            self._browser = await self._pw.chromium.launch(
-                executable_path=self._chromium_path, headless=True, args=list(CHROMIUM_ARGS)
-            )
+            if self._browser is not None:
+                self._browser.remove_listener("disconnected", self._browser_lost)
+            if self._ws_endpoint is not None:
+                self._browser = await self._holding.remote(self._ws_endpoint, self._chromium_path)
+            else:
+                self._browser = await self._holding.local(self._chromium_path)
             self._browser_version = self._browser.version
             self._browser.on("disconnected", self._browser_lost)
             self._context = None
@@ -158,7 +167,11 @@ class BrowserWorld:
     def _browser_lost(self, browser: Browser) -> None:
         # Its pages report "closed" first; the browser's end is the better explanation.
         if browser is self._browser and not self._closed:
-            self._broken = "the browser process went away"
+            self._broken = (
+                "the browser process went away"
+                if self._ws_endpoint is None
+                else f"the connection to the Playwright server at {endpoint_shown(self._ws_endpoint)} closed"
+            )
 
     def _mark_broken(self, why: str) -> None:
         if not self._closed and self._broken is None:
@@ -177,12 +190,18 @@ class BrowserWorld:
         await self._shutdown()
 
     async def _shutdown(self) -> None:
-        page, browser, pw = self._page, self._browser, self._pw
-        self._page = self._context = self._browser = self._pw = None
+        """Close this world's page and context (and its connection, if remote), then let go of the
+        shared driver; a shared local Chromium stays for the other sessions."""
+        page, context, browser, holding = self._page, self._context, self._browser, self._holding
+        self._page = self._context = self._browser = self._pw = self._holding = None
+        if browser is not None:
+            browser.remove_listener("disconnected", self._browser_lost)
+        own_connection = browser if browser is not None and self._ws_endpoint is not None else None
         for closer in (
             page.close if page is not None and not page.is_closed() else None,
-            browser.close if browser is not None else None,
-            pw.stop if pw is not None else None,
+            context.close if context is not None else None,
+            own_connection.close if own_connection is not None else None,
+            holding.release if holding is not None else None,
         ):
             if closer is None:
                 continue

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from bot.worlds.browser import BrowserWorld
 from tests.web.browser import need_chromium
+from tests.worlds.browser.run_server import RunServer, playwright_run_server
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -73,3 +74,11 @@ async def open_world(chromium: str) -> AsyncIterator[Callable[..., Awaitable[Bro
     yield make
     for world in worlds:
         await world.close()
+
+
+@pytest.fixture
+async def run_server(chromium: str) -> AsyncIterator[RunServer]:
+    """A real ``playwright run-server --unsafe`` on a free loopback port (tests/worlds/browser/
+    run_server.py), launching Debian's Chromium for each client that connects; stopped after."""
+    async with playwright_run_server(unsafe=True) as server:
+        yield server
