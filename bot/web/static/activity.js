@@ -1,12 +1,13 @@
 // Clankie's activity page: live still, story card, last turns, what he said.
-// Live over server-sent events (/v1/embodiment/events); falls back to polling every 2 s.
+// Live over server-sent events (v1/embodiment/events); falls back to polling every 2 s.
+// Every address is relative to the page, so it works under a reverse proxy's path prefix.
 // When play has ended it keeps what was seen last: the last picture ("last seen <time>"), the
 // last turn's objective, intent, effect, progress and milestones (labelled as the last play),
 // the last story card and the last turns.
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token");
-  const base = "/v1/embodiment/sessions/live";
+  const base = "v1/embodiment/sessions/live";
   const $ = (id) => document.getElementById(id);
   const MAX_TURNS = 12, MAX_LINES = 8;
   let frameSha = null, sessionId = null, polling = null, storyTimer = null, storyFor;
@@ -215,7 +216,7 @@
   function startEvents() {
     if (!window.EventSource) { startPolling(); return; }
     let failures = 0;
-    const es = new EventSource(url("/v1/embodiment/events"));
+    const es = new EventSource(url("v1/embodiment/events"));
     es.addEventListener("open", () => { failures = 0; $("transport").textContent = "live"; });
     es.addEventListener("status", (e) => { showStatus(JSON.parse(e.data)); });
     es.addEventListener("turn", (e) => { addTurn(JSON.parse(e.data)); storySoon(); });
