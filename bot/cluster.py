@@ -25,7 +25,8 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
-from bot.config import redacted_url
+from bot.config import Settings, redacted_url
+from bot.setup.report import Check, failed, passed
 
 log = structlog.get_logger("clankie.cluster")
 
@@ -106,4 +107,31 @@ class LoginPacer:
         await self.client.aclose()
 
 
-__all__ = ["HOLD_S", "IDENTIFY_WINDOW_S", "ClusterUnavailable", "LoginPacer"]
+async def cluster_checks(settings: Settings) -> list[Check]:
+    """``clankie doctor``'s lines for a bot run in several processes, when configured: which
+    shards this process runs and where the test server is, and whether the Redis that paces
+    logins answers."""
+    checks: list[Check] = []
+    shards = settings.discord
+    if shards.shard_count is not None:
+        mine = shards.shard_ids if shards.shard_ids is not None else list(range(shards.shard_count))
+        found = f"this process runs {', '.join(map(str, mine))} of {shards.shard_count}"
+        if shards.test_guild_id is not None:
+            home = (shards.test_guild_id >> 22) % shards.shard_count
+            found += f"; the test server is on shard {home}" + (
+                "" if home in mine else " (another process's)"
+            )
+        checks.append(passed("shards", found))
+    url = settings.cluster.redis_url
+    if url is not None:
+        try:
+            pacer = await LoginPacer.connect(url, application_id=0, max_concurrency=1)
+        except ClusterUnavailable as exc:
+            checks.append(failed("Redis", str(exc), "start Redis there, or correct [cluster] redis_url"))
+        else:
+            await pacer.close()
+            checks.append(passed("Redis", f"{redacted_url(url)} answers; logins are paced across processes"))
+    return checks
+
+
+__all__ = ["HOLD_S", "IDENTIFY_WINDOW_S", "ClusterUnavailable", "LoginPacer", "cluster_checks"]
