@@ -8,8 +8,9 @@ Each process gets its own config file (``[paths] state_dir`` the shared director
 = 0``, anything in ``extra_config``) and reaches the fake through ``DISCORD_API_URL`` and
 ``DISCORD_TOKEN``, as an operator's would. Before they start, ``clankie sync --global`` runs
 once (from the same state directory), so every guild has the slash commands and no `run` syncs
-again. Logs are JSON lines (``--log-json``); :meth:`ClankieRun.wait_event` waits for one. On
-exit every process gets SIGINT (Ctrl-C) and must end with 130, as a clean stop does.
+again. Logs are JSON lines (``--log-json``); :meth:`ClankieRun.wait_event` waits for one, and
+:attr:`ClankieRun.web_url` is its activity page. :func:`restart` stops one and starts it again.
+On exit every process gets SIGINT (Ctrl-C) and must end with 130, as a clean stop does.
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ class ClankieRun:
     """One background `clankie run`: its shards, its log (raw lines and parsed JSON events)."""
 
     shard_ids: list[int]
+    shard_count: int
+    config: Path
+    home: Path
     proc: asyncio.subprocess.Process
+    reader: asyncio.Task[None] | None = None  # reads its stderr until it ends
     lines: list[str] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -107,10 +112,18 @@ class ClankieRun:
     def log(self) -> str:
         return "\n".join(self.lines)
 
+    async def ended(self, within: float = 30.0) -> int:
+        """Its exit code once it has ended by itself and its log is read to the end."""
+        code = await asyncio.wait_for(self.proc.wait(), within)
+        if self.reader is not None:
+            await self.reader
+        return code
+
     async def interrupt(self, within: float = 30.0) -> int:
+        """Ctrl-C; its exit code once it has ended and its log is read to the end."""
         if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGINT)  # Ctrl-C
-        return await asyncio.wait_for(self.proc.wait(), within)
+            self.proc.send_signal(signal.SIGINT)
+        return await self.ended(within)
 
 
 async def sync_globally(fake: DiscordFake, home: Path, config: Path) -> None:
@@ -132,7 +145,7 @@ async def start_run(
     shard_count: int,
     shard_ids: list[int],
     env: Mapping[str, str] | None = None,
-) -> tuple[ClankieRun, asyncio.Task[None]]:
+) -> ClankieRun:
     """Start `clankie run --shard-count N --shard-ids …` (not waiting for it to be ready)."""
     argv = [
         sys.executable, "-m", "bot", "run", "--log-json",
@@ -145,8 +158,22 @@ async def start_run(
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
-    run = ClankieRun(shard_ids, proc)
-    return run, asyncio.create_task(run.read(), name=f"clankie-run-{shard_ids}-log")
+    run = ClankieRun(shard_ids, shard_count, config, home, proc)
+    run.reader = asyncio.create_task(run.read(), name=f"clankie-run-{shard_ids}-log")
+    return run
+
+
+async def restart(fake: DiscordFake, runs: list[ClankieRun], index: int, within: float = 60.0) -> ClankieRun:
+    """Stop ``runs[index]`` with Ctrl-C (it must exit 130) and start it again with the same
+    config and shards; returns the new one, ready, in its place in ``runs``."""
+    old = runs[index]
+    code = await old.interrupt()
+    assert code == 130, f"clankie run {old.shard_ids} ended {code}:\n{old.log()}"
+    new = await start_run(fake, old.home, old.config, shard_count=old.shard_count, shard_ids=old.shard_ids)
+    runs[index] = new
+    await new.wait_event("discord_ready", within)
+    await fake.flush()
+    return new
 
 
 @contextlib.asynccontextmanager
@@ -162,7 +189,8 @@ async def clankie_runs(
 ) -> AsyncIterator[list[ClankieRun]]:
     """One `clankie run` per group of shard ids, all started at once and sharing ``state_dir``
     (default ``workdir/state``); yields once each has logged ``discord_ready``. The fake must be
-    started. On exit each is interrupted and must stop cleanly (exit 130)."""
+    started. On exit each (as the list then holds them: see :func:`restart`) is interrupted and
+    must stop cleanly (exit 130)."""
     state_dir = state_dir or workdir / "state"
     home = workdir / "home"
     home.mkdir(parents=True, exist_ok=True)
@@ -171,18 +199,15 @@ async def clankie_runs(
         for i in range(len(groups))
     ]
     await sync_globally(fake, home, configs[0])
-    started = [
+    runs = [
         await start_run(fake, home, c, shard_count=shard_count, shard_ids=g)
         for c, g in zip(configs, groups, strict=True)
     ]
-    runs = [run for run, _reader in started]
     try:
         await asyncio.gather(*(run.wait_event("discord_ready", ready_within) for run in runs))
         await fake.flush()
         yield runs
     finally:
         codes = [await run.interrupt() for run in runs]
-        for _run, reader in started:
-            await reader
         for run, code in zip(runs, codes, strict=True):
             assert code == 130, f"clankie run {run.shard_ids} ended {code}:\n{run.log()}"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.cluster import IDENTIFY_WINDOW_S
-from tests.cluster.processes import ClankieRun, clankie_runs, start_run, write_config
+from tests.cluster.processes import ClankieRun, clankie_runs, restart, start_run, write_config
 from tests.cluster.redis_server import RedisServer, free_port
 from tests.fakes.discord import DiscordFake
 from tests.fakes.discord.server import SeededGuild
@@ -61,6 +61,15 @@ async def test_two_processes_each_own_their_shards_guilds(tmp_path: Path) -> Non
             await owns_exactly(fake, runs, second)
             for run in runs:  # one state directory: the global sync made before is remembered
                 await run.wait_event("commands_synced_globally_before")
+            # Restarting one process leaves the other's session as it was.
+            (kept,) = fake.gateway.sessions_of(0, 2)
+            (gone,) = fake.gateway.sessions_of(1, 2)
+            await restart(fake, runs, 1)
+            assert fake.gateway.sessions_of(0, 2) == [kept] and kept.ws is not None and not kept.ws.closed
+            (fresh,) = fake.gateway.sessions_of(1, 2)
+            assert fresh.session_id != gone.session_id
+            assert [i.shard for i in fake.gateway.identifies].count((0, 2)) == 1
+            await owns_exactly(fake, runs, second)
         assert fake.requests_to("bulk_set_application_commands")[0].status == 200
         fake.assert_clean()
     finally:
@@ -105,9 +114,8 @@ async def test_an_unreachable_redis_is_one_sentence_and_exit_1(tmp_path: Path) -
         config = write_config(
             tmp_path / "config.toml", tmp_path / "state", f'[cluster]\nredis_url = "{url}"\n'
         )
-        run, reader = await start_run(fake, tmp_path, config, shard_count=1, shard_ids=[0])
-        assert await run.proc.wait() == 1
-        await reader
+        run = await start_run(fake, tmp_path, config, shard_count=1, shard_ids=[0])
+        assert await run.ended() == 1
         (said,) = [line for line in run.lines if line.startswith("clankie: ")]
         assert said.startswith(
             f"clankie: cannot reach Redis at redis://:***@127.0.0.1:{port}/0 ([cluster] redis_url)"
