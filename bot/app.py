@@ -13,6 +13,12 @@ One tree error handler (:class:`ClankieTree`) turns every failure into a short e
 a refused check says what is needed, a bad option value names the option and why, anything
 else is logged and the person is told that something went wrong.
 
+It is an ``AutoShardedBot``: ``[discord] shard_count`` and ``shard_ids`` (or ``clankie run
+--shard-count N --shard-ids 0,1``) say which shards this process runs, and so which guilds it
+owns; with ``[cluster] redis_url`` its logins wait for a Redis lock per login bucket
+(:mod:`bot.cluster`), so several processes never start more sessions at once than Discord
+allows.
+
 Intents are minimal: ``guilds`` (commands, roles, channels) and ``voice_states`` (who is in
 voice, who went live, the voice cog). No message content, no member list, no presences: slash
 commands carry the invoking member with its roles and permissions, and voice-state events carry
@@ -33,6 +39,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.character import Character, build_character
+from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
 from bot.play.host import PlayRefused
 from bot.setup.commands import SyncRecord, declared, digest
@@ -163,8 +170,18 @@ class ClankieTree(app_commands.CommandTree):
 # -- the bot ---------------------------------------------------------------------------------
 
 
-class ClankieBot(commands.Bot):
+class ClankieBot(commands.AutoShardedBot):
+    """The bot, sharded: ``[discord] shard_count`` shards in all (None: Discord's recommendation,
+    from ``GET /gateway/bot``), of which this process runs ``shard_ids`` (None: all). Discord
+    sends each guild's traffic, voice included, on shard ``(guild_id >> 22) % shard_count``, so a
+    process owns exactly its shards' guilds. Logins are paced by discord.py within the process,
+    or across processes by a Redis lock per login bucket when ``[cluster] redis_url`` is set
+    (:mod:`bot.cluster`)."""
+
     def __init__(self, character: Character, *, sync_commands: bool = True, **options: Any) -> None:
+        shards = character.settings.discord
+        options.setdefault("shard_count", shards.shard_count)
+        options.setdefault("shard_ids", shards.shard_ids)
         options.setdefault("command_prefix", commands.when_mentioned)
         options.setdefault("intents", default_intents())
         options.setdefault("help_command", None)
@@ -176,6 +193,7 @@ class ClankieBot(commands.Bot):
         self.character = character
         self.sync_on_start = sync_commands
         self.synced: list[app_commands.AppCommand] | None = None
+        self.login_pacer: LoginPacer | None = None
 
     @property
     def settings(self) -> Settings:
@@ -184,6 +202,7 @@ class ClankieBot(commands.Bot):
     async def setup_hook(self) -> None:
         await self.load_cogs()
         await use_discord_gateway(self.http, self.settings)
+        await self._pace_logins()
         if not self.sync_on_start:
             return
         guild_id = self.settings.discord.test_guild_id
@@ -196,6 +215,33 @@ class ClankieBot(commands.Bot):
             return
         self.synced = await self.sync_commands(guild_id)
         log.info("commands_synced", guild_id=guild_id, commands=[c.name for c in self.synced])
+
+    async def _pace_logins(self) -> None:
+        """With ``[cluster] redis_url``: a Redis lock per login bucket, ``max_concurrency`` of them
+        (from ``GET /gateway/bot``); raises :class:`ClusterUnavailable` when Redis does not answer."""
+        url = self.settings.cluster.redis_url
+        if url is None or self.login_pacer is not None:
+            return
+        limits = await self.fetch_session_start_limits()
+        self.login_pacer = await LoginPacer.connect(
+            url, application_id=self._app_id(), max_concurrency=limits.max_concurrency
+        )
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Before each IDENTIFY: the login bucket's Redis lock when there is a pacer, else
+        discord.py's own pacing (5 s between the IDENTIFYs of this process)."""
+        if self.login_pacer is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        await self.login_pacer.wait_turn(shard_id or 0)
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self.login_pacer is not None:
+                pacer, self.login_pacer = self.login_pacer, None
+                await pacer.close()
 
     async def load_cogs(self) -> None:
         for name in extensions():
@@ -227,7 +273,17 @@ class ClankieBot(commands.Bot):
         return synced
 
     async def on_ready(self) -> None:
-        log.info("discord_ready", user=str(self.user), guilds=len(self.guilds))
+        log.info(
+            "discord_ready",
+            user=str(self.user),
+            guilds=len(self.guilds),
+            shards=sorted(self.shards),
+            shard_count=self.shard_count,
+        )
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        guilds = sum(1 for g in self.guilds if g.shard_id == shard_id)
+        log.info("discord_shard_ready", shard_id=shard_id, shard_count=self.shard_count, guilds=guilds)
 
 
 # -- clankie run / clankie sync ---------------------------------------------------------------
@@ -282,6 +338,9 @@ async def serve(character: Character, token: str, **options: Any) -> int:
         return 1
     except discord.HTTPException as exc:
         _say(f"Discord answered {exc.status} when the bot logged in: {exc.text or exc}")
+        return 1
+    except ClusterUnavailable as exc:
+        _say(str(exc))
         return 1
     finally:
         await _shutdown(bot, character)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.config import ConfigError, PlaySettings, Settings, WebSettings, load_settings
+from bot.config import ConfigError, PlaySettings, Settings, WebSettings, load_settings, shard_problem
 from bot.tasks import TaskOwner
 
 
@@ -33,7 +33,53 @@ def _settings(args: argparse.Namespace) -> Settings:
         s.get_secret_value() if s else None
         for s in (settings.discord.token, settings.openai.api_key, settings.web.token)
     )
+    logs.register_secrets([settings.cluster.redis_password])
+    if args.command == "run":
+        _shard_options(args, settings)
     return settings
+
+
+def shard_list(text: str) -> list[int]:
+    """``--shard-ids 0,1``: shard numbers separated by commas."""
+    try:
+        ids = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected shard numbers separated by commas, such as 0,1 (got {text!r})"
+        ) from None
+    if any(i < 0 for i in ids):
+        raise argparse.ArgumentTypeError(f"shard numbers start at 0 (got {text!r})")
+    return ids
+
+
+def shard_total(text: str) -> int:
+    """``--shard-count N``: a whole number, at least 1."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of shards, at least 1 (got {text!r})")
+    return count
+
+
+def _shard_options(args: argparse.Namespace, settings: Settings) -> None:
+    """``--shard-count`` / ``--shard-ids`` override ``[discord] shard_count`` / ``shard_ids``."""
+    count = getattr(args, "shard_count", None)
+    ids = getattr(args, "shard_ids", None)
+    if count is None and ids is None:
+        return
+    shards = settings.discord
+    names = (
+        "--shard-count" if count is not None else "[discord] shard_count",
+        "--shard-ids" if ids is not None else "[discord] shard_ids",
+    )
+    count = shards.shard_count if count is None else count
+    ids = shards.shard_ids if ids is None else ids
+    problem = shard_problem(count, ids, names)
+    if problem is not None:
+        raise ConfigError(f"clankie run: {problem}")
+    shards.shard_count, shards.shard_ids = count, ids
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -132,6 +178,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the Discord bot and the web surface until stopped (Ctrl-C or SIGTERM).",
     )
     _common(run)
+    run.add_argument(
+        "--shard-count",
+        type=shard_total,
+        default=None,
+        metavar="N",
+        help="how many shards the bot has in all, across every process (default: [discord] "
+        "shard_count, else as many as Discord recommends)",
+    )
+    run.add_argument(
+        "--shard-ids",
+        type=shard_list,
+        default=None,
+        metavar="0,1",
+        help="which of those shards this process runs, and so which servers it serves (default: "
+        "[discord] shard_ids, else all of them)",
+    )
     sync = sub.add_parser(
         "sync",
         help="sync slash commands (to the test guild, or --global)",

@@ -19,10 +19,18 @@ import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlsplit
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from bot.url_patterns import UrlPattern, parse_pattern
 
@@ -50,6 +58,89 @@ class DiscordSettings(_Section):
     api_url: str | None = None  # Discord's REST base, when not https://discord.com/api/v10
     moderator_roles: list[str] = Field(default_factory=list)
     share_offer_on_go_live: bool = True
+    # How many shards the bot has in all (None: as many as Discord recommends), and which of them
+    # this process runs (None: all); `clankie run --shard-count/--shard-ids` override both.
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _shards(self) -> Self:
+        problem = shard_problem(self.shard_count, self.shard_ids)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
+
+def shard_problem(
+    count: int | None, ids: list[int] | None, names: tuple[str, str] = ("shard_count", "shard_ids")
+) -> str | None:
+    """What is wrong with this shard count and list of shard ids, in a sentence naming them as
+    ``names`` say (the config's keys, or the command line's options); None if nothing."""
+    count_name, ids_name = names
+    if count is not None and count < 1:
+        return f"{count_name} must be at least 1 (got {count})"
+    if ids is None:
+        return None
+    if count is None:
+        return f"{ids_name} needs {count_name}: how many shards the bot has in all, across every process"
+    if not ids:
+        return f"{ids_name} is empty: list this process's shards, or leave it out to run all of them"
+    outside = sorted({i for i in ids if not 0 <= i < count})
+    if outside:
+        listed = ", ".join(map(str, outside))
+        return f"{ids_name} {listed}: with {count_name} {count} the shards are 0..{count - 1}"
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        return f"{ids_name} lists {', '.join(map(str, twice))} more than once"
+    return None
+
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def redacted_url(url: str) -> str:
+    """``url`` with the password of its user part, if any, shown as ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return "<not a URL>"
+    if not password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+class ClusterSettings(_Section):
+    # Redis that paces logins across processes (a lock per login bucket); None: each process
+    # paces only its own shards, as discord.py does. CLANKIE_REDIS_URL overrides.
+    redis_url: str | None = None
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        shown = redacted_url(value)
+        expected = "expected a redis:// (or rediss://, unix://) URL such as redis://127.0.0.1:6379/0"
+        try:
+            parts = urlsplit(value)
+            _port = parts.port  # a port that is not a number raises here
+        except ValueError:
+            raise ValueError(f"{expected} (got {shown!r})") from None
+        if parts.scheme not in REDIS_SCHEMES:
+            raise ValueError(f"{expected} (got {shown!r})")
+        if parts.scheme != "unix" and not parts.hostname:
+            raise ValueError(f"the Redis URL names no host (got {shown!r})")
+        if parts.scheme == "unix" and not parts.path:
+            raise ValueError(f"the Redis URL names no socket path (got {shown!r})")
+        return value
+
+    @property
+    def redis_password(self) -> str | None:
+        """The password inside ``redis_url`` (registered as a secret, so logs never show it)."""
+        return urlsplit(self.redis_url).password if self.redis_url else None
 
 
 class OpenAISettings(_Section):
@@ -184,6 +275,7 @@ class Settings(_Section):
     pokeagent: PokeAgentSettings = Field(default_factory=PokeAgentSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings)
 
     # -- derived paths ---------------------------------------------------------------
     @property
@@ -225,6 +317,7 @@ ENV_MAP: dict[str, tuple[str, str]] = {
     "CLANKIE_JOURNAL_DIR": ("paths", "journal_dir"),
     "CLANKIE_EVENT_LOG": ("paths", "event_log"),
     "DISCORD_BRIDGE_RECEIPT_PATH": ("paths", "receipt_path"),
+    "CLANKIE_REDIS_URL": ("cluster", "redis_url"),
 }
 _PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
 

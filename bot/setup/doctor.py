@@ -7,7 +7,9 @@ and in the voice channel ``--channel`` names, cover :data:`bot.setup.needs.NEEDS
 slash commands are this code's. This machine and OpenAI (:mod:`bot.setup.local_checks`): the key
 works and ``[openai] model`` and ``realtime_model`` are among its models (``GET /v1/models``);
 Chromium runs; libopus loads; davey's version is in range; the state, journal and receipt
-directories can be written; the web port is free.
+directories can be written; the web port is free. With shards or ``[cluster] redis_url``
+configured (:func:`bot.cluster.cluster_checks`): which shards this process runs, and whether
+Redis answers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from bot.cluster import cluster_checks
 from bot.config import Settings
 from bot.setup.discord_checks import discord_checks
 from bot.setup.local_checks import (
@@ -34,6 +37,7 @@ async def all_checks(settings: Settings, channel: str | None = None) -> list[Che
     checks += await openai_checks(settings)
     checks.append(await chromium_check(settings))
     checks += [opus_check(), davey_check(), state_check(settings), web_port_check(settings)]
+    checks += await cluster_checks(settings)  # only when shards or Redis are configured
     return checks
 
 

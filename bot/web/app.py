@@ -5,6 +5,7 @@ rules."""
 from __future__ import annotations
 
 import errno
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,18 @@ _PAGE_HEADERS = {
 
 async def activity_page(_request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers=_PAGE_HEADERS)
+
+
+@functools.cache
+def _guild_page_html() -> str:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    return page.replace("<head>", '<head>\n<base href="../../">', 1)
+
+
+async def guild_page(_request: web.Request) -> web.Response:
+    """A server's own activity page: the same page, its relative addresses resolved from the
+    surface's root (``<base href="../../">``), so it works under a proxy's prefix too."""
+    return web.Response(text=_guild_page_html(), content_type="text/html", headers=_PAGE_HEADERS)
 
 
 def _builtin_pages() -> dict[str, Path]:
@@ -81,7 +94,7 @@ def make_app(
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
     app.router.add_get("/", activity_page)
-    app.router.add_get("/guilds/{guild_id:[0-9]{1,20}}/", activity_page)
+    app.router.add_get("/guilds/{guild_id:[0-9]{1,20}}/", guild_page)
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/games/{name}.html", game_page)
     embodiment.add_routes(app)

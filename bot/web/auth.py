@@ -65,10 +65,25 @@ def _split_host(value: str) -> tuple[str, int | None] | None:
         return None
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def public_host(url: str) -> tuple[str, int | None] | None:
+    """The ``Host`` a public URL is reached by: its name and port, the port None when it is the
+    scheme's default (browsers and a proxy's ``$http_host`` leave it out). Its path — a reverse
+    proxy's prefix, such as ``/clankie/`` — plays no part."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    port = parts.port
+    return (parts.hostname.lower(), None if port == _DEFAULT_PORTS.get(parts.scheme) else port)
+
+
 def host_middleware(public_urls: Iterable[str | None] = ()) -> Middleware:
     """For a surface without a token: only requests whose ``Host`` is a loopback name or address
-    with the port the request came in on (none for port 80), or the host of a public URL."""
-    public = {(p.hostname or "", p.port) for p in (urlsplit(u) for u in public_urls if u) if p.hostname}
+    with the port the request came in on (none for port 80), or the host of a public URL (the
+    ``Host`` a reverse proxy in front passes on)."""
+    public = {h for h in (public_host(u) for u in public_urls if u) if h is not None}
 
     @functools.lru_cache(maxsize=256)
     def allowed(host: str, port: int | None) -> bool:
@@ -85,7 +100,8 @@ def host_middleware(public_urls: Iterable[str | None] = ()) -> Middleware:
             return web.json_response(
                 {
                     "error": "misdirected",
-                    "message": "this web surface answers only to its loopback address (it has no [web] token)",
+                    "message": "this web surface answers only to its loopback address and [web] "
+                    "public_url's host (it has no [web] token)",
                 },
                 status=421,
             )

@@ -1,14 +1,17 @@
 // Clankie's activity page: live still, story card, last turns, what he said.
-// Live over server-sent events (/v1/embodiment/events); falls back to polling every 2 s.
+// Live over server-sent events (v1/embodiment/events); falls back to polling every 2 s.
+// Every address is relative to the page, so it works under a reverse proxy's path prefix.
 // When play has ended it keeps what was seen last: the last picture ("last seen <time>"), the
 // last turn's objective, intent, effect, progress and milestones (labelled as the last play),
 // the last story card and the last turns.
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token");
-  // A server's own page (/guilds/<id>/) reads that server's play; / reads the local session's.
+  // A server's own page (<prefix>/guilds/<id>/) reads that server's play; <prefix>/ reads the
+  // local session's. Paths are relative to the page's base (the surface's root, whatever
+  // prefix a proxy puts in front: a server's page says <base href="../../">).
   const guild = (location.pathname.match(/\/guilds\/(\d+)\/?$/) || [])[1];
-  const api = guild ? "/v1/guilds/" + guild + "/embodiment" : "/v1/embodiment";
+  const api = guild ? "v1/guilds/" + guild + "/embodiment" : "v1/embodiment";
   const base = api + "/sessions/live";
   const $ = (id) => document.getElementById(id);
   const MAX_TURNS = 12, MAX_LINES = 8;
@@ -16,7 +19,7 @@
   const seenTurns = new Set();
 
   function url(path, extra) {
-    const u = new URL(path, location.href);
+    const u = new URL(path, document.baseURI);
     if (token) u.searchParams.set("token", token);
     for (const [k, v] of Object.entries(extra || {})) u.searchParams.set(k, v);
     return u.toString();

@@ -3,9 +3,10 @@
 // or when the server says the share is over (stopped, expired, not valid).
 "use strict";
 (function () {
-  const token = location.pathname.split("/").filter(Boolean)[1] || "";
-  const frameUrl = "/share/" + encodeURIComponent(token) + "/frame";
-  const stopUrl = "/share/" + encodeURIComponent(token) + "/stop";
+  // This page is …/share/<token>, under whatever path prefix a reverse proxy adds.
+  const here = location.pathname.replace(/\/+$/, "");
+  const frameUrl = here + "/frame";
+  const stopUrl = here + "/stop";
   const MAX_SIDE = 1920, INTERVAL_MS = 1000, QUALITY = 0.75;
   const $ = (id) => document.getElementById(id);
   let stream = null, timer = null, busy = false, sent = 0, ended = false;

@@ -2,16 +2,35 @@
 
 Frames go out as plain text JSON. discord.py asks for `compress=zlib-stream` but only inflates
 binary frames, so text frames are valid for it (and keep the fake readable).
+
+Sharded like Discord's (rules and sources in `shards.py`): each session is the shard its
+IDENTIFY named (`[0, 1]` without one); READY lists, and GUILD_CREATE follows for, that shard's
+guilds only; a guild's dispatches go only to the sessions of its shard, the rest to shard 0.
+Every IDENTIFY's arrival is recorded (`identifies`); a guild command (op 4, op 8) sent on a
+connection whose shard does not carry that guild is recorded in `misrouted`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
+
+from .shards import (
+    CLOSE_INVALID_SHARD,
+    CLOSE_SHARDING_REQUIRED,
+    MAX_GUILDS_PER_SHARD,
+    UNSHARDED,
+    Identify,
+    Shard,
+    owns,
+    parse_shard,
+    receives,
+)
 
 if TYPE_CHECKING:
     from .server import DiscordFake
@@ -30,6 +49,8 @@ class GatewaySession:
 
     session_id: str
     intents: int
+    shard: Shard = UNSHARDED
+    sharded: bool = False  # IDENTIFY named its shard (READY then says it back)
     seq: int = 0
     parsed_seq: int = 0  # highest sequence the bot reported in a heartbeat: it parsed up to here
     sent: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for RESUME replay
@@ -60,14 +81,32 @@ class Gateway:
         self.heartbeats = 0
         self.connections = 0
         self.resumes = 0
+        self.identifies: list[Identify] = []
+        self.misrouted: list[str] = []  # guild commands sent on a shard that does not carry the guild
+        self.max_guilds_per_shard = MAX_GUILDS_PER_SHARD
 
     @property
     def live(self) -> list[GatewaySession]:
         return [s for s in self.sessions.values() if s.ws is not None and not s.ws.closed]
 
+    def sessions_of(self, shard_id: int, num_shards: int | None = None) -> list[GatewaySession]:
+        """Live sessions identified as shard ``shard_id`` (of ``num_shards``, when given)."""
+        return [
+            s
+            for s in self.live
+            if s.shard[0] == shard_id and (num_shards is None or s.shard[1] == num_shards)
+        ]
+
+    def shard_guilds(self, shard: Shard) -> list[int]:
+        """Ids of the bot's guilds that shard carries."""
+        fake = self.fake
+        return [g.id for g in fake.guilds.values() if fake.bot_user.id in g.members and owns(shard, g.id)]
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a dispatch to every live session whose shard receives it (see `shards.receives`)."""
         for session in self.live:
-            await session.send_dispatch(event, data)
+            if receives(session.shard, event, data):
+                await session.send_dispatch(event, data)
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True)
@@ -90,20 +129,19 @@ class Gateway:
                         session.parsed_seq = max(session.parsed_seq, d)
                     await ws.send_str(json.dumps({"op": HEARTBEAT_ACK}))
                 elif op == IDENTIFY:
-                    if d.get("token") != self.fake.token:
-                        await ws.close(code=CLOSE_AUTHENTICATION_FAILED, message=b"Authentication failed.")
+                    session = await self._identify(ws, d)
+                    if session is None:
                         break
-                    session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)), ws=ws)
-                    self.sessions[session.session_id] = session
-                    await self._ready(session)
                 elif op == RESUME:
                     session = await self._resume(ws, d)
                 elif session is None:
                     await ws.close(code=CLOSE_NOT_AUTHENTICATED, message=b"Not authenticated.")
                     break
                 elif op == REQUEST_GUILD_MEMBERS:
+                    self._check_route(session, op, d)
                     await self._members_chunk(session, d)
                 elif op == VOICE_STATE_UPDATE:
+                    self._check_route(session, op, d)
                     await self.fake.answer_bot_voice_request(session.session_id, d)
                 await self.fake.notify()
         finally:
@@ -112,29 +150,62 @@ class Gateway:
             await self.fake.notify()
         return ws
 
+    async def _identify(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
+        """A new session for an accepted IDENTIFY (then READY), or None once the socket is closed
+        with Discord's code for a bad token (4004), a bad shard (4010) or a crowded one (4011)."""
+        at = asyncio.get_running_loop().time()
+        if d.get("token") != self.fake.token:
+            self.identifies.append(Identify(at, UNSHARDED, None))
+            await ws.close(code=CLOSE_AUTHENTICATION_FAILED, message=b"Authentication failed.")
+            return None
+        try:
+            shard = parse_shard(d.get("shard"))
+        except ValueError:
+            self.identifies.append(Identify(at, UNSHARDED, None))
+            await ws.close(code=CLOSE_INVALID_SHARD, message=b"Invalid shard.")
+            return None
+        if len(self.shard_guilds(shard)) > self.max_guilds_per_shard:
+            self.identifies.append(Identify(at, shard, None))
+            await ws.close(code=CLOSE_SHARDING_REQUIRED, message=b"Sharding required.")
+            return None
+        session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)), shard, ws=ws)
+        session.sharded = d.get("shard") is not None
+        self.sessions[session.session_id] = session
+        self.identifies.append(Identify(at, shard, session.session_id))
+        self.fake.session_start_limit.started += 1
+        await self._ready(session)
+        return session
+
+    def _check_route(self, session: GatewaySession, op: int, d: Any) -> None:
+        guild_id = d.get("guild_id") if isinstance(d, dict) else None
+        if guild_id is not None and not owns(session.shard, int(guild_id)):
+            self.misrouted.append(
+                f"op {op} for guild {guild_id} on shard {list(session.shard)}, which does not carry it"
+            )
+
     async def _ready(self, session: GatewaySession) -> None:
         fake = self.fake
-        guilds = [g for g in fake.guilds.values() if fake.bot_user.id in g.members]  # the bot's guilds
-        await session.send_dispatch(
-            "READY",
-            {
-                "v": 10,
-                "user": fake.bot_user.payload() | {"verified": True, "mfa_enabled": False},
-                "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
-                "session_id": session.session_id,
-                "session_type": "normal",
-                "resume_gateway_url": fake.gateway_url,
-                "application": {"id": str(fake.application_id), "flags": fake.application_flags},
-                "private_channels": [],
-                "relationships": [],
-                "presences": [],
-                "guild_join_requests": [],
-                "geo_ordered_rtc_regions": ["fake"],
-                "user_settings": {},
-                "auth": {},
-                "_trace": ['["fake-gateway",{"micros":0}]'],
-            },
-        )
+        guilds = [fake.guilds[g] for g in self.shard_guilds(session.shard)]  # the bot's, on this shard
+        ready: dict[str, Any] = {
+            "v": 10,
+            "user": fake.bot_user.payload() | {"verified": True, "mfa_enabled": False},
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+            "session_id": session.session_id,
+            "session_type": "normal",
+            "resume_gateway_url": fake.gateway_url,
+            "application": {"id": str(fake.application_id), "flags": fake.application_flags},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": ["fake"],
+            "user_settings": {},
+            "auth": {},
+            "_trace": ['["fake-gateway",{"micros":0}]'],
+        }
+        if session.sharded:
+            ready["shard"] = list(session.shard)  # READY's `shard`: "if sent when identifying"
+        await session.send_dispatch("READY", ready)
         for guild in guilds:
             await session.send_dispatch("GUILD_CREATE", guild.create_payload())
 

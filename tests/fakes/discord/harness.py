@@ -53,10 +53,9 @@ async def running_bot(
                         f"bot was not ready within {ready_timeout}s; problems: {fake.problems()}"
                     )
                 await fake.flush()  # every GUILD_CREATE is parsed, even if on_ready came first
+                carried = {gid for s in fake.gateway.live for gid in fake.gateway.shard_guilds(s.shard)}
                 missing = [
-                    g.name
-                    for g in fake.guilds.values()
-                    if fake.bot_user.id in g.members and bot.get_guild(g.id) is None
+                    g.name for gid, g in fake.guilds.items() if gid in carried and bot.get_guild(gid) is None
                 ]
                 assert not missing, f"bot is ready but does not know guild(s) {missing}"
                 yield fake, bot

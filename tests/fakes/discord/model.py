@@ -56,6 +56,17 @@ class Snowflakes:
         ms = int(datetime.now(UTC).timestamp() * 1000) - _EPOCH_MS
         return (ms << 22) | (next(self._counter) & 0x3FFFFF)
 
+    def next_on_shard(self, shard_id: int, num_shards: int) -> int:
+        """A fresh id whose guild Discord routes to ``shard_id`` of ``num_shards``
+        (``(id >> 22) % num_shards``): the timestamp moved back by under ``num_shards`` ms, the
+        low bits (a counter, unique per fake) kept."""
+        if not 0 <= shard_id < num_shards:
+            raise ValueError(f"shard {shard_id} is not one of 0..{num_shards - 1}")
+        fresh = self.next()
+        ms = fresh >> 22
+        ms -= (ms - shard_id) % num_shards
+        return (ms << 22) | (fresh & 0x3FFFFF)
+
 
 @dataclass
 class FakeUser:

@@ -73,8 +73,8 @@ class _Routes:
     async def gateway_bot(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 86400000, "max_concurrency": 1}
-        return json_response({"url": self.fake.gateway_url, "shards": 1, "session_start_limit": limit})
+        # GatewayBotResponse (shards.py): recommended shards, and how many IDENTIFYs may start per 5 s
+        return json_response(self.fake.session_start_limit.payload(self.fake.gateway_url))
 
     async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
         me = {"verified": True, "mfa_enabled": False, "locale": "en-US"}  # UserPIIResponse

@@ -6,6 +6,7 @@ import asyncio
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -34,6 +35,21 @@ from .model import (
     Snowflakes,
 )
 from .rest import RecordedRequest, RestApi
+from .shards import SessionStartLimit
+
+
+@dataclass
+class SeededGuild:
+    """A guild `add_guild` made, and who and what is in it."""
+
+    guild: FakeGuild
+    moderator_role: FakeRole
+    owner: FakeMember
+    moderator: FakeMember
+    member: FakeMember
+    bot_member: FakeMember | None
+    text_channel: FakeChannel
+    voice_channel: FakeChannel
 
 
 class DiscordFake(GuildAdmin):
@@ -79,24 +95,53 @@ class DiscordFake(GuildAdmin):
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
         self.voice_server_endpoint: str | None = None
+        # GET /gateway/bot: `shards` (recommended) and `session_start_limit` (max_concurrency …)
+        self.session_start_limit = SessionStartLimit()
         self._changed: asyncio.Condition | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
         self._build_default_guild()
 
     def _build_default_guild(self) -> None:
+        # Its id puts it on shard 0 whatever the shard count up to 16 (720720 = lcm(1..16)), so
+        # `add_guild(..., shard=(k, n))` places another guild beside it on a known shard.
+        seeded = self._seed_guild("Clankie Test Server", self.ids.next_on_shard(0, 720720))
+        self.moderator_role = seeded.moderator_role
+        self.owner, self.moderator, self.member = seeded.owner, seeded.moderator, seeded.member
+        self.bot_member = seeded.bot_member
+        self.text_channel, self.voice_channel = seeded.text_channel, seeded.voice_channel
+        self.guild = seeded.guild
+
+    def _seed_guild(self, name: str, guild_id: int, *, with_bot: bool = True) -> SeededGuild:
         owner = FakeUser(self.ids.next(), "owner")
-        guild = FakeGuild(self.ids.next(), "Clankie Test Server", owner.id, self.ids)
+        guild = FakeGuild(guild_id, name, owner.id, self.ids)
         guild.roles[guild.id] = FakeRole(guild.id, "@everyone", EVERYONE_PERMISSIONS, position=0)
-        self.moderator_role = guild.add_role("Moderator", MANAGE_GUILD)
-        self.owner = guild.add_member(owner)
-        self.moderator = guild.add_member(FakeUser(self.ids.next(), "mod"), [self.moderator_role])
-        self.member = guild.add_member(FakeUser(self.ids.next(), "pat"))
-        self.bot_member = guild.add_member(self.bot_user)
-        self.text_channel = guild.add_channel("general")
-        self.voice_channel = guild.add_channel("Lounge", VOICE_CHANNEL)
-        self.guild = guild
+        moderator_role = guild.add_role("Moderator", MANAGE_GUILD)
+        seeded = SeededGuild(
+            guild=guild,
+            moderator_role=moderator_role,
+            owner=guild.add_member(owner),
+            moderator=guild.add_member(FakeUser(self.ids.next(), "mod"), [moderator_role]),
+            member=guild.add_member(FakeUser(self.ids.next(), "pat")),
+            bot_member=guild.add_member(self.bot_user) if with_bot else None,
+            text_channel=guild.add_channel("general"),
+            voice_channel=guild.add_channel("Lounge", VOICE_CHANNEL),
+        )
         self.guilds[guild.id] = guild
+        return seeded
+
+    async def add_guild(
+        self, name: str, *, shard: tuple[int, int] | None = None, with_bot: bool = True
+    ) -> SeededGuild:
+        """Another guild laid out like the default one (owner, "Moderator" role, a moderator, a
+        plain member, "general" and "Lounge"), on shard ``shard = (shard_id, num_shards)`` when
+        given. With the bot in it (the default) a connected bot gets its GUILD_CREATE, on the
+        guild's shard only."""
+        guild_id = self.ids.next() if shard is None else self.ids.next_on_shard(*shard)
+        seeded = self._seed_guild(name, guild_id, with_bot=with_bot)
+        if with_bot:
+            await self.dispatch("GUILD_CREATE", seeded.guild.create_payload())
+        return seeded
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -188,9 +233,11 @@ class DiscordFake(GuildAdmin):
         await self.wait_until(done, within, "the bot to parse all dispatched events")
 
     def problems(self) -> list[str]:
-        return [f"contract violation: {v}" for v in self.violations] + [
-            f"unknown route: {r}" for r in self.unknown_routes
-        ]
+        return (
+            [f"contract violation: {v}" for v in self.violations]
+            + [f"unknown route: {r}" for r in self.unknown_routes]
+            + [f"misrouted gateway command: {m}" for m in self.gateway.misrouted]
+        )
 
     def assert_clean(self) -> None:
         """Fail when the bot sent a body the spec rejects or called a route the fake lacks."""
@@ -325,10 +372,17 @@ class DiscordFake(GuildAdmin):
         return None if state is None or state.channel_id is None else member.guild.channel(state.channel_id)
 
     async def add_member(
-        self, name: str, roles: Iterable[FakeRole] = (), guild: FakeGuild | None = None
+        self,
+        name: str,
+        roles: Iterable[FakeRole] = (),
+        guild: FakeGuild | None = None,
+        *,
+        user: FakeUser | None = None,
     ) -> FakeMember:
+        """A new member of ``guild`` (default: the default guild): a new user called ``name``,
+        or ``user`` (e.g. someone already in another guild) joining with those roles."""
         guild = guild or self.guild
-        member = guild.add_member(FakeUser(self.ids.next(), name), roles)
+        member = guild.add_member(user or FakeUser(self.ids.next(), name), roles)
         await self.dispatch("GUILD_MEMBER_ADD", member.payload() | {"guild_id": str(guild.id)})
         return member
 
