@@ -2,6 +2,16 @@
 
 Sections, each an ``async def (report)`` in :data:`SECTIONS`, run in order in this one process:
 
+``sandbox`` — many servers' plays in one process. 1, 4 and 8 sandbox sessions, each a server's
+own (bot/play/hosts.py), play at full pace with an instant mind (bench/turns.py's) on one event
+loop, each journal on its own disk thread:
+
+- aggregate turns/s with 8 sessions against 1 (target ≥ 0.85×: sharing the loop costs nothing
+  beyond sharing the CPU). Every session writes and fsyncs each of its turns, and the fsyncs of
+  different sessions overlap on their threads, so on a real disk the aggregate usually grows;
+- process RSS added per sandbox session (target ≤ 15 MB): sampled while all play, against the
+  RSS before they started, after garbage collection; the largest sample counts.
+
 ``browser`` — Chromium off the bot's machine. A real ``playwright run-server --unsafe`` on
 loopback (tests/worlds/browser/run_server.py) launches Debian's Chromium for each connection;
 the bot's side is this process and its one Playwright driver (bot/worlds/browser/browsers.py).
@@ -149,7 +159,63 @@ async def browser(report: Report) -> None:
     )
 
 
-SECTIONS: tuple[Callable[[Report], Awaitable[None]], ...] = (browser,)
+SANDBOX_COUNTS = (1, 4, 8)
+SANDBOX_TURNS = 1500  # each session's budget
+
+
+async def _sandboxes(root: Path, sessions: int, turns: int) -> tuple[float, float]:
+    """``sessions`` servers' sandbox plays at once: (aggregate turns/s, MB of RSS per session)."""
+    from bench.turns import InstantMind, _new_world
+    from bot.config import load_settings
+    from bot.play.host import StartRequest
+    from bot.play.hosts import PlayHosts
+
+    settings = load_settings(None, env={"CLANKIE_STATE": str(root)})
+    settings.limits.play_sessions = max(SANDBOX_COUNTS)
+    hosts = PlayHosts(
+        settings,
+        world_factory=lambda name, req, s: (_new_world(), "sandbox-seed0", "bench"),
+        mind_factory=lambda name, world, s: InstantMind(),
+    )
+    gc.collect()
+    before = rss_kb(os.getpid()) / 1024
+    started = time.perf_counter()
+    plays = [
+        await hosts.of(1000 + n).start(StartRequest(turns=turns, pace_seconds=0)) for n in range(sessions)
+    ]
+    peak = before
+    while any(play.state in ("requested", "running") for play in plays):
+        peak = max(peak, rss_kb(os.getpid()) / 1024)
+        await asyncio.sleep(0.05)  # a sampling interval, not a wait for timing
+    for n in range(sessions):
+        await hosts.of(1000 + n).wait()
+    wall = time.perf_counter() - started
+    await hosts.close()
+    return sum(play.turn for play in plays) / wall, (peak - before) / sessions
+
+
+async def sandbox(report: Report) -> None:
+    import tempfile
+
+    from bot import logs
+
+    logs.configure(level="WARNING")
+    with tempfile.TemporaryDirectory() as tmp:
+        await _sandboxes(Path(tmp) / "warm", 1, 200)  # imports, renderer, schemas
+        rates: dict[int, float] = {}
+        for count in SANDBOX_COUNTS:
+            rates[count], per = await _sandboxes(Path(tmp) / f"s{count}", count, SANDBOX_TURNS)
+            report.info(
+                f"{count} sandbox session(s): aggregate turns/s, RSS per session",
+                f"{rates[count]:.0f}, {per:.1f} MB",
+            )
+            if count == max(SANDBOX_COUNTS):
+                report.check("process RSS added per sandbox session", per, "≤ 15 MB", per <= 15, "{:.1f} MB")
+    ratio = rates[max(SANDBOX_COUNTS)] / rates[1]
+    report.check("aggregate turns/s, 8 sessions / 1", ratio, "≥ 0.85×", ratio >= 0.85, "{:.2f}×")
+
+
+SECTIONS: tuple[Callable[[Report], Awaitable[None]], ...] = (sandbox, browser)
 
 
 async def main(report: Report) -> int:
@@ -161,6 +227,6 @@ async def main(report: Report) -> int:
 if __name__ == "__main__":
     bench = Report("scale: what each session adds in one process")
     if not Path(CHROMIUM).exists():
-        bench.info("skipped", f"{CHROMIUM} is not installed")
-        raise SystemExit(0)
+        bench.info("browser section skipped", f"{CHROMIUM} is not installed")
+        SECTIONS = (sandbox,)
     raise SystemExit(asyncio.run(main(bench)))
