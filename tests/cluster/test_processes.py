@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.cluster import IDENTIFY_WINDOW_S
+from journal.oplog import read_events
 from tests.cluster.processes import ClankieRun, clankie_runs, restart, start_run, write_config
 from tests.cluster.redis_server import RedisServer, free_port
 from tests.fakes.discord import DiscordFake
@@ -124,3 +125,63 @@ async def test_an_unreachable_redis_is_one_sentence_and_exit_1(tmp_path: Path) -
         assert fake.gateway.connections == 0  # it never logged in to the gateway
     finally:
         await fake.stop()
+
+
+async def play_start(fake: DiscordFake, moderator: Any, channel: Any) -> str:
+    handle = await fake.send_interaction(
+        "play start",
+        {"world": "sandbox", "mind": "autopilot", "turns": 10_000},
+        by=moderator,
+        channel=channel,
+    )
+    return await handle.reply_text(within=30)
+
+
+def session_lines(state: Path, guild_id: int) -> list[tuple[str, str, str | None]]:
+    """(type, runId, outcome) of a server's event log."""
+    path = state / "guilds" / str(guild_id) / "events.jsonl"
+    return [(e.type, e.data["runId"], e.data.get("outcome")) for e in read_events(path).lines]
+
+
+async def test_two_processes_play_their_own_servers_and_a_restart_closes_nothing_of_the_other(
+    tmp_path: Path,
+) -> None:
+    """One state directory, one server on each shard, both playing. Process 1 is killed
+    (SIGKILL: no clean stop) and started again: its own server's session, left open by a dead
+    holder, is closed as lease_lapsed; process 0's session, live, is left alone and plays on."""
+    fake, second = await two_guilds()
+    state = tmp_path / "state"
+    try:
+        async with clankie_runs(fake, tmp_path, shard_count=2, groups=[[0], [1]], state_dir=state) as runs:
+            said_a = await play_start(fake, fake.moderator, fake.text_channel)
+            said_b = await play_start(fake, second.moderator, second.text_channel)
+            assert f"/guilds/{fake.guild.id}/" in said_a and f"/guilds/{second.guild.id}/" in said_b
+            ((_, run_a, _),) = session_lines(state, fake.guild.id)
+            ((_, run_b, _),) = session_lines(state, second.guild.id)
+            assert run_a != run_b
+            runs[1].proc.kill()  # no summary, no terminal line: only the lease says who held it
+            assert await runs[1].ended() == -9
+            await restart_killed(fake, runs, 1)
+            assert session_lines(state, second.guild.id) == [
+                ("embodiment.session.running", run_b, None),
+                ("embodiment.session.failed", run_b, "lease_lapsed"),
+            ]
+            assert session_lines(state, fake.guild.id) == [("embodiment.session.running", run_a, None)]
+            handle = await fake.send_interaction("play status", by=fake.moderator, channel=fake.text_channel)
+            assert (await handle.reply_text(within=20)).startswith("**Playing sandbox**")  # A plays on
+            handle = await fake.send_interaction(
+                "play status", by=second.moderator, channel=second.text_channel
+            )
+            assert (await handle.reply_text(within=20)).startswith("Not playing")
+        # both stopped cleanly on exit: A's own stop is A's line
+        assert session_lines(state, fake.guild.id)[-1] == ("embodiment.session.stopped", run_a, "stopped")
+    finally:
+        await fake.stop()
+
+
+async def restart_killed(fake: DiscordFake, runs: list[ClankieRun], index: int) -> None:
+    old = runs[index]
+    new = await start_run(fake, old.home, old.config, shard_count=old.shard_count, shard_ids=old.shard_ids)
+    runs[index] = new
+    await new.wait_event("discord_ready", 60)
+    await fake.flush()
