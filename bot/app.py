@@ -2,7 +2,7 @@
 
 :class:`ClankieBot` builds nothing itself: it is handed the :class:`~bot.character.Character`
 (made once, in :func:`run_bot`) and passes any other keyword options straight to
-``commands.Bot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
+``commands.AutoShardedBot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
 ``cogs.play``, ``cogs.share`` and ``cogs.voice`` when that module exists — and syncs the slash
 commands to ``[discord] test_guild_id`` only, and only when the tree differs from what was last
 synced there from this state directory (its digest is kept in ``commands-synced.json``); a
@@ -301,7 +301,7 @@ def _token(settings: Settings) -> str | None:
 
 async def run_bot(args: argparse.Namespace, settings: Settings, **options: Any) -> int:
     """``clankie run`` / ``clankie sync [--global]``; returns the exit code. ``options`` go to
-    :class:`ClankieBot` (and on to ``commands.Bot``)."""
+    :class:`ClankieBot` (and on to ``commands.AutoShardedBot``)."""
     token = _token(settings)
     if token is None:
         _say(NO_TOKEN)

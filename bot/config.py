@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -221,7 +222,8 @@ class BrowserSettings(_Section):
         if value is None:
             return None
         parts = urlsplit(value)
-        shown = value.split("?", 1)[0]  # a query may carry a token (browserless takes one there)
+        # a query may carry a token (browserless takes one there), the authority a password
+        shown = re.sub(r"//[^/@?#]*@", "//***@", value.split("?", 1)[0])
         try:
             ok = parts.scheme in ("ws", "wss") and bool(parts.hostname) and (parts.port or 1) > 0
         except ValueError:  # a port that is not a number or out of range

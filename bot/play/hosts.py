@@ -4,7 +4,7 @@ lease under ``<state>/guilds/<guild id>/``; and the local host (no guild) that t
 the unscoped web paths use, on the configured paths as before.
 
 What one process takes on at once is capped across its guilds (``[limits]``): running play
-sessions, and of those the ones in a browser (each holds a Chromium). A start over a cap is
+sessions, and of those the ones in a browser (each holds a browser context or a remote browser). A start over a cap is
 refused with the cap's name and the fact that other servers hold it — never "already
 playing" when the asking server is not.
 """

@@ -52,7 +52,7 @@ class WorldInfo:
       each sitting continues the environment's journey instead of beginning one of its own;
     - ``still_region``: it can photograph one region of its picture (``still_region(box)``,
       :class:`bot.worlds.base.RegionStills`);
-    - ``needs_browser``: each session holds a Chromium (counted by ``[limits] browser_sessions``);
+    - ``needs_browser``: each session holds a browser — a context of the shared Chromium, or a connection to a remote Playwright server (counted by ``[limits] browser_sessions``);
     - ``url_forms``: the URLs it can be started on, as people write them (none: it takes no
       URL, and a start that names one is refused).
     """

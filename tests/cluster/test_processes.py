@@ -1,8 +1,10 @@
-"""Two real `clankie run` processes, `--shard-count 2 --shard-ids 0` and `--shard-ids 1`, against
+"""Real `clankie run` processes, `--shard-count 2 --shard-ids 0` and `--shard-ids 1`, against
 the sharded Discord fake: each owns its shard's guild (its READY lists only that guild, and that
-guild's commands reach only it); with Redis and max_concurrency 1 their logins never start
-together (no two IDENTIFYs within 5 s, on the fake's own clock), and the Redis password is in
-neither log."""
+guild's commands reach only it) and a restart of one leaves the other's gateway session as it
+was; with Redis and max_concurrency 1 their logins never start together (no two IDENTIFYs
+within 5 s, on the fake's own clock), and the Redis password is in neither log; an unreachable
+Redis is one sentence and exit 1; and both play their own servers on one state directory, one
+killed with SIGKILL and restarted closing its own dead session and nothing of the other's."""
 
 from __future__ import annotations
 
