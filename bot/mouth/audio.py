@@ -9,9 +9,10 @@ frame edges:
   band-limits to 12 kHz itself), so every speaker's frame arrives as 480 samples of the model's
   format (960 bytes).
 - Model → room (`Upsampler`, one stream): `soxr.ResampleStream` with the variable-rate engine
-  (`vr=True`). It holds back a constant 5 ms (120 samples at 24 kHz) where soxr's fixed-rate
-  engine releases output in ~40 ms bursts, so it adds less than one frame of latency. The
-  first output of a segment is led by zeros so that every later 20 ms in gives 20 ms out.
+  (`vr=True`). It holds back a constant 10 ms (240 samples in, 480 out) where soxr's
+  fixed-rate engine releases output in ~40 ms bursts (only its cubic `QQ` holds less, with
+  images above 12 kHz left in), so it adds half a frame of latency. The first output of a
+  segment is led by zeros so that every later 20 ms in gives 20 ms out.
 
 `RoomMixer` sums the speakers' 24 kHz streams for the model one 20 ms frame at a time (clipped
 to int16), and hands each frame's per-speaker energy to `SpeakerTracker`, which answers "who
