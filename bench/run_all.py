@@ -1,4 +1,5 @@
-"""Run every bench script (bench/*.py except this one and _common) and report.
+"""Run every bench script (bench/*.py except this one and the helpers, whose names start with
+``_``) and report.
 
 Each script runs as its own process, its output is passed through, and this exits 1 if any
 script exited non-zero (a target missed or the script failed).
@@ -14,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def scripts() -> list[Path]:
-    return sorted(p for p in HERE.glob("*.py") if p.name not in ("run_all.py", "_common.py"))
+    return sorted(p for p in HERE.glob("*.py") if p.name != "run_all.py" and not p.name.startswith("_"))
 
 
 def main() -> int:

@@ -9,9 +9,10 @@ frame edges:
   band-limits to 12 kHz itself), so every speaker's frame arrives as 480 samples of the model's
   format (960 bytes).
 - Model → room (`Upsampler`, one stream): `soxr.ResampleStream` with the variable-rate engine
-  (`vr=True`). It holds back a constant 5 ms (120 samples at 24 kHz) where soxr's fixed-rate
-  engine releases output in ~40 ms bursts, so it adds less than one frame of latency. The
-  first output of a segment is led by zeros so that every later 20 ms in gives 20 ms out.
+  (`vr=True`). It holds back a constant 10 ms (240 samples in, 480 out) where soxr's
+  fixed-rate engine releases output in ~40 ms bursts (only its cubic `QQ` holds less, with
+  images above 12 kHz left in), so it adds half a frame of latency. The first output of a
+  segment is led by zeros so that every later 20 ms in gives 20 ms out.
 
 `RoomMixer` sums the speakers' 24 kHz streams for the model one 20 ms frame at a time (clipped
 to int16), and hands each frame's per-speaker energy to `SpeakerTracker`, which answers "who
@@ -170,22 +171,29 @@ class RoomMixer:
     """Sums the speakers' 24 kHz streams into one 20 ms frame per `pull()`.
 
     `feed(user_id, frame)` takes a speaker's 20 ms frame (960 bytes of 24 kHz mono pcm16, as the
-    receive path decodes it) whenever it arrives; `pull()`, called once per 20 ms (by a clock,
-    or after each round of feeds), returns 960 bytes of 24 kHz mono pcm16: silence when nobody
-    speaks, so the server's VAD hears the pauses. Each speaker has a queue of whole frames and
-    gives one per pull, so their own stream stays gap-free; a backlog beyond
-    `max_backlog_frames` (a burst after network jitter) drops its oldest audio. The sum is
+    receive path decodes it) whenever it arrives; `pull()` returns 960 bytes of 24 kHz mono
+    pcm16: silence when nobody speaks, so the server's VAD hears the pauses. Each speaker has a
+    queue of whole frames and gives one per pull, so their own stream stays gap-free; a backlog
+    beyond `max_backlog_frames` (200 ms: more than a burst after network jitter or a stalled
+    loop, which the mouth drains at once) drops its oldest audio. The sum is
     clipped to int16 (never wrapped). `feed` may run on the voice receive thread while `pull`
     runs on the event loop: both take the mixer's lock. Frames queue as bytes; numpy sees them
-    once per pull, all speakers together."""
+    once per pull, all speakers together.
 
-    def __init__(self, tracker: SpeakerTracker | None = None, max_backlog_frames: int = 5) -> None:
+    When to pull is the caller's: `ready()` says a pull now waits for nobody — a frame is queued
+    and every speaker of the last pull has their next one — so the mouth pulls as frames
+    arrive rather than on a clock of its own, and keeps pulling while `ready()` holds (a burst
+    that queued two frames per speaker drains at once instead of lasting as 20 ms of delay).
+    Between speakers the clock decides (a pull of silence every 20 ms)."""
+
+    def __init__(self, tracker: SpeakerTracker | None = None, max_backlog_frames: int = 10) -> None:
         self.tracker = tracker if tracker is not None else SpeakerTracker()
         self.max_backlog = max_backlog_frames * MODEL_FRAME_BYTES  # per speaker, in bytes
         self.position_ms = 0.0
         self.dropped_samples = 0
         self.clipped_samples = 0
         self._queues: dict[int, bytearray] = {}
+        self._active: tuple[int, ...] = ()  # the speakers of the last pull
         self._lock = threading.Lock()
 
     @property
@@ -209,6 +217,12 @@ class RoomMixer:
             if excess > 0:
                 del queue[:excess]
                 self.dropped_samples += excess // 2
+
+    def ready(self) -> bool:
+        """A frame is queued and every speaker of the last pull has a frame queued."""
+        with self._lock:
+            queues = self._queues
+            return any(queues.values()) and all(queues.get(user) for user in self._active)
 
     def pull(self) -> bytes:
         with self._lock:
@@ -243,6 +257,7 @@ class RoomMixer:
                 out = clipped.astype("<i2").tobytes()
             squares = np.einsum("ij,ij->i", samples, samples) * _ENERGY_SCALE
             energies = dict(zip(users, squares.tolist(), strict=True))
+        self._active = tuple(users)
         self.tracker.record(self.position_ms, energies)
         self.position_ms += FRAME_MS
         return out
@@ -251,11 +266,13 @@ class RoomMixer:
         """Drop a speaker's stream (they left the channel)."""
         with self._lock:
             self._queues.pop(user_id, None)
+            self._active = tuple(user for user in self._active if user != user_id)
 
     def rebase(self) -> None:
         """A new realtime session: the input timeline restarts at 0 ms."""
         with self._lock:
             self.position_ms = 0.0
+            self._active = ()
             self.tracker.reset()
             for queue in self._queues.values():
                 queue.clear()

@@ -6,9 +6,11 @@
     PlaybackSource(session.playback)   # 48 kHz stereo frames out (discord_audio)
     await session.close()
 
-- Audio in: the room mixer is pulled every 20 ms while a socket is open and the mixed 24 kHz
-  mono pcm16 goes out as `input_audio_buffer.append` (every pulled frame is sent, so the
-  mixer's timeline is the server's `audio_start_ms` / `audio_end_ms` timeline).
+- Audio in: while a socket is open the room mixer is pulled as frames arrive (`room_pump`: as
+  soon as every speaker of the last pull has their next frame; a frame of silence every 20 ms
+  when nobody talks) and what is pulled goes out at once as one `input_audio_buffer.append`
+  (every pulled frame is sent, so the mixer's timeline is the server's `audio_start_ms` /
+  `audio_end_ms` timeline).
 - Audio out: `response.output_audio.delta` → the playback buffer.
 - Turns: speech_started/stopped/committed feed the SpeakerTracker; a committed turn's dominant
   speaker is who the server's next (VAD-started) response answers.
@@ -20,6 +22,7 @@
   (narration_receipts.NarrationReceipts).
 - Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
   rebased and the session re-briefed. Nothing here raises into the bot.
+- Threads: `start()` has the interpreter hand its lock over within 1 ms (`lock_handover`).
 - Tasks: the connection and the pump are tasks of the session's `TaskOwner`, the tool calls of
   the tool runner's; `close()` ends them all before it returns.
 """
@@ -39,6 +42,7 @@ from bot.config import Settings
 from bot.mouth.audio import RoomMixer
 from bot.mouth.bargein import BargeIn
 from bot.mouth.briefing import PlayBrief, PlayReader, briefing, narration_request_text, play_update_text
+from bot.mouth.lock_handover import hand_over_promptly
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.client_events import (
     append_audio,
@@ -50,6 +54,7 @@ from bot.mouth.realtime.client_events import (
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
 from bot.mouth.realtime.responses import Request, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
+from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
 from bot.play.session import SettledTurn, narration_line
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
@@ -58,7 +63,7 @@ from bot.tools.registry import ToolRegistry
 
 log = structlog.get_logger("clankie.mouth")
 
-FRAME_S = 0.02
+MAX_FRAMES_PER_APPEND = 12  # a burst's frames in one append (the mixer keeps at most 10 a speaker)
 PLAYED_WAIT_S = 30.0  # a narration whose audio never reaches the room in this long: not played
 
 
@@ -84,7 +89,6 @@ class MouthSession:
         receipt_path: Path | None = None,
         label: str = "voice",
         pump_interval: float | None = FRAME_S,
-        frames_per_append: int = 2,
         initial_backoff: float = 0.5,
         max_backoff: float = 15.0,
         played_wait_s: float = PLAYED_WAIT_S,
@@ -105,7 +109,6 @@ class MouthSession:
         self._client = client
         self._name_of = name_of or (lambda _uid: None)
         self._pump_interval = pump_interval
-        self._frames_per_append = max(1, frames_per_append)
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
         self._conn: Any | None = None
@@ -113,7 +116,7 @@ class MouthSession:
         self._closing = asyncio.Event()
         self._tasks = TaskOwner("mouth")
         self._started = False
-        self._pending_audio: list[bytes] = []
+        self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
 
     # -- state ------------------------------------------------------------------------------
@@ -141,6 +144,7 @@ class MouthSession:
         if self._started:
             return
         self._started = True
+        hand_over_promptly()  # voice's threads must not wait 5 ms slices for the interpreter lock
         self._tasks.spawn(self._run(), f"mouth-{self.label}")
         if self._pump_interval is not None:
             self._tasks.spawn(self._pump(self._pump_interval), f"mouth-pump-{self.label}")
@@ -164,6 +168,9 @@ class MouthSession:
             self.mixer.feed(user_id, frame)
         except ValueError as exc:
             log.warning("mouth_bad_frame", user_id=user_id, error=str(exc)[:200])
+            return
+        if self._room_ready.waiting and self._mixer_ready():
+            self._room_ready.wake()  # the pump sends it now
 
     def forget(self, user_id: int) -> None:
         self.mixer.forget(user_id)
@@ -219,7 +226,6 @@ class MouthSession:
     async def _opened(self, conn: Any) -> None:
         self._conn = conn
         self._ready = False
-        self._pending_audio.clear()
         self.mixer.rebase()  # a new server session: the input timeline restarts at 0 ms
         self.connects += 1
         instructions = self._briefing()
@@ -281,29 +287,33 @@ class MouthSession:
         return sent
 
     # -- audio pump ---------------------------------------------------------------------------
+    def _mixer_ready(self) -> bool:
+        return self.listening and self.mixer.ready()
+
     async def _pump(self, interval: float) -> None:
         loop = asyncio.get_running_loop()
-        deadline = loop.time()
+        clock = PumpClock.starting(loop.time(), interval)
         while True:
-            deadline += interval
-            delay = deadline - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            elif delay < -0.2:
-                deadline = loop.time()  # fell far behind (a stalled loop): resync, never burst
+            arrived = self._mixer_ready()
+            if not arrived:
+                await self._room_ready.until(clock.due)
+                arrived = self._mixer_ready()
+                if not arrived and loop.time() < clock.due:
+                    continue
             try:
                 await self.tick()
             except Exception:
                 log.exception("mouth_pump_failed", label=self.label)
+            clock.pulled(loop.time(), arrived=arrived)
 
     async def tick(self) -> None:
-        """One 20 ms step: pull a mixed frame for the model, settle narration playback."""
+        """One step of the pump: the mixed frame due now — and every further frame the mixer is
+        ready with (a burst) — goes to the model at once; narration playback is settled."""
         if self.listening:
-            self._pending_audio.append(self.mixer.pull())
-            if len(self._pending_audio) >= self._frames_per_append:
-                chunk = b"".join(self._pending_audio)
-                self._pending_audio.clear()
-                await self._send(append_audio(chunk))
+            frames = [self.mixer.pull()]
+            while len(frames) < MAX_FRAMES_PER_APPEND and self.mixer.ready():
+                frames.append(self.mixer.pull())
+            await self._send(append_audio(b"".join(frames)))
         if self.receipts.settle():
             await self._notify()
 

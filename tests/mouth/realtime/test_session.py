@@ -44,6 +44,7 @@ async def mouth_for(
     *,
     character: Character | None = None,
     pump: bool = True,
+    pump_interval: float = 0.02,
     ready: bool = True,
     **openai: Any,
 ) -> AsyncIterator[MouthSession]:
@@ -53,7 +54,7 @@ async def mouth_for(
         character,
         client=fake.client(),
         name_of=NAMES.get,
-        pump_interval=0.02 if pump else None,
+        pump_interval=pump_interval if pump else None,
         initial_backoff=0.01,
         max_backoff=0.05,
     )
@@ -108,10 +109,10 @@ async def test_room_audio_reaches_the_model_as_24k_mono(openai_fake: FakeOpenAI,
             session.feed(ADA, frame)
             await session.tick()
         conn = openai_fake.realtime.connections[0]
-        for _ in range(12):
+        for _ in range(25):
             await openai_fake.realtime.wait_for_client_event("input_audio_buffer.append")
         pcm = np.frombuffer(bytes(conn.input_audio), dtype="<i2")
-        assert len(pcm) == 24 * 480  # 24 frames of 20 ms went out (two per append); one waits
+        assert len(pcm) == 25 * 480  # every frame went out as it was pulled, one append each
         assert abs(dominant_frequency(pcm[2400:], MODEL_RATE) - 440.0) < 10
         assert np.sqrt(np.mean(pcm[2400:].astype(np.float64) ** 2)) > 3000
 
