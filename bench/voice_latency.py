@@ -337,8 +337,9 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
         await session.wait_until(lambda: session.listening, 10)
         playback = VoicePlayback(vc, session.playback, loop)
         playback.start()
-        await character.play_host.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000))
-        await until(lambda: character.play_host.live_still() is not None, "his play's first picture")
+        his = character.play_of(GUILD_ID)  # the play of the server his call is in: what a glance reads
+        await his.start(StartRequest(world="sandbox", mind="autopilot", turns=100_000))
+        await until(lambda: his.live_still() is not None, "his play's first picture")
         up = Upsampler()
         up.convert(bytes(960))
         joiner = Joiner(probes, up.lead_samples * 4)
