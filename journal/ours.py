@@ -4,11 +4,12 @@
 What a V2+ turn line gives the verdicts: "pre" is the last observation of
 ``immediatePreAction``, else of ``decision``; "post" the last of ``postAction``; a location
 is ``state.location`` {map, x, y} and its ``facing``; carried out is ``actionResult.ok``;
-progress is ``progressBefore``/``progressAfter`` (tiles, maps, milestones, and from V3 the
-metrics); stalled is ``signals.stalledForTurns``. ``objectiveRetired`` is read as this turn's
-objective having been retired, for the next turn to change — which is how the verdicts have
-always read it (the play loop sets it on the turn decided right after the retirement). A V1
-turn has no evidence packet: every play verdict is unknown.
+the refusal is ``actionResult.refusal``; progress is ``progressBefore``/``progressAfter``
+(tiles, maps, milestones, and from V3 the metrics); stalled is ``signals.stalledForTurns``.
+``objectiveRetired`` is read as this turn's objective having been retired, for the next turn to
+change — which is how the verdicts have always read it (the play loop sets it on the turn
+decided right after the retirement). A V1 turn has no evidence packet: every play verdict is
+unknown.
 
 A turn whose action is retired has every verdict unknown, its narration included
 (docs/architecture.md §9); our narration rule is journal/narration.py's.
@@ -24,6 +25,7 @@ from journal.dialect import Dialect, RunFacts
 from journal.narration import Receipts, narration_verdict
 from journal.reader import LineChecker, journey_id_of, parse_line, read_journal
 from journal.schema import (
+    ActionResultRecord,
     Header,
     HeaderV1,
     HeaderV2,
@@ -90,11 +92,21 @@ def our_facts(line: Turn) -> TurnFacts:
         place_after=place_after,
         facing_after=facing_after,
     )
-    return _facts(body, action, ev.progressBefore.milestones, seen)
+    return _facts(body, action, ev.progressBefore.milestones, seen, _refusal(ev.actionResult))
+
+
+def _refusal(result: ActionResultRecord | None) -> str | None:
+    """The action result's refusal code (an open field of the record), when it names one."""
+    code = (result.model_extra or {}).get("refusal") if result is not None else None
+    return code if isinstance(code, str) else None
 
 
 def _facts(
-    body: Any, action: dict[str, Any] | None, milestones: list[str] | None, seen: Seen | None
+    body: Any,
+    action: dict[str, Any] | None,
+    milestones: list[str] | None,
+    seen: Seen | None,
+    refusal: str | None = None,
 ) -> TurnFacts:
     return TurnFacts(
         outcome=body.outcome,
@@ -105,6 +117,7 @@ def _facts(
         retired_after=body.objectiveRetired,
         milestones=milestones,
         seen=seen,
+        refusal=refusal,
     )
 
 

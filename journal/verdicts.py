@@ -34,9 +34,11 @@ Rules ("pre" = the observation just before the action; "post" = the one just aft
   unknown; the location (map, x, y) changed → pass, and so does a direction press that
   turned the player in place to face that way; unchanged → fail.
 - rejectionRecovery — after the previous turn was refused (rejected_by_adapter), does this
-  turn try something else? Previous turn not refused (or none) → not_applicable; no action →
-  unknown; the same action again (its recorded payload), or a direction the loop says was
-  refused here → fail; a different action → pass.
+  turn try something else? Previous turn not refused (or none) → not_applicable; refused
+  because the world was lost under it (:data:`WORLD_LOST`: the browser crashed, the world could
+  not be observed before acting — the action was never tried, so there is nothing about it to
+  recover from) → not_applicable; no action → unknown; the same action again (its recorded
+  payload), or a direction the loop says was refused here → fail; a different action → pass.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ __all__ = [
     "PLAY_VERDICTS",
     "SCENE_KINDS",
     "STALL_THRESHOLD",
+    "WORLD_LOST",
     "Progress",
     "Reached",
     "Seen",
@@ -68,6 +71,11 @@ PLAY_VERDICTS = (
     "rejectionRecovery",
 )
 STALL_THRESHOLD = 12
+WORLD_LOST = frozenset({"browser_crashed", "world_unavailable"})
+"""Refusals that say the world was lost under the turn, not that the action was wrong: the
+browser world's ``browser_crashed`` (its page or process died; a decision made on the game
+before the page was reopened is refused so too, bot/play/turn.py) and the play loop's
+``world_unavailable`` (the world could not be observed before acting)."""
 DIRECTIONS = frozenset({"up", "down", "left", "right"})
 SCENE_KINDS: dict[str, frozenset[str]] = {
     "overworld": frozenset({"walk_to", "button_press", "frame_advance"}),
@@ -140,6 +148,7 @@ class TurnFacts(NamedTuple):
     retired_after: bool  # this turn's objective was retired: the next turn may change it
     milestones: Sequence[str] | None  # reached before the action (None: not recorded)
     seen: Seen | None  # None: the line has no evidence packet
+    refusal: str | None = None  # the action result's refusal code (None: none, or not recorded)
 
 
 def unknown_play_verdicts() -> dict[str, str]:
@@ -217,7 +226,7 @@ def _movement(turn: TurnFacts, seen: Seen) -> str:
 
 
 def _recovery(turn: TurnFacts, seen: Seen, prev: TurnFacts | None) -> str:
-    if prev is None or prev.outcome != "rejected_by_adapter":
+    if prev is None or prev.outcome != "rejected_by_adapter" or prev.refusal in WORLD_LOST:
         return "not_applicable"
     action = turn.action
     if action is None:

@@ -166,9 +166,63 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
     return rec
 
 
+REOPENED_ADVICE = "The game was opened again: it is a new game now; decide from what it shows."
+
+
+def _epoch(obs: Observation) -> int | None:
+    """Which opening of its game an observation is of (``state["epoch"]``, bot/worlds/base.py)."""
+    value = obs.state.get("epoch")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _notice(obs: Observation) -> str | None:
+    """What the world tells people in this observation (``state["notice"]``), if anything."""
+    value = obs.state.get("notice")
+    return value if isinstance(value, str) and value else None
+
+
+def _reopened_text(world: World, obs: Observation) -> str:
+    return (_notice(obs) or f"the {world.name} world opened its game again")[:200]
+
+
+def _decided_on_a_lost_game(world: World, rec: TurnRecord, pre: Observation) -> bool:
+    """The world opened its game again between the observation the decision saw and now (the
+    browser reopened its page after a crash): the decision was about a game that is gone, so
+    it is not applied; the turn is refused with the world's ``info.reopen_refusal`` and says
+    what happened (the world's notice) as its effect."""
+    code = world.info.reopen_refusal
+    decided, now = _epoch(rec.decision_obs), _epoch(pre)
+    if code is None or decided == now:
+        return False
+    told = _reopened_text(world, pre)
+    log.info("decision_on_a_lost_game", world=world.name, epoch_decided=decided, epoch_now=now)
+    why = f"{told}; the action was not applied: it was decided on the game before"
+    rec.result = ActionResult(
+        ok=False,
+        source="body",
+        refusal=code,
+        detail=why[:300],
+        data={"epochDecided": decided, "epochNow": now},
+    )
+    rec.outcome = "rejected_by_adapter"
+    rec.detail = f"{code}: {why}"[:400]
+    rec.effect, rec.effect_advice = told, REOPENED_ADVICE
+    return True
+
+
+def _told_before(rec: TurnRecord) -> str | None:
+    """A notice the world gave in what the decision saw (it reopened its game before this
+    decision, which was made on the new one): the turn's effect begins with it."""
+    for obs in rec.seen or [rec.decision_obs]:
+        if (told := _notice(obs)) is not None:
+            return told
+    return None
+
+
 async def act(world: World, rec: TurnRecord) -> TurnRecord:
     """The act stage, for a decision that validated: observe right before acting (a world that
-    cannot be observed is not acted on blind), act, observe after, derive the effect."""
+    cannot be observed is not acted on blind, nor one that opened its game again since the
+    decision's observation), act, observe after, derive the effect."""
     action_model, action = rec.validated, rec.action
     if action_model is None or action is None:
         return rec  # the decision failed or was invalid: nothing to act on
@@ -180,6 +234,8 @@ async def act(world: World, rec: TurnRecord) -> TurnRecord:
         rec.result = ActionResult(ok=False, source="body", refusal="world_unavailable", detail=why[:300])
         rec.outcome = "rejected_by_adapter"
         rec.detail = f"world_unavailable: {why}"[:400]
+        return rec
+    if _decided_on_a_lost_game(world, rec, pre):
         return rec
     rec.action_started = utc_now()
     try:
@@ -196,7 +252,12 @@ async def act(world: World, rec: TurnRecord) -> TurnRecord:
     except Exception as exc:
         log.warning("post_observe_failed", world=world.name, error=str(exc))
     if rec.post is not None:
-        rec.effect, rec.effect_advice = derive_effect(pre, rec.post, result)
+        if _epoch(rec.post) != _epoch(pre):  # opened again under the action: its effect is unknowable
+            rec.effect, rec.effect_advice = _reopened_text(world, rec.post), REOPENED_ADVICE
+        else:
+            rec.effect, rec.effect_advice = derive_effect(pre, rec.post, result)
+    if (told := _told_before(rec)) is not None:
+        rec.effect = f"{told}; {rec.effect}"[:200] if rec.effect else told[:200]
     rec.outcome = "accepted" if result.ok else "rejected_by_adapter"
     if not result.ok:
         rec.detail = (f"{result.refusal}: {result.detail}" if result.detail else str(result.refusal))[:400]

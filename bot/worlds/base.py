@@ -9,6 +9,13 @@ images. Conventions the play loop relies on for measured progress, when the worl
 - ``state["metrics"] = {name: number}`` — the current value of each progress metric the world
   declares in ``info.metrics`` (:class:`~bot.worlds.info.WorldInfo`). Only declared names are
   read; a rise of any is progress.
+- ``state["epoch"] = int`` — for a world that declares ``info.reopen_refusal``: which opening of
+  its game this is (0 the first; the browser counts up each time it reopens its page after a
+  crash). The play loop never applies a decision made in an earlier epoch than the observation
+  just before acting (:func:`bot.play.turn.act`): the turn is refused with that code.
+- ``state["notice"] = str`` — what the world did on its own that people must be told, on the
+  first observation after it ("the browser died; reopened the page (score 40 → 0)"); the play
+  loop makes it the effect of the turn it fell in, so the terminal and the page say it.
 
 What a world can do is declared in its ``info``, never probed for.
 """

@@ -2,7 +2,8 @@
 
 Each world package declares one :class:`WorldInfo` — its name, the label people read, the
 milestones it can reach, the progress metrics it reports, whether its game lasts between
-sittings, whether it can photograph part of its picture, and the URL forms it accepts — and
+sittings, whether it can photograph part of its picture, the URL forms it accepts and how a
+decision made on a game it lost is refused — and
 one :class:`WorldEntry`: that info and the builder that makes the world from a
 :class:`WorldRequest`. The registry (:mod:`bot.worlds.factory`) holds the entries by name;
 config choices, the play host, the CLI and the slash commands all read it, and the play loop
@@ -54,7 +55,11 @@ class WorldInfo:
       :class:`bot.worlds.base.RegionStills`);
     - ``needs_browser``: each session holds a browser — a context of the shared Chromium, or a connection to a remote Playwright server (counted by ``[limits] browser_sessions``);
     - ``url_forms``: the URLs it can be started on, as people write them (none: it takes no
-      URL, and a start that names one is refused).
+      URL, and a start that names one is refused);
+    - ``reopen_refusal``: it can lose its game and open it again (a browser whose page or
+      process died): it counts the openings in ``state["epoch"]`` (:mod:`bot.worlds.base`), and
+      a decision made on an earlier opening is never applied — its turn is refused with this
+      code (none: its game is never lost under a decision).
     """
 
     name: str
@@ -65,6 +70,7 @@ class WorldInfo:
     still_region: bool = False
     needs_browser: bool = False
     url_forms: tuple[str, ...] = ()
+    reopen_refusal: str | None = None
 
     def __post_init__(self) -> None:
         if not _WORLD_NAME.match(self.name):

@@ -19,6 +19,7 @@ INFO = WorldInfo(
     still_region=True,
     needs_browser=True,
     url_forms=("builtin:2048[?seed=N]", "http(s)://…"),
+    reopen_refusal="browser_crashed",  # a page reopened after a crash is a new game
 )
 
 

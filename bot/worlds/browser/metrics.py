@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from bot.worlds.base import Metric
+from journal.metrics import SEPARATOR, format_number
 
 METRICS = (Metric("score", "score"), Metric("bestTile", "best tile"))
 
@@ -85,3 +86,17 @@ def score_of(scoreboard: str | None, text: str | None) -> int | None:
                 continue  # "Best score 8000", "High score", "Hi-Score"
             return _number(found.group(1))
     return None
+
+
+def reopened_notice(why: str, before: dict[str, int], after: dict[str, int]) -> str:
+    """What people are told when the page had to be reopened: "the browser died; reopened the
+    page (score 40 → 0 · best tile 16 → 2)" — why (the browser process going away reads "the
+    browser died"), then each metric the old game last showed and the new one shows."""
+    first = why.split("\n", 1)[0]  # Playwright appends a multi-line call log
+    told = "the browser died" if first == "the browser process went away" else first
+    moves = SEPARATOR.join(
+        f"{m.label} {format_number(before[m.name])} → {format_number(after[m.name])}"
+        for m in METRICS
+        if m.name in before and m.name in after
+    )
+    return f"{told}; reopened the page ({moves})" if moves else f"{told}; reopened the page"

@@ -13,7 +13,8 @@ BROWSER_CATALOG action and never raises: problems come back as refusals —
 
 - ``page_not_open``: the world was closed (or never started);
 - ``browser_crashed``: the page crashed or the browser died; the world reopened the start URL
-  (``data.reopened``), so the session goes on with the next observation;
+  (``data.reopened``), so the session goes on with the next observation (the play loop also
+  refuses so a decision made on the page before it was reopened: ``info.reopen_refusal``);
 - ``navigated_away``: the page had left the start origin; the world went back to the start URL
   and the action was not applied — act again;
 - ``ref_not_found``, ``outside_viewport``, ``key_not_typable``, ``unsupported_action``: from
@@ -21,7 +22,10 @@ BROWSER_CATALOG action and never raises: problems come back as refusals —
   for anything Playwright itself reports.
 
 ``observe()`` raises WorldUnavailable only when the world is closed or a crashed page could not
-be reopened; after a crash it reopens the start URL itself and says so in ``state["notice"]``.
+be reopened; after a crash it reopens the start URL itself. ``state["epoch"]`` counts the
+reopenings (0: the page first opened), and the first observation after one says what happened in
+``state["notice"]``, for people, with the numbers the old game had and the new one has: "the
+browser died; reopened the page (score 40 → 0 · best tile 16 → 2)" (:mod:`bot.worlds.base`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.actions import apply_action, refuse
 from bot.worlds.browser.browsers import CHROMIUM_ARGS, Browsers, endpoint_shown, launch_refusal_hint
 from bot.worlds.browser.info import INFO
-from bot.worlds.browser.metrics import score_of, scoreboard_text
+from bot.worlds.browser.metrics import reopened_notice, score_of, scoreboard_text
 from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import SNAPSHOT_JS, snapshot_args
@@ -92,6 +96,9 @@ class BrowserWorld:
         self._refs: set[str] = set()
         self._lock = asyncio.Lock()
         self._board = BoardWatch()  # the 2048 board on screen, read by sight
+        self._epoch = 0  # how many times the page was reopened after it was lost
+        self._metrics: dict[str, int] = {}  # the metrics the last observation read
+        self._lost: tuple[str, dict[str, int]] | None = None  # a reopening not told yet: why, old metrics
 
     @property
     def provenance(self) -> dict[str, str | int | float | bool | None]:
@@ -211,10 +218,15 @@ class BrowserWorld:
                 pass
 
     async def _recover(self) -> str | None:
-        """Reopen the start URL after a crash; returns why it was needed, or None if all is well."""
+        """Reopen the start URL after a crash; returns why it was needed, or None if all is well.
+        The old game is gone from here on (a new epoch), whether the reopening works or not; the
+        next observation tells of it (``state["notice"]``)."""
         why = self._broken
         if why is None:
             return None
+        if self._lost is None:  # a second try after a failed reopening is the same loss
+            self._epoch += 1
+            self._lost = (why, dict(self._metrics))
         old = self._page
         self._page = None
         if old is not None and not old.is_closed():
@@ -234,7 +246,7 @@ class BrowserWorld:
                     "the browser page is not open (the world is closed or was never started)"
                 )
             try:
-                notice = await self._recover()
+                await self._recover()
                 assert self._page is not None
                 page = self._page
                 snap = await self._snapshot(page)
@@ -260,11 +272,16 @@ class BrowserWorld:
             game = game_seen(board, self._board.sees_board, snap["text"])
             if game is not None:
                 state["game"] = game
-            metrics = {"score": score, "bestTile": max_tile(board) if board else None}
-            if any(v is not None for v in metrics.values()):
-                state["metrics"] = {k: v for k, v in metrics.items() if v is not None}
-            if notice:
-                state["notice"] = f"{notice}; reopened {self._target.url}"
+            read = {"score": score, "bestTile": max_tile(board) if board else None}
+            metrics = {k: v for k, v in read.items() if v is not None}
+            if metrics:
+                state["metrics"] = metrics
+            state["epoch"] = self._epoch
+            if self._lost is not None:
+                why, before = self._lost
+                self._lost = None
+                state["notice"] = reopened_notice(why, before, metrics)
+            self._metrics = metrics
             return Observation.of(state, "page")
 
     @staticmethod
