@@ -95,6 +95,7 @@ async def test_a_start_url_that_redirects_makes_its_landing_origin_home(
 
 async def test_page_crash_is_refused_and_the_page_reopens(open_world: OpenWorld, test_site: str) -> None:
     world = await open_world(f"{test_site}/input.html")
+    assert (await world.observe()).state["epoch"] == 0
     page = world._page  # the test plays the crashing renderer; the world learns of it by events
     assert page is not None
     crashed = asyncio.Event()
@@ -107,8 +108,12 @@ async def test_page_crash_is_refused_and_the_page_reopens(open_world: OpenWorld,
     refused = await world.act(act("press", key="w"))
     assert (refused.ok, refused.refusal) == (False, "browser_crashed")
     assert refused.data["reopened"] is True
+    told = await world.observe()  # the first look after the reopening tells of it, once
+    assert (told.state["epoch"], told.state["notice"]) == (1, "the page crashed; reopened the page")
     assert (await world.act(act("press", key="e"))).ok
     await page_log(world, r"^keydown e$")
+    again = await world.observe()
+    assert again.state["epoch"] == 1 and "notice" not in again.state
 
 
 async def test_browser_process_crash_is_refused_and_a_new_browser_opens_the_page(
@@ -131,6 +136,7 @@ async def test_browser_process_crash_is_refused_and_a_new_browser_opens_the_page
     assert world._browser is not None and world._browser is not browser
     obs = await world.observe()
     assert obs.state["url"] == f"{test_site}/input.html"
+    assert (obs.state["epoch"], obs.state["notice"]) == (1, "the browser died; reopened the page")
     assert (await world.act(act("press", key="e"))).ok
     await page_log(world, r"^keydown e$")
     assert (await world.still()) is not None
