@@ -84,7 +84,10 @@ async def test_a_decision_made_on_a_lost_game_is_refused_and_the_next_one_sees_t
     lost = journal.turns[2]
     told = "the game was lost; opened it again (score 20 → 0)"
     assert lost.turn.effect == told
-    assert lost.turn.detail == f"browser_crashed: {told}; the action was not applied: it was decided on the game before"
+    assert (
+        lost.turn.detail
+        == f"browser_crashed: {told}; the action was not applied: it was decided on the game before"
+    )
     result = lost.evidence.actionResult
     assert result is not None and (result.ok, result.source) == (False, "body")
     assert result.model_extra == {
@@ -139,7 +142,10 @@ async def test_a_game_lost_before_the_decision_is_told_with_the_turn_played_on_t
     third = journal.turns[2]
     assert third.turn.outcome == "accepted"  # decided on the new game: applied to it
     assert mind.views[2].observation.state["metrics"]["score"] == 0
-    assert third.turn.effect == "the game was lost; opened it again (score 20 → 0); score 0 → 10; secret 99 → 109"
+    assert (
+        third.turn.effect
+        == "the game was lost; opened it again (score 20 → 0); score 0 → 10; secret 99 → 109"
+    )
 
 
 async def test_a_world_that_declares_no_reopen_refusal_is_acted_on_as_before(run_scripted):
