@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,9 +31,52 @@ MAX_LINE_BYTES = 256 * 1024
 MAX_STATE_BYTES = 32 * 1024
 MAX_STATE_STRING = 2000
 
+_INSTANT = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))"
+)
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def not_an_instant(text: str) -> str | None:
+    """Why ``text``, already of a timestamp's form, names no real instant (None when it does).
+
+    The calendar is the proleptic Gregorian one (a year divisible by 4 is a leap year unless
+    divisible by 100 but not by 400; year 0000 is one); hours run 00–23, minutes and seconds
+    00–59 (no leap second), an offset's hours 00–23 and minutes 00–59. The form itself is
+    each dialect's pattern; this is only the calendar and the clock, shared by both.
+    """
+    match = _INSTANT.match(text)
+    if match is None:
+        return "not a timestamp"
+    year, month, day, hour, minute = (int(g) for g in match.groups()[:5])
+    second, off_hour, off_minute = (int(g) if g else 0 for g in match.groups()[5:])
+    if not 1 <= month <= 12:
+        return f"not a real date: there is no month {month:02d}"
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = 29 if month == 2 and leap else _MONTH_DAYS[month - 1]
+    if not 1 <= day <= days:
+        return f"not a real date: {year:04d}-{month:02d} has no day {day:02d}"
+    if hour > 23 or minute > 59 or second > 59:
+        return f"not a real time of day: {hour:02d}:{minute:02d}:{second:02d}"
+    if off_hour > 23 or off_minute > 59:
+        return f"not a real UTC offset: {off_hour:02d}:{off_minute:02d}"
+    return None
+
+
+def real_instant(text: str) -> str:
+    """A pydantic after-validator: ``text`` unchanged if it names a real instant."""
+    reason = not_an_instant(text)
+    if reason is not None:
+        raise ValueError(f"{reason} ({text!r})")
+    return text
+
+
+# Our writers write UTC with up to microseconds (datetime.isoformat); a reader also takes an
+# offset. The pattern is the form; real_instant is the calendar and the clock.
 Timestamp = Annotated[
     str,
     StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"),
+    AfterValidator(real_instant),
 ]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]

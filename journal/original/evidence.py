@@ -19,7 +19,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType, field
 from pydantic import TypeAdapter, ValidationError
 
 from journal.original.actions import OriginalActionRead
-from journal.original.observations import Id, Observation, Timestamp, msgspec_reason
+from journal.original.observations import Id, Observation, Timestamp, check_instants, msgspec_reason
 from journal.reader import describe_error
 
 __all__ = ["Evidence", "Stage", "validate_evidence"]
@@ -65,6 +65,9 @@ class _Result(_S, tag_field="status"):
     actionId: Id
     sessionId: Id
     updatedAt: Timestamp
+
+    def __post_init__(self) -> None:
+        check_instants(updatedAt=self.updatedAt)
 
 
 class Queued(_Result, tag="queued"):
@@ -155,6 +158,14 @@ class Timing(_S):
     decisionSettledAt: Timestamp
     actionStartedAt: Timestamp | None
     actionSettledAt: Timestamp | None
+
+    def __post_init__(self) -> None:
+        check_instants(
+            decisionStartedAt=self.decisionStartedAt,
+            decisionSettledAt=self.decisionSettledAt,
+            actionStartedAt=self.actionStartedAt,
+            actionSettledAt=self.actionSettledAt,
+        )
 
 
 class Evidence(_S):
