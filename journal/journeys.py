@@ -119,7 +119,7 @@ class _FileState:
                     self._line(raw, ended=True)
                     self.offset = source.offset
                 tail = source.tail
-                if self.archival and tail and self.checker is not None and self.checker.note is not None:
+                if self.archival and tail and self._decide(None).note is not None:
                     fh.seek(source.offset)  # a tolerant dialect reads a complete last line without its newline
                     self.lines += 1
                     self._line(fh.read(tail), ended=False)
@@ -131,11 +131,17 @@ class _FileState:
         if self.archival and self.offset == 0:
             raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
-    def _line(self, raw: bytes, *, ended: bool) -> None:
-        if self.dialect is None:  # line 1 decides when it is a header; else the first header
-            self.dialect = detect(raw) if raw[:1] == b"{" and _is_header(raw) else dialect_of(self.path)
+    def _decide(self, first: bytes | None) -> Any:
+        """The file's dialect, decided once: line 1 decides when it is a header, else the
+        file's first header line (journal/dialect.py); the dialect's checker is returned."""
+        if self.dialect is None:
+            header = first is not None and first[:1] == b"{" and _is_header(first)
+            self.dialect = detect(first) if first is not None and header else dialect_of(self.path)
             self.checker = self.dialect.checker(self.path)
-        note = self.checker.note
+        return self.checker
+
+    def _line(self, raw: bytes, *, ended: bool) -> None:
+        note = self._decide(raw).note
         if note is not None and is_blank(raw):
             note(self.lines, BLANK)
             return

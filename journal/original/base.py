@@ -17,8 +17,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from journal.schema import real_instant
 
-__all__ = ["ZOD_DATETIME", "Id", "Sha256", "Strict", "Timestamp", "absent", "text"]
+__all__ = ["SAFE_INTEGER", "ZOD_DATETIME", "Id", "Sha256", "Strict", "Timestamp", "absent", "text"]
 
+# zod 4's .int() is a "safeint" format check: |n| <= Number.MAX_SAFE_INTEGER.
+SAFE_INTEGER = 2**53 - 1
 ZOD_DATETIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z"  # the form; anchor its end
 Timestamp = Annotated[str, StringConstraints(pattern=ZOD_DATETIME + "$"), AfterValidator(real_instant)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]

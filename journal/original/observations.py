@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from journal.original.base import ZOD_DATETIME
+from journal.original.base import SAFE_INTEGER, ZOD_DATETIME
 from journal.schema import not_an_instant
 
 __all__ = [
@@ -139,7 +139,7 @@ class _Base(_S, tag_field="kind"):
     sessionId: Id
     characterId: Id
     worldId: Id
-    goalVersion: Annotated[int, Meta(ge=0)]
+    goalVersion: Annotated[int, Meta(ge=0, le=SAFE_INTEGER)]
     capturedAt: Timestamp
     frame: Annotated[int, Meta(ge=0, le=100_000_000)]
 
