@@ -225,7 +225,9 @@ def write_report(report: dict[str, Any], out: TextIO) -> None:
     if anomalies:
         omitted = report.get("anomaliesOmitted", 0)
         count = len(anomalies) + omitted
-        out.write(f"read past {count} anomal{'y' if count == 1 else 'ies'} (as the {run['dialect']} reader reads them):\n")
+        out.write(
+            f"read past {count} anomal{'y' if count == 1 else 'ies'} (as the {run['dialect']} reader reads them):\n"
+        )
         for a in anomalies:
             out.write(f"  line {a['line']}: {a['what']}\n")
         if omitted:

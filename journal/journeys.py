@@ -119,8 +119,10 @@ class _FileState:
                     self._line(raw, ended=True)
                     self.offset = source.offset
                 tail = source.tail
-                if self.archival and tail and self._decide(None).note is not None:
-                    fh.seek(source.offset)  # a tolerant dialect reads a complete last line without its newline
+                if self.archival and tail and self._decide(None)[1].note is not None:
+                    fh.seek(
+                        source.offset
+                    )  # a tolerant dialect reads a complete last line without its newline
                     self.lines += 1
                     self._line(fh.read(tail), ended=False)
                     self.offset, tail = source.offset + tail, 0
@@ -131,22 +133,23 @@ class _FileState:
         if self.archival and self.offset == 0:
             raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
-    def _decide(self, first: bytes | None) -> Any:
-        """The file's dialect, decided once: line 1 decides when it is a header, else the
-        file's first header line (journal/dialect.py); the dialect's checker is returned."""
+    def _decide(self, first: bytes | None) -> tuple[Dialect, Any]:
+        """The file's dialect and its checker, decided once: line 1 decides when it is a
+        header, else the file's first header line (journal/dialect.py)."""
         if self.dialect is None:
             header = first is not None and first[:1] == b"{" and _is_header(first)
             self.dialect = detect(first) if first is not None and header else dialect_of(self.path)
             self.checker = self.dialect.checker(self.path)
-        return self.checker
+        return self.dialect, self.checker
 
     def _line(self, raw: bytes, *, ended: bool) -> None:
-        note = self._decide(raw).note
+        dialect, checker = self._decide(raw)
+        note = checker.note
         if note is not None and is_blank(raw):
             note(self.lines, BLANK)
             return
-        line = tolerated_line(raw, self.path, self.lines, ended, self.dialect.parse, self.checker.check, note)
-        self.dialect.feed(self.story, line)
+        line = tolerated_line(raw, self.path, self.lines, ended, dialect.parse, checker.check, note)
+        dialect.feed(self.story, line)
 
     def info(self) -> RunInfo | None:
         header = self.header

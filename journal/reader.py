@@ -437,7 +437,9 @@ def tolerated_line(
         line = parse(raw, path, number, note)
     except JournalError as exc:
         if not ended:
-            raise JournalError(path, number, f"torn line: the last line has no newline; {exc.reason}") from None
+            raise JournalError(
+                path, number, f"torn line: the last line has no newline; {exc.reason}"
+            ) from None
         raise
     check(line, number)
     if not ended and note is not None:

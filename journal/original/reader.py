@@ -106,7 +106,10 @@ def parse_original_line(
             except (ValidationError, ValueError, TypeError, RecursionError):
                 pass  # the first reason says why
             else:
-                note(number, "an integer written as a float (1.0, 1e2): read as its integer, as JavaScript reads it")
+                note(
+                    number,
+                    "an integer written as a float (1.0, 1e2): read as its integer, as JavaScript reads it",
+                )
                 return line
         raise JournalError(path, number, describe_error(exc)) from None
     except (ValueError, TypeError, RecursionError) as exc:  # defensive, as for our own lines

@@ -332,7 +332,15 @@ def test_the_calendar_is_the_gregorian_one() -> None:
 
 
 def test_blank_is_what_javascripts_trim_empties() -> None:
-    for blank in (b"", b" ", b"\t\r", "\u00a0".encode(), "\ufeff".encode(), "\u2028\u3000".encode(), b"\x0b\x0c"):
+    for blank in (
+        b"",
+        b" ",
+        b"\t\r",
+        "\u00a0".encode(),
+        "\ufeff".encode(),
+        "\u2028\u3000".encode(),
+        b"\x0b\x0c",
+    ):
         assert is_blank(blank), blank
     for not_blank in (b"{}", b"x", "\u200b".encode(), b"\x1c", b"\x00"):
         assert not is_blank(not_blank), not_blank

@@ -226,7 +226,10 @@ def test_a_torn_last_line_fails(tmp_path: Path) -> None:
         ([1, 15, 2], [(3, "a turn line after the summary")]),
         (
             [1, 15, 15],
-            [(3, "a summary line after the summary"), (3, "a second summary line (the last one is the run's terminal)")],
+            [
+                (3, "a summary line after the summary"),
+                (3, "a second summary line (the last one is the run's terminal)"),
+            ],
         ),
     ],
 )
