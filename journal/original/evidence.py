@@ -68,7 +68,7 @@ class _Result(_S, tag_field="status"):
     updatedAt: Timestamp
 
     def __post_init__(self) -> None:
-        check_instants(updatedAt=self.updatedAt)
+        check_instants(("updatedAt", self.updatedAt))
 
 
 class Queued(_Result, tag="queued"):
@@ -162,10 +162,10 @@ class Timing(_S):
 
     def __post_init__(self) -> None:
         check_instants(
-            decisionStartedAt=self.decisionStartedAt,
-            decisionSettledAt=self.decisionSettledAt,
-            actionStartedAt=self.actionStartedAt,
-            actionSettledAt=self.actionSettledAt,
+            ("decisionStartedAt", self.decisionStartedAt),
+            ("decisionSettledAt", self.decisionSettledAt),
+            ("actionStartedAt", self.actionStartedAt),
+            ("actionSettledAt", self.actionSettledAt),
         )
 
 

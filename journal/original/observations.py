@@ -49,10 +49,10 @@ class _S(Struct, forbid_unknown_fields=True):
     pass
 
 
-def check_instants(**stamps: str | None) -> None:
-    """Raise ValueError naming the first timestamp that is no real instant (in __post_init__,
-    where msgspec reports it at the struct's path)."""
-    for name, value in stamps.items():
+def check_instants(*stamps: tuple[str, str | None]) -> None:
+    """Raise ValueError naming the first ``(field, timestamp)`` that is no real instant (in
+    __post_init__, where msgspec reports it at the struct's path)."""
+    for name, value in stamps:
         reason = None if value is None else not_an_instant(value)
         if reason is not None:
             raise ValueError(f"{name}: {reason} ({value!r})")
@@ -144,7 +144,8 @@ class _Base(_S, tag_field="kind"):
     frame: Annotated[int, Meta(ge=0, le=100_000_000)]
 
     def __post_init__(self) -> None:
-        check_instants(capturedAt=self.capturedAt)
+        if not_an_instant(self.capturedAt) is not None:
+            check_instants(("capturedAt", self.capturedAt))
 
 
 class Overworld(_Base, tag="overworld"):
