@@ -173,7 +173,8 @@ def _sight(args: argparse.Namespace, out: TextIO) -> int:
     dialect = dialect_of(path)
 
     def lines() -> Iterator[Any]:
-        return validated_lines(path, dialect.parse, dialect.checker(path).check)
+        checker = dialect.checker(path)
+        return validated_lines(path, dialect.parse, checker.check, checker.note)
 
     for _ in lines():  # validate first, so a bad file prints nothing but its error
         pass
@@ -220,6 +221,17 @@ def write_report(report: dict[str, Any], out: TextIO) -> None:
     for name in VERDICTS:
         counts = "  ".join(f"{k}={v}" for k, v in sorted(agg["verdicts"][name].items()))
         out.write(f"  {name:<27} {counts or '-'}\n")
+    anomalies = report.get("anomalies", [])
+    if anomalies:
+        omitted = report.get("anomaliesOmitted", 0)
+        count = len(anomalies) + omitted
+        out.write(
+            f"read past {count} anomal{'y' if count == 1 else 'ies'} (as the {run['dialect']} reader reads them):\n"
+        )
+        for a in anomalies:
+            out.write(f"  line {a['line']}: {a['what']}\n")
+        if omitted:
+            out.write(f"  … and {omitted} more\n")
     names = {"events": "event log", "receipts": "receipt trail"}
     for source, skipped in report["skippedOperationalLines"].items():
         for reason in skipped:

@@ -15,6 +15,15 @@ header no other dialect claims, so a broken file is reported by our own reader. 
 TypeScript service's (``original``, journal/original/dialect.py) claims a header naming
 ``environmentSessionId`` — ours name ``sessionId`` and never that key. Every later line is
 validated against the header's dialect only: a line of the other dialect fails the file.
+
+The header that decides is the file's first header line, which is line 1 in every journal
+our writer or the original's writes. The original's reader reads past blank lines and turn
+lines before the header (journal/original/reader.py), so the file is read up to its first
+header line to find it; a file with none reads as the default's.
+
+A dialect's checker has a ``note`` (:data:`journal.reader.Note`): None for a strict dialect
+(ours), or where a tolerant one (the original's) notes what it read past; every reader hands
+it to :func:`journal.reader.validated_lines` and to the dialect's ``parse``.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from journal.jsonl import LineSource, Unreadable, open_regular
-from journal.reader import JournalError, decode_line
+from journal.reader import JournalError, Note, decode_line
 from journal.story import StoryProjector
 from journal.verdicts import TurnFacts
 
@@ -69,8 +78,12 @@ class Dialect:
     name: str
     file_name: str  # a regular expression: what its writer names a journal file
     claims: Callable[[dict[str, Any]], bool] | None  # a decoded header line; None: the default
-    parse: Callable[[bytes, Path, int], Any]  # one line into its model, or JournalError
-    checker: Callable[[Path], Any]  # a fresh order checker (.check(line, n); .header, .summary)
+    # One line into its model, or JournalError; given the checker's note, what a tolerant
+    # dialect reads past is noted there.
+    parse: Callable[[bytes, Path, int, Note | None], Any]
+    # A fresh order checker: .check(line, n), .finish() (the header), .header, .summary, and
+    # .note/.anomalies (None for a strict dialect).
+    checker: Callable[[Path], Any]
     journey_id: Callable[[Any], str]  # of a header
     run: Callable[[Any], RunFacts]  # of a header
     read: Callable[[Path], Any]  # the whole journal (header, turns, summary), or JournalError
@@ -110,33 +123,53 @@ def _default() -> Dialect:
 
 def detect(first_line: bytes) -> Dialect:
     """The dialect a header line declares (a line that does not decode reads as the default)."""
+    return _claimant(_header(first_line)) or _default()
+
+
+def _header(raw: bytes) -> dict[str, Any] | None:
     try:
-        data = decode_line(first_line)
+        data = decode_line(raw)
     except JournalError:
-        return _default()
-    if type(data) is dict and data.get("kind") == "header":
+        return None
+    return data if type(data) is dict and data.get("kind") == "header" else None
+
+
+def _claimant(header: dict[str, Any] | None) -> Dialect | None:
+    if header is not None:
         for dialect in _REGISTERED:
-            if dialect.claims is not None and dialect.claims(data):
+            if dialect.claims is not None and dialect.claims(header):
                 return dialect
-    return _default()
+    return None
 
 
 def dialect_of(path: Path | str) -> Dialect:
-    """The dialect of the journal at ``path``, from its first line (read alone).
+    """The dialect of the journal at ``path``, from its first header line.
 
-    A path that cannot be read as a journal (missing, not a regular file, an over-long
-    first line…) reads as the default, so our reader reports it exactly as it always has.
+    Line 1 is read alone when it is a header (every journal a writer wrote); else the file is
+    read on, in bounded memory, up to its first header line — a last line without its newline
+    included. A path that cannot be read as a journal (missing, not a regular file, an
+    over-long line before any header…) reads as the default, so our reader reports it
+    exactly as it always has.
     """
     try:
         fh = open_regular(path)
     except Unreadable:
         return _default()
     with fh:
+        source = LineSource(fh)
         try:
-            first = next(iter(LineSource(fh)), b"")
+            for raw in source:
+                if not isinstance(raw, bytes):
+                    return _default()
+                header = _header(raw)
+                if header is not None:
+                    return _claimant(header) or _default()
+            if source.tail and source.tail <= source.limit:
+                fh.seek(source.offset)
+                return _claimant(_header(fh.read(source.tail))) or _default()
         except OSError:
             return _default()
-    return detect(first) if isinstance(first, bytes) else _default()
+    return _default()
 
 
 def read_any(path: Path | str) -> Any:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from journal.dialect import Dialect, detect, registered
+from journal.dialect import Dialect, detect, dialect_of, registered
 from journal.jsonl import LineSource, OverLong, Unreadable, file_kind, open_regular
-from journal.reader import JournalError
+from journal.reader import BLANK, JournalError, decode_line, is_blank, tolerated_line
 from journal.story import StoryCard, StoryMoment, StoryProjector
 
 __all__ = ["JourneyIndex", "RunInfo", "StoryCard", "StoryMoment", "StoryProjector"]
@@ -73,6 +73,14 @@ class RunInfo:
         }
 
 
+def _is_header(raw: bytes) -> bool:
+    try:
+        data = decode_line(raw)
+    except JournalError:
+        return False
+    return type(data) is dict and data.get("kind") == "header"
+
+
 class _FileState:
     def __init__(self, path: Path, ino: int, archival: bool = False) -> None:
         self.path = path
@@ -108,22 +116,40 @@ class _FileState:
                     self.lines += 1
                     if isinstance(raw, OverLong):
                         raise JournalError(self.path, self.lines, raw.reason())
-                    self._line(raw)
+                    self._line(raw, ended=True)
                     self.offset = source.offset
+                tail = source.tail
+                if self.archival and tail and self._decide(None)[1].note is not None:
+                    fh.seek(
+                        source.offset
+                    )  # a tolerant dialect reads a complete last line without its newline
+                    self.lines += 1
+                    self._line(fh.read(tail), ended=False)
+                    self.offset, tail = source.offset + tail, 0
             except OSError as exc:
                 raise JournalError(self.path, self.lines, f"cannot read: {exc.strerror or exc}") from None
-        if self.archival and source.tail:
+        if self.archival and tail:
             raise JournalError(self.path, self.lines + 1, "torn line: the last line has no newline")
         if self.archival and self.offset == 0:
             raise JournalError(self.path, 1, "empty file: a journal starts with a header line")
 
-    def _line(self, raw: bytes) -> None:
-        if self.dialect is None:  # line 1 decides
-            self.dialect = detect(raw)
+    def _decide(self, first: bytes | None) -> tuple[Dialect, Any]:
+        """The file's dialect and its checker, decided once: line 1 decides when it is a
+        header, else the file's first header line (journal/dialect.py)."""
+        if self.dialect is None:
+            header = first is not None and first[:1] == b"{" and _is_header(first)
+            self.dialect = detect(first) if first is not None and header else dialect_of(self.path)
             self.checker = self.dialect.checker(self.path)
-        line = self.dialect.parse(raw, self.path, self.lines)
-        self.checker.check(line, self.lines)
-        self.dialect.feed(self.story, line)
+        return self.dialect, self.checker
+
+    def _line(self, raw: bytes, *, ended: bool) -> None:
+        dialect, checker = self._decide(raw)
+        note = checker.note
+        if note is not None and is_blank(raw):
+            note(self.lines, BLANK)
+            return
+        line = tolerated_line(raw, self.path, self.lines, ended, dialect.parse, checker.check, note)
+        dialect.feed(self.story, line)
 
     def info(self) -> RunInfo | None:
         header = self.header

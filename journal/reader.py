@@ -49,10 +49,15 @@ from journal.schema import (
 )
 
 __all__ = [
+    "MAX_ANOMALIES",
+    "Anomalies",
+    "Anomaly",
     "Journal",
     "JournalError",
     "LineChecker",
+    "Note",
     "decode_line",
+    "is_blank",
     "describe_error",
     "iter_journal",
     "journey_id_of",
@@ -81,6 +86,41 @@ class JournalError(Exception):
         self.path = Path(path)
         self.line = line
         self.reason = reason
+
+
+Note = Callable[[int, str], None]
+"""Hears an anomaly a tolerant reader read past: (line number, what it was)."""
+
+MAX_ANOMALIES = 1000  # anomalies kept per file; past this only counted
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """A line a tolerant dialect's reader read past instead of failing the file."""
+
+    line: int
+    what: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "what": self.what}
+
+
+class Anomalies:
+    """The anomalies of one file, as they are found (a :data:`Note`): the first
+    :data:`MAX_ANOMALIES` kept, in line order, the rest counted in :attr:`omitted`."""
+
+    def __init__(self) -> None:
+        self.kept: list[Anomaly] = []
+        self.omitted = 0
+
+    def __call__(self, line: int, what: str) -> None:
+        if len(self.kept) < MAX_ANOMALIES:
+            self.kept.append(Anomaly(line, what))
+        else:
+            self.omitted += 1
+
+    def __bool__(self) -> bool:
+        return bool(self.kept)
 
 
 @dataclass
@@ -152,12 +192,38 @@ def describe_error(exc: ValidationError) -> str:
     return f"{where}: {msg}" if where else msg
 
 
-def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Any:
+# What JavaScript's String.prototype.trim() strips (ECMA-262 WhiteSpace and LineTerminator:
+# the Unicode space separators, U+FEFF, tab, vertical tab, form feed, CR, LF, U+2028/U+2029).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def is_blank(raw: bytes) -> bool:
+    """A line JavaScript's ``line.trim().length > 0`` finds empty (after UTF-8 decoding with
+    U+FFFD for bad bytes, as Node reads a file)."""
+    if not raw or raw.isspace():
+        return True
+    if raw[:1] == b"{":  # every line worth reading: no decoding needed
+        return False
+    return not raw.decode("utf-8", "replace").strip(_JS_SPACE)
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0, note: Note | None = None) -> Any:
     """Decode one line (without its newline) to JSON, or raise JournalError.
 
     Every dialect's lines go through here: the size limit, blank lines, malformed JSON, a key
     given twice in one object and a boolean schemaVersion fail the same way whichever format
-    the file is in.
+    the file is in. Given a ``note`` (a tolerant dialect's reader), what JavaScript's
+    ``JSON.parse`` would read is read and noted instead: a key given twice (its last value,
+    as both parsers keep), bytes that are not UTF-8 (each bad sequence as U+FFFD, as Node's
+    ``readFileSync(…, "utf8")`` decodes them).
     """
     if len(raw) > MAX_LINE_BYTES:
         raise JournalError(path, number, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit")
@@ -166,19 +232,31 @@ def decode_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> 
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        if note is not None and not _utf8(raw):
+            raw = raw.decode("utf-8", "replace").encode()
+            note(number, "bytes that are not UTF-8, read as U+FFFD (as Node's readFileSync decodes them)")
+            return decode_line(raw, path, number, note)
         # orjson's own "line 1 column N" would mislead beside the file's line number.
         raise JournalError(path, number, f"malformed JSON: {exc.msg} at byte {exc.pos}") from None
     duplicate = duplicate_key(raw, data)
     if duplicate is not None:  # orjson keeps the last value; strict means the line fails
-        raise JournalError(path, number, f"duplicate key {orjson.dumps(duplicate).decode()}")
+        named = orjson.dumps(duplicate).decode()
+        if note is None:
+            raise JournalError(path, number, f"duplicate key {named}")
+        note(number, f"duplicate key {named}: its last value is read (as JSON.parse reads it)")
     if type(data) is dict and type(data.get("schemaVersion")) is bool:
         # Python-mode Literal[1] would take True for 1; JSON keeps booleans apart.
         raise JournalError(path, number, "schemaVersion: Input should be an integer, not a boolean")
     return data
 
 
-def parse_line(raw: bytes, path: Path | str = "<journal>", number: int = 0) -> Header | Turn | Summary:
-    """Validate one line (without its newline) into its model, or raise JournalError."""
+def parse_line(
+    raw: bytes, path: Path | str = "<journal>", number: int = 0, note: Note | None = None
+) -> Header | Turn | Summary:
+    """Validate one line (without its newline) into its model, or raise JournalError.
+
+    Ours is strict: ``note`` (the dialects' common signature) is never used, so nothing is
+    read past."""
     data = decode_line(raw, path, number)
     try:
         line: Header | Turn | Summary = _VALIDATE(data)
@@ -200,6 +278,15 @@ class SittingOrder:
         self.path = path
         self.header: Any = None
         self.summary: Any = None
+        # Where a tolerant dialect's reader notes what it read past; None: the dialect is strict.
+        self.note: Note | None = None
+        self.anomalies: Anomalies | None = None
+
+    def finish(self) -> Any:
+        """The sitting's header once every line was checked (a non-empty file's line 1)."""
+        if self.header is None:
+            raise JournalError(self.path, 0, "no header line")
+        return self.header
 
     def place(self, line: Any, number: int) -> bool:
         """Check where ``line`` stands in the file; True when it was the header or the summary
@@ -276,6 +363,13 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     (:class:`journal.jsonl.LineSource`); raises JournalError for a file that cannot be read
     as a journal (not a regular file, a symlink loop…), a line over the cap (at once), an
     empty file, or a torn last line (after the lines before it)."""
+    for number, raw, _ in _lines(path, tolerant=False):
+        yield number, raw
+
+
+def _lines(path: Path, *, tolerant: bool) -> Iterator[tuple[int, bytes, bool]]:
+    """:func:`raw_lines` with whether each line had its newline; ``tolerant``, a last line
+    without one is yielded too (under the cap: a longer one was refused as over-long)."""
     try:
         fh = open_regular(path)
     except Unreadable as exc:
@@ -287,7 +381,12 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             for number, raw in enumerate(source, start=1):
                 if isinstance(raw, OverLong):
                     raise JournalError(path, number, raw.reason())
-                yield number, raw
+                yield number, raw, True
+            if tolerant and source.tail:
+                fh.seek(source.offset)
+                number += 1
+                yield number, fh.read(source.tail), False
+                return
         except OSError as exc:
             raise JournalError(path, number + 1, f"cannot read: {exc.strerror or exc}") from None
         if source.tail:
@@ -297,20 +396,55 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 
 L = TypeVar("L")
+UNTERMINATED = "the last line has no newline (the writer ends every line with one)"
+BLANK = "a blank line (skipped)"
 
 
 def validated_lines(
-    path: Path, parse: Callable[[bytes, Path, int], L], check: Callable[[L, int], None]
+    path: Path,
+    parse: Callable[[bytes, Path, int, Note | None], L],
+    check: Callable[[L, int], None],
+    note: Note | None = None,
 ) -> Iterator[L]:
     """Each line of the file parsed and order-checked, for any dialect's parser and checker.
 
     The file is streamed (:func:`raw_lines`): each line is parsed and checked in turn, the
     first failure raising; a torn last line or an empty file is found at the end.
+
+    A tolerant dialect passes its checker's ``note``: then a blank line (as JavaScript's
+    ``trim()`` finds it) is skipped and noted, and a last line without its newline is read
+    and noted if it parses — if it does not, it is a torn line and fails the file.
     """
-    for number, raw in raw_lines(path):
-        line = parse(raw, path, number)
-        check(line, number)
-        yield line
+    for number, raw, ended in _lines(path, tolerant=note is not None):
+        if note is not None and is_blank(raw):
+            note(number, BLANK)
+            continue
+        yield tolerated_line(raw, path, number, ended, parse, check, note)
+
+
+def tolerated_line(
+    raw: bytes,
+    path: Path,
+    number: int,
+    ended: bool,
+    parse: Callable[[bytes, Path, int, Note | None], L],
+    check: Callable[[L, int], None],
+    note: Note | None,
+) -> L:
+    """One non-blank line parsed and checked; a last line without its newline (``ended``
+    False, tolerant readers only) is noted once it parsed, and is a torn line if it did not."""
+    try:
+        line = parse(raw, path, number, note)
+    except JournalError as exc:
+        if not ended:
+            raise JournalError(
+                path, number, f"torn line: the last line has no newline; {exc.reason}"
+            ) from None
+        raise
+    check(line, number)
+    if not ended and note is not None:
+        note(number, UNTERMINATED)
+    return line
 
 
 def iter_journal(path: Path | str) -> Iterator[Header | Turn | Summary]:

@@ -13,7 +13,11 @@ reason``) wherever it is, and the rows already judged are the sink's to drop
 (:class:`JsonRows` prints nothing until the end).
 
 Report shape: ``{"run", "turns", "aggregate", "skippedOperationalLines"}``; :func:`stream`
-returns it without ``turns`` (the sink has them), :func:`with_turns` puts them back.
+returns it without ``turns`` (the sink has them), :func:`with_turns` puts them back. A
+journal its dialect's reader read past anomalies in (the original's: blank lines, a second
+header, numbering that starts again… journal/original/reader.py) has ``anomalies``
+(``[{line, what}]``) before ``skippedOperationalLines``; the turns are judged as its reader
+reads them (every turn in file order, each after the one before it in the file).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from journal.actions import HistoricalAction
 from journal.dialect import Dialect
 from journal.narration import Receipts, index_receipts
 from journal.oplog import EventLine, ForeignEvent, read_events
-from journal.reader import validated_lines
+from journal.reader import Anomalies, validated_lines
 from journal.verdicts import PLAY_VERDICTS, TurnFacts, play_verdicts, unknown_play_verdicts
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "evaluated",
     "stream",
     "terminal",
+    "with_anomalies",
     "with_turns",
 ]
 
@@ -172,11 +177,29 @@ def stream(
     ``on_turn`` as it is judged. Raises JournalError at the first invalid line (or at a torn
     last line, once the lines before it were judged)."""
     checker = dialect.checker(path)
-    lines = validated_lines(path, dialect.parse, checker.check)
+    lines = validated_lines(path, dialect.parse, checker.check, checker.note)
     turns = (line for line in lines if line.kind == "turn")
-    return evaluated(
-        dialect, path, turns, lambda: (checker.header, checker.summary), events, receipts, on_turn
+
+    done = evaluated(
+        dialect, path, turns, lambda: (checker.finish(), checker.summary), events, receipts, on_turn
     )
+    if checker.anomalies:
+        done.report = with_anomalies(done.report, checker.anomalies)
+    return done
+
+
+def with_anomalies(report: dict[str, Any], anomalies: Anomalies) -> dict[str, Any]:
+    """``report`` with what its dialect's reader read past, after the aggregate: ``anomalies``
+    (``[{line, what}]``, the first MAX_ANOMALIES) and, past those, ``anomaliesOmitted``. A
+    journal read with none (every journal of ours) has neither key."""
+    out: dict[str, Any] = {}
+    for key, value in report.items():
+        if key == "skippedOperationalLines":
+            out["anomalies"] = [a.as_dict() for a in anomalies.kept]
+            if anomalies.omitted:
+                out["anomaliesOmitted"] = anomalies.omitted
+        out[key] = value
+    return out
 
 
 def with_turns(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:

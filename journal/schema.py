@@ -11,11 +11,13 @@ be data URLs.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,9 +32,61 @@ MAX_LINE_BYTES = 256 * 1024
 MAX_STATE_BYTES = 32 * 1024
 MAX_STATE_STRING = 2000
 
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+@functools.lru_cache(maxsize=4096)  # a journal's timestamps share few days: most calls are hits
+def _not_a_date(day: str) -> str | None:
+    year, month, date = int(day[0:4]), int(day[5:7]), int(day[8:10])
+    if not 1 <= month <= 12:
+        return f"not a real date: there is no month {month:02d}"
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= date <= (29 if month == 2 and leap else _MONTH_DAYS[month - 1]):
+        return f"not a real date: {year:04d}-{month:02d} has no day {date:02d}"
+    return None
+
+
+def not_an_instant(text: str) -> str | None:
+    """Why ``text``, already of a timestamp's form (a dialect's pattern matched it:
+    ``YYYY-MM-DDTHH:MM``, optionally ``:SS`` and a fraction, then ``Z`` or ``±HH:MM``), names
+    no real instant; None when it does.
+
+    The calendar is the proleptic Gregorian one (a year divisible by 4 is a leap year unless
+    divisible by 100 but not by 400; year 0000 is one); hours run 00–23, minutes and seconds
+    00–59 (no leap second), an offset's hours 00–23 and minutes 00–59. The form itself is
+    each dialect's pattern; this is only the calendar and the clock, shared by both. Digits
+    of equal length compare as strings, so only the date is read as numbers (and cached).
+    """
+    if len(text) < 17 or text[4] != "-" or text[7] != "-" or text[10] != "T" or text[13] != ":":
+        return "not a timestamp"
+    try:
+        reason = _not_a_date(text[:10])
+    except ValueError:
+        return "not a timestamp"
+    if reason is not None:
+        return reason
+    second = text[17:19] if text[16] == ":" else "00"
+    if text[11:13] > "23" or text[14:16] > "59" or second > "59":
+        return f"not a real time of day: {text[11:13]}:{text[14:16]}:{second}"
+    if text[-1] != "Z" and (text[-5:-3] > "23" or text[-2:] > "59"):
+        return f"not a real UTC offset: {text[-5:]}"
+    return None
+
+
+def real_instant(text: str) -> str:
+    """A pydantic after-validator: ``text`` unchanged if it names a real instant."""
+    reason = not_an_instant(text)
+    if reason is not None:
+        raise ValueError(f"{reason} ({text!r})")
+    return text
+
+
+# Our writers write UTC with up to microseconds (datetime.isoformat); a reader also takes an
+# offset. The pattern is the form; real_instant is the calendar and the clock.
 Timestamp = Annotated[
     str,
     StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"),
+    AfterValidator(real_instant),
 ]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]

@@ -19,15 +19,16 @@ from msgspec import UNSET, Meta, Struct, UnsetType, field
 from pydantic import TypeAdapter, ValidationError
 
 from journal.original.actions import OriginalActionRead
-from journal.original.observations import Id, Observation, Timestamp, msgspec_reason
+from journal.original.base import SAFE_INTEGER
+from journal.original.observations import Id, Observation, Timestamp, check_instants, msgspec_reason
 from journal.reader import describe_error
 
 __all__ = ["Evidence", "Stage", "validate_evidence"]
 
-Count = Annotated[int, Meta(ge=0)]
+Count = Annotated[int, Meta(ge=0, le=SAFE_INTEGER)]  # zod .int(): a safe integer
 Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}\Z")]
 Text200 = Annotated[str, Meta(min_length=1, max_length=200)]
-Turns = Annotated[int, Meta(ge=0)] | None
+Turns = Annotated[int, Meta(ge=0, le=SAFE_INTEGER)] | None
 _ACTION: TypeAdapter[Any] = TypeAdapter(cast(Any, OriginalActionRead))  # a special form
 
 
@@ -65,6 +66,9 @@ class _Result(_S, tag_field="status"):
     actionId: Id
     sessionId: Id
     updatedAt: Timestamp
+
+    def __post_init__(self) -> None:
+        check_instants(("updatedAt", self.updatedAt))
 
 
 class Queued(_Result, tag="queued"):
@@ -155,6 +159,14 @@ class Timing(_S):
     decisionSettledAt: Timestamp
     actionStartedAt: Timestamp | None
     actionSettledAt: Timestamp | None
+
+    def __post_init__(self) -> None:
+        check_instants(
+            ("decisionStartedAt", self.decisionStartedAt),
+            ("decisionSettledAt", self.decisionSettledAt),
+            ("actionStartedAt", self.actionStartedAt),
+            ("actionSettledAt", self.actionSettledAt),
+        )
 
 
 class Evidence(_S):

@@ -21,18 +21,24 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from journal.original.base import SAFE_INTEGER, ZOD_DATETIME
+from journal.schema import not_an_instant
+
 __all__ = [
     "OBSERVATION_TYPES",
     "Observation",
     "Overworld",
     "Scene",
+    "check_instants",
     "msgspec_reason",
 ]
 
 Facing = Literal["north", "east", "south", "west"]
 # msgspec matches patterns with re.search: \Z, not $ (which also matches before a final newline).
 Sha256 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}\Z")]
-Timestamp = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z")]
+# zod's datetime() form (journal/original/base.py); its calendar is checked after decoding
+# (check_instants), as msgspec has no validator of its own.
+Timestamp = Annotated[str, Meta(pattern=ZOD_DATETIME + r"\Z")]
 Id = Annotated[str, Meta(min_length=1)]
 Str128 = Annotated[str, Meta(min_length=1, max_length=128)]
 Summary = Annotated[str, Meta(min_length=1, max_length=1024)]
@@ -41,6 +47,15 @@ Coord = Annotated[int, Meta(ge=0, le=65_535)]
 
 class _S(Struct, forbid_unknown_fields=True):
     pass
+
+
+def check_instants(*stamps: tuple[str, str | None]) -> None:
+    """Raise ValueError naming the first ``(field, timestamp)`` that is no real instant (in
+    __post_init__, where msgspec reports it at the struct's path)."""
+    for name, value in stamps:
+        reason = None if value is None else not_an_instant(value)
+        if reason is not None:
+            raise ValueError(f"{name}: {reason} ({value!r})")
 
 
 class Position(_S):
@@ -124,9 +139,13 @@ class _Base(_S, tag_field="kind"):
     sessionId: Id
     characterId: Id
     worldId: Id
-    goalVersion: Annotated[int, Meta(ge=0)]
+    goalVersion: Annotated[int, Meta(ge=0, le=SAFE_INTEGER)]
     capturedAt: Timestamp
     frame: Annotated[int, Meta(ge=0, le=100_000_000)]
+
+    def __post_init__(self) -> None:
+        if not_an_instant(self.capturedAt) is not None:
+            check_instants(("capturedAt", self.capturedAt))
 
 
 class Overworld(_Base, tag="overworld"):

@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PlainValidator, StringConstraints, model_validator
 
 from journal.original.actions import OriginalActionRead
-from journal.original.base import Sha256, Strict, Timestamp, absent, text
+from journal.original.base import SAFE_INTEGER, Sha256, Strict, Timestamp, absent, text
 from journal.original.evidence import Evidence, Stage, validate_evidence
 
 __all__ = [
@@ -47,7 +47,7 @@ __all__ = [
     "TurnV2",
 ]
 
-_Count = Annotated[int, Field(ge=0)]
+_Count = Annotated[int, Field(ge=0, le=SAFE_INTEGER)]  # z.number().int().nonnegative()
 
 
 # --- header -----------------------------------------------------------------------

@@ -75,9 +75,16 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
 
 
 def feed_original(projector: StoryProjector, line: OriginalLine) -> None:
-    """Fold one line of the original's journal: a header begins a sitting, a turn is folded,
-    the summary adds nothing."""
+    """Fold one line of the original's journal: the first header begins the sitting, a turn
+    is folded, the summary adds nothing.
+
+    Its reader reads a file whatever the order of its lines (journal/original/reader.py): a
+    later header is not another sitting (the first is the run's, as the origin's evaluator
+    takes it), and a turn before the header has no sitting to join yet, so the card, which
+    begins at the header, leaves it out (the evaluation judges it, and lists it as an anomaly).
+    """
     if isinstance(line, TurnV1):
-        feed_original_turn(projector, line)
-    elif isinstance(line, HeaderV1):
+        if projector.journey_id is not None:
+            feed_original_turn(projector, line)
+    elif isinstance(line, HeaderV1) and projector.journey_id is None:
         feed_original_header(projector, line)

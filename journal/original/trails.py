@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from journal.original.base import Id, Strict, Timestamp, absent
+from journal.original.base import SAFE_INTEGER, Id, Strict, Timestamp, absent
 
 __all__ = ["OriginalEvent", "OriginalReceipt", "TERMINAL_EVENT_TYPES"]
 
@@ -52,10 +52,10 @@ class TerminalData(Strict):
 
     sessionId: Id
     outcome: Literal["stopped", "budget_exhausted", "failed", "lease_lapsed"] = absent()
-    turnsTaken: Annotated[int, Field(ge=0)] = absent()
-    durationMs: Annotated[int, Field(ge=0)] = absent()
-    framesPublished: Annotated[int, Field(ge=0)] = absent()
-    framesDropped: Annotated[int, Field(ge=0)] = absent()
+    turnsTaken: Annotated[int, Field(ge=0, le=SAFE_INTEGER)] = absent()
+    durationMs: Annotated[int, Field(ge=0, le=SAFE_INTEGER)] = absent()
+    framesPublished: Annotated[int, Field(ge=0, le=SAFE_INTEGER)] = absent()
+    framesDropped: Annotated[int, Field(ge=0, le=SAFE_INTEGER)] = absent()
     checkpointId: Id = absent()
     resumedFromCheckpointId: Id = absent()
 

@@ -9,7 +9,7 @@ import pytest
 from journal import dialect, samples
 from journal.journeys import JourneyIndex, StoryCard
 from journal.ours import OURS
-from journal.reader import read_journal
+from journal.reader import Note, read_journal
 from journal.schema import HeaderV3, TurnV3Write
 from journal.story import MAX_MAPS, MAX_MOMENTS, StoryProjector
 from journal.writer import JournalWriter
@@ -122,9 +122,9 @@ def test_index_follows_a_growing_journal_reading_only_new_lines(
 ) -> None:
     parsed: list[int] = []
 
-    def counting(raw: bytes, path: Path, number: int) -> object:
+    def counting(raw: bytes, path: Path, number: int, note: Note | None = None) -> object:
         parsed.append(number)
-        return OURS.parse(raw, path, number)
+        return OURS.parse(raw, path, number, note)
 
     counted = dataclasses.replace(OURS, parse=counting)
     monkeypatch.setattr(dialect, "_REGISTERED", [counted if d is OURS else d for d in dialect.registered()])
