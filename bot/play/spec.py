@@ -38,7 +38,7 @@ class MindStreaks:
         self.invalid = self.invalid + 1 if outcome == "invalid_decision" else 0
         self.unexpected = self.unexpected + 1 if unexpected else 0
         if self.unexpected >= UNEXPECTED_IN_A_ROW:
-            return f"{detail} ({self.unexpected} turns in a row)"
+            return f"{self.unexpected} turns in a row: {detail}"
         if self.invalid >= self.max_invalid:
             return f"the mind made {self.invalid} invalid decisions in a row; the last: {detail}"
         return None

@@ -82,8 +82,8 @@ def unexpected_answer(response: Any, endpoint: str, what: str) -> UnexpectedAnsw
     kind = str(response.headers.get("content-type") or "no content type")[:80]
     return UnexpectedAnswer(
         f"the model endpoint {_where(response, endpoint)} answered HTTP {response.status_code} with "
-        f"{kind}, {what} — a proxy, captive portal or login page in the way, or the wrong address? "
-        "(check OPENAI_BASE_URL)"
+        f"{kind}, {what} (a proxy, captive portal or login page in the way, or the wrong address? "
+        "check OPENAI_BASE_URL)"
     )
 
 
