@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from bot.cli import build_parser
 from bot.config import Settings, load_settings
@@ -30,8 +31,13 @@ from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, Hang, HttpError, Malformed, Structured
 from tests.fakes.openai.chat import Reply
-from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
-from tests.fakes.openai.intercepted import LoginServer, captive_portal_page, captive_portal_redirect, fixed_response
+from tests.fakes.openai.fixtures import fake_openai
+from tests.fakes.openai.intercepted import (
+    LoginServer,
+    captive_portal_page,
+    captive_portal_redirect,
+    fixed_response,
+)
 from tests.play.wire import wire_decision
 
 KEY = "sk-test-not-real"
@@ -49,6 +55,13 @@ def pauses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
 
     monkeypatch.setattr(StopRequest, "wait", recorded)
     yield asked
+
+
+@pytest_asyncio.fixture
+async def model_endpoint() -> AsyncIterator[FakeOpenAI]:
+    """The OpenAI fake on loopback; at the end, every request it saw was a valid one."""
+    async with fake_openai() as fake:
+        yield fake
 
 
 @dataclass
@@ -90,7 +103,12 @@ async def play(
     tmp_path: Path, fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], turns: int, **openai: Any
 ) -> Probe:
     settings = load_settings(
-        None, env={"CLANKIE_STATE": str(tmp_path / "state"), "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": fake.base_url}
+        None,
+        env={
+            "CLANKIE_STATE": str(tmp_path / "state"),
+            "OPENAI_API_KEY": KEY,
+            "OPENAI_BASE_URL": fake.base_url,
+        },
     )
     settings.openai = settings.openai.model_copy(update=openai)
     args = build_parser().parse_args(f"play --world sandbox --mind openai --turns {turns} --pace 0".split())
@@ -130,12 +148,16 @@ UNEXPECTED = {
 
 @pytest.mark.parametrize("case", list(UNEXPECTED), ids=list(UNEXPECTED))
 async def test_an_answer_that_is_no_chat_completion_is_one_named_failure_and_three_end_play(
-    tmp_path: Path, openai_fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float], case: str
+    tmp_path: Path,
+    model_endpoint: FakeOpenAI,
+    capsys: pytest.CaptureFixture[str],
+    pauses: list[float],
+    case: str,
 ) -> None:
     reply, content_type, said = UNEXPECTED[case]
-    openai_fake.chat.responder = always(reply)
-    probe = await play(tmp_path, openai_fake, capsys, turns=20)
-    endpoint = openai_fake.base_url.rstrip("/")
+    model_endpoint.chat.responder = always(reply)
+    probe = await play(tmp_path, model_endpoint, capsys, turns=20)
+    endpoint = model_endpoint.base_url.rstrip("/")
     detail = (
         f"the model endpoint {endpoint} answered HTTP 200 with {content_type}, {said} (a proxy, captive "
         "portal or login page in the way, or the wrong address? check OPENAI_BASE_URL)"
@@ -156,17 +178,17 @@ async def test_an_answer_that_is_no_chat_completion_is_one_named_failure_and_thr
     assert (failed.data["outcome"], failed.data["reason"]) == ("failed", reason)
     probe.no_turn_lost()
     # what it cost: one request a turn (a 2xx is not retried), backing off 1 s then 2 s
-    assert len(openai_fake.chat.requests) == 3
+    assert len(model_endpoint.chat.requests) == 3
     assert pauses == [1.0, 2.0]
 
 
 async def test_a_captive_portal_redirect_names_where_the_request_was_sent(
-    tmp_path: Path, openai_fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
+    tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
 ) -> None:
     async with LoginServer() as portal:
-        openai_fake.chat.responder = always(captive_portal_redirect(portal.url("/login?session=Zq81tok")))
-        probe = await play(tmp_path, openai_fake, capsys, turns=20)
-    endpoint = openai_fake.base_url.rstrip("/")
+        model_endpoint.chat.responder = always(captive_portal_redirect(portal.url("/login?session=Zq81tok")))
+        probe = await play(tmp_path, model_endpoint, capsys, turns=20)
+    endpoint = model_endpoint.base_url.rstrip("/")
     assert portal.seen == ["/login?session=Zq81tok"] * 3  # the client followed each redirect
     where = f"{endpoint} (redirected to http://127.0.0.1:{portal.port}/login)"  # the query left out
     reason = probe.journal.summary.reason
@@ -179,11 +201,11 @@ async def test_a_captive_portal_redirect_names_where_the_request_was_sent(
 
 
 async def test_unexpected_answers_between_good_turns_do_not_end_play(
-    tmp_path: Path, openai_fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
+    tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
 ) -> None:
     page, good = captive_portal_page(), Structured(RIGHT)
-    openai_fake.chat.script(page, page, good, page, page, good)
-    probe = await play(tmp_path, openai_fake, capsys, turns=6)
+    model_endpoint.chat.script(page, page, good, page, page, good)
+    probe = await play(tmp_path, model_endpoint, capsys, turns=6)
     outcomes = [t.turn.outcome for t in probe.journal.turns]
     assert outcomes == ["mind_failed", "mind_failed", "accepted", "mind_failed", "mind_failed", "accepted"]
     assert probe.code == 0 and probe.ended.startswith("session ended: budget_exhausted after 6 turns")
@@ -194,11 +216,11 @@ async def test_unexpected_answers_between_good_turns_do_not_end_play(
 
 
 async def test_a_silent_endpoint_is_found_out_within_the_configured_tries(
-    tmp_path: Path, openai_fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
+    tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
 ) -> None:
-    openai_fake.chat.responder = always(Hang())
-    probe = await play(tmp_path, openai_fake, capsys, turns=2, timeout_s=0.2, max_retries=1)
-    endpoint = openai_fake.base_url.rstrip("/")
+    model_endpoint.chat.responder = always(Hang())
+    probe = await play(tmp_path, model_endpoint, capsys, turns=2, timeout_s=0.2, max_retries=1)
+    endpoint = model_endpoint.base_url.rstrip("/")
     detail = (
         f"the model endpoint {endpoint} did not answer in time (nothing within 0.2 s, 2 tries; "
         "[openai] timeout_s and max_retries)"
@@ -208,7 +230,7 @@ async def test_a_silent_endpoint_is_found_out_within_the_configured_tries(
     assert [(t.turn.outcome, t.turn.detail) for t in probe.journal.turns] == [("mind_failed", detail)] * 2
     assert probe.journal.summary.outcome == "budget_exhausted"
     assert probe.events()[-1].type == "embodiment.session.stopped"
-    assert len(openai_fake.chat.requests) == 4  # two tries a turn, as configured
+    assert len(model_endpoint.chat.requests) == 4  # two tries a turn, as configured
     for line in probe.journal.turns:  # each turn waited out both tries, and no more than that
         timing = line.evidence.timing
         took = (_at(timing.decisionSettledAt) - _at(timing.decisionStartedAt)).total_seconds()
@@ -220,17 +242,23 @@ async def test_a_silent_endpoint_is_found_out_within_the_configured_tries(
 
 
 async def test_500_three_times_is_one_failed_turn_then_play_heals(
-    tmp_path: Path, openai_fake: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
+    tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
 ) -> None:
-    openai_fake.chat.script(*[HttpError(500, "The server had an error while processing your request.")] * 3)
-    openai_fake.chat.responder = always(Structured(RIGHT))
-    probe = await play(tmp_path, openai_fake, capsys, turns=3)  # the default timeout and retries
-    endpoint = openai_fake.base_url.rstrip("/")
+    model_endpoint.chat.script(
+        *[HttpError(500, "The server had an error while processing your request.")] * 3
+    )
+    model_endpoint.chat.responder = always(Structured(RIGHT))
+    probe = await play(tmp_path, model_endpoint, capsys, turns=3)  # the default timeout and retries
+    endpoint = model_endpoint.base_url.rstrip("/")
     outcomes = [(t.turn.outcome, t.turn.detail) for t in probe.journal.turns]
-    assert outcomes == [("mind_failed", f"the model endpoint {endpoint} answered HTTP 500"), ("accepted", None), ("accepted", None)]
-    assert "mind_failed" in probe.turn_lines[0] and probe.turn_lines[0].endswith(f"answered HTTP 500")
+    assert outcomes == [
+        ("mind_failed", f"the model endpoint {endpoint} answered HTTP 500"),
+        ("accepted", None),
+        ("accepted", None),
+    ]
+    assert "mind_failed" in probe.turn_lines[0] and probe.turn_lines[0].endswith("answered HTTP 500")
     # turn 1: the try and its one retry; turn 2: a 500, then the retry is answered; turn 3: one
-    assert len(openai_fake.chat.requests) == 5
+    assert len(model_endpoint.chat.requests) == 5
     assert probe.code == 0 and probe.ended.startswith("session ended: budget_exhausted after 3 turns")
     assert probe.journal.summary.outcome == "budget_exhausted" and probe.journal.summary.accepted == 2
     assert probe.events()[-1].type == "embodiment.session.stopped"

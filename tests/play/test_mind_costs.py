@@ -18,7 +18,12 @@ async def test_invalid_decisions_back_off_like_failures(run_scripted, pauses):
     mind = ScriptedMind([bad, bad, MindFailed("HTTP 503"), bad, press("right"), bad])
     session, journal = await run_scripted(mind, turns=6)
     outcomes = [t.turn.outcome for t in journal.turns]
-    assert outcomes == ["invalid_decision"] * 2 + ["mind_failed", "invalid_decision", "accepted", "invalid_decision"]
+    assert outcomes == ["invalid_decision"] * 2 + [
+        "mind_failed",
+        "invalid_decision",
+        "accepted",
+        "invalid_decision",
+    ]
     assert pauses == [1.0, 2.0, 4.0, 8.0, 1.0]  # one run of four undecided turns, reset by the good one
     assert session.outcome == "budget_exhausted"
 
@@ -28,7 +33,9 @@ async def test_max_invalid_in_a_row_ends_play_failed_with_the_reason(run_scripte
     mind = ScriptedMind(default=InvalidDecision("action kind 'fly' is not in the gba catalog"))
     session, journal = await run_scripted(mind, turns=500)
     assert [t.turn.outcome for t in journal.turns] == ["invalid_decision"] * 4
-    reason = "the mind made 4 invalid decisions in a row; the last: action kind 'fly' is not in the gba catalog"
+    reason = (
+        "the mind made 4 invalid decisions in a row; the last: action kind 'fly' is not in the gba catalog"
+    )
     assert session.outcome == "failed" and session.error == reason
     assert journal.summary.outcome == "failed" and journal.summary.reason == reason
     assert journal.summary.turnsTaken == 4
@@ -45,7 +52,9 @@ async def test_a_decision_between_invalid_ones_starts_the_count_again(run_script
     assert session.outcome == "budget_exhausted" and journal.summary.turnsTaken == 8
 
 
-async def test_three_unexpected_answers_in_a_row_end_play_and_a_good_turn_between_resets(run_scripted, pauses):
+async def test_three_unexpected_answers_in_a_row_end_play_and_a_good_turn_between_resets(
+    run_scripted, pauses
+):
     page = UnexpectedAnswer("the model endpoint http://127.0.0.1:9/v1 answered HTTP 200 with text/html, …")
     session, journal = await run_scripted(ScriptedMind([page, page, press("right"), page, page]), turns=5)
     assert session.outcome == "budget_exhausted"
@@ -66,7 +75,11 @@ def test_the_streaks_count_only_what_they_name():
 
 
 def test_max_invalid_in_a_row_is_configured_under_play(tmp_path):
-    assert PlaySettings().max_invalid_in_a_row == MAX_INVALID_IN_A_ROW == SessionSpec("w", "m").max_invalid_in_a_row
+    assert (
+        PlaySettings().max_invalid_in_a_row
+        == MAX_INVALID_IN_A_ROW
+        == SessionSpec("w", "m").max_invalid_in_a_row
+    )
     config = tmp_path / "clankie.toml"
     config.write_text("[play]\nmax_invalid_in_a_row = 7\n", encoding="utf-8")
     assert load_settings(config, env={}).play.max_invalid_in_a_row == 7

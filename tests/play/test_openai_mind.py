@@ -44,7 +44,9 @@ async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(o
     assert '"objective": "reach the wall"' in second_text
 
 
-async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(openai_fake, run_scripted, pauses):
+async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(
+    openai_fake, run_scripted, pauses
+):
     openai_fake.chat.ignore_strict = True  # only an endpoint that ignores strict can answer these
     openai_fake.chat.script(
         Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision())
@@ -94,7 +96,9 @@ def mind_from_settings(openai_fake, **openai):
     return OpenAIMind.from_settings(settings)
 
 
-async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(openai_fake, run_scripted, pauses):
+async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(
+    openai_fake, run_scripted, pauses
+):
     from tests.fakes.openai import HttpError
 
     openai_fake.chat.script(
@@ -133,7 +137,9 @@ async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_fail
     session, journal = await run_scripted(mind, turns=3)
     outcomes = [t.turn.outcome for t in journal.turns]
     assert outcomes[0] == "invalid_decision" and "not an object" in journal.turns[0].turn.detail
-    assert outcomes[1] == "mind_failed" and "a body that does not parse as JSON" in journal.turns[1].turn.detail
+    assert (
+        outcomes[1] == "mind_failed" and "a body that does not parse as JSON" in journal.turns[1].turn.detail
+    )
     assert outcomes[2] == "accepted"
 
 

@@ -127,7 +127,9 @@ async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any
     try:
         completion = raw.parse()
     except ValueError as exc:  # checked above; the SDK's own reading of the body refused it still
-        raise unexpected_answer(response, endpoint, f"a body the client cannot read ({type(exc).__name__})") from exc
+        raise unexpected_answer(
+            response, endpoint, f"a body the client cannot read ({type(exc).__name__})"
+        ) from exc
     cost.answered(getattr(completion, "usage", None))
     return completion
 
