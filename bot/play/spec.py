@@ -33,14 +33,15 @@ class MindStreaks:
     unexpected: int = 0
 
     def count(self, outcome: str, detail: str | None, *, unexpected: bool = False) -> str | None:
-        """Count one settled turn; the reason play must end now, or None to go on."""
+        """Count one settled turn; the reason play must end now (one line of at most 400
+        characters, as the event log keeps it), or None to go on."""
         self.undecided = self.undecided + 1 if outcome in ("mind_failed", "invalid_decision") else 0
         self.invalid = self.invalid + 1 if outcome == "invalid_decision" else 0
         self.unexpected = self.unexpected + 1 if unexpected else 0
         if self.unexpected >= UNEXPECTED_IN_A_ROW:
-            return f"{self.unexpected} turns in a row: {detail}"
+            return f"{self.unexpected} turns in a row: {detail}"[:400]
         if self.invalid >= self.max_invalid:
-            return f"the mind made {self.invalid} invalid decisions in a row; the last: {detail}"
+            return f"the mind made {self.invalid} invalid decisions in a row; the last: {detail}"[:400]
         return None
 
     @property

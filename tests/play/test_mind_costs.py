@@ -93,3 +93,16 @@ def test_the_defaults_find_a_silent_endpoint_out_within_30_s_a_turn():
     worst = cfg.timeout_s * (cfg.max_retries + 1) + pauses
     assert worst <= 30.0, worst
     assert (cfg.timeout_s, cfg.max_retries) == (12.0, 1)  # README and config.example.toml say these
+
+
+def test_the_reason_that_ends_play_is_kept_whole_by_the_event_log():
+    streaks = MindStreaks()
+    long = "the model endpoint http://" + "a" * 380 + ".example/v1 answered HTTP 200 with text/html"
+    for _ in range(UNEXPECTED_IN_A_ROW - 1):
+        assert streaks.count("mind_failed", long[:400], unexpected=True) is None
+    reason = streaks.count("mind_failed", long[:400], unexpected=True)
+    assert (
+        reason is not None
+        and len(reason) == 400
+        and reason.startswith("3 turns in a row: the model endpoint")
+    )
