@@ -2,12 +2,13 @@
 at its address: answers a real network sends, each named with where it comes from.
 
 - **A captive portal** (hotel or café Wi-Fi, a login-gated network). RFC 6585 §6.1: status 511
-  exists because captive portals cause "problems … to software (especially non-browser agents)
-  that is expecting a response from the server that a request was made to, not the
-  intervening network infrastructure"; the portals it was written against answer the
-  intercepted request with their own login page — ``200 text/html`` — or redirect to it.
-  :func:`captive_portal_page` is §6's own example page; :func:`captive_portal_redirect` sends
-  the request to a login server that answers it (:class:`LoginServer`).
+  exists "to mitigate problems caused by 'captive portals' to software (especially non-browser
+  agents) that is expecting a response from the server that a request was made to, not the
+  intervening network infrastructure": every intercepted request goes to the portal's "login
+  server", and a portal that does not send 511 answers it as if it were the server asked — its
+  login page with ``200 text/html``, or a redirect to it. :func:`captive_portal_page` is §6's
+  own example page; :func:`captive_portal_redirect` sends the request to a login server that
+  answers it (:class:`LoginServer`).
 - **A load balancer's fixed response** in front of the endpoint (a maintenance rule, a health
   route). AWS Elastic Load Balancing ``FixedResponseActionConfig``: any 2XX, 4XX or 5XX status,
   a content type of ``text/plain | text/css | text/html | application/javascript |
