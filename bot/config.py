@@ -149,8 +149,9 @@ class OpenAISettings(_Section):
     base_url: str | None = None  # OPENAI_BASE_URL overrides
     model: str = "gpt-4.1-mini"
     vision: bool = True
-    timeout_s: float = Field(default=30.0, gt=0, le=600)
-    max_retries: int = Field(default=2, ge=0, le=10)
+    # A silent endpoint is found out within 12 s × 2 tries + the client's ~0.5 s pause ≈ 25 s a turn.
+    timeout_s: float = Field(default=12.0, gt=0, le=600)
+    max_retries: int = Field(default=1, ge=0, le=10)
     realtime_model: str = "gpt-realtime"
     voice: str = "marin"
     turn_detection: Literal["server_vad", "semantic_vad"] = "semantic_vad"
@@ -163,6 +164,7 @@ class PlaySettings(_Section):
     max_turns: int = Field(default=500, ge=1, le=100_000)
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
+    max_invalid_in_a_row: int = Field(default=20, ge=1, le=10_000)  # then play ends failed
     seed: int = 0
 
     @field_validator("world")

@@ -47,6 +47,14 @@ class PermanentMindFailure(MindFailed):
     as ``mind_failed`` and the session ends at once as ``failed`` with this reason."""
 
 
+class UnexpectedAnswer(MindFailed):
+    """The endpoint answered 2xx with something that is not a chat completion: an HTML page (a
+    proxy, a captive portal, a login page), plain text, JSON without ``choices``, a body labelled
+    JSON that does not parse. Something is in the way, and it seldom goes by itself: the turn is
+    ``mind_failed`` and backs off like a transient failure, and
+    :data:`bot.play.spec.UNEXPECTED_IN_A_ROW` such turns in a row end play ``failed``."""
+
+
 class InvalidDecision(Exception):
     """The mind produced something that is not a decision (malformed JSON, wrong shape)."""
 

@@ -28,7 +28,7 @@ from bot.play.outcomes import Ended, SessionOutcome, SessionState
 from bot.play.progress import ProgressTracker
 from bot.play.settled import SettledTurn, narration_line
 from bot.play.settling import Settler
-from bot.play.spec import SessionSpec, mind_backoff
+from bot.play.spec import MindStreaks, SessionSpec, mind_backoff
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import StopRequest, act, decide
 from bot.play.watch import Watched
@@ -133,7 +133,8 @@ class PlaySession(Watched):
         return self.outcome
 
     async def _turns(self) -> Ended:
-        mind_failures, finale = 0, False  # (the sink's await lets the loop breathe every turn)
+        # (the sink's await lets the loop breathe every turn)
+        streaks, finale = MindStreaks(self.spec.max_invalid_in_a_row), False
         while True:
             if self._stop:
                 return Ended("stopped")
@@ -157,6 +158,8 @@ class PlaySession(Watched):
             if rec.permanent:  # known before settling, so whoever hears this turn sees why
                 self.error = rec.detail or "the mind failed in a way retrying cannot heal"
             rec = await act(self.world, rec)
+            if (ending := streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected)) is not None:
+                self.error = ending  # known before settling too
             if rec.post is not None:  # the watched picture shows the turn before anyone hears it
                 self.last_still = await self._stills.after_action() or self.last_still
             settled = self._settler.settle(rec, before, dict(self.world.provenance))
@@ -173,8 +176,10 @@ class PlaySession(Watched):
             if rec.permanent:
                 log.error("play_mind_failed_permanently", run_id=self.run_id, reason=self.error)
                 return Ended("failed", self.error)
-            mind_failures = mind_failures + 1 if rec.outcome == "mind_failed" else 0
-            pause = max(self.spec.pace_seconds, mind_backoff(mind_failures))
+            if ending is not None:
+                log.error("play_mind_failed_repeatedly", run_id=self.run_id, reason=ending)
+                return Ended("failed", ending)
+            pause = max(self.spec.pace_seconds, streaks.pause)
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
 

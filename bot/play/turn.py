@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMindFailure
+from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMindFailure, UnexpectedAnswer
 from bot.play.effect import derive_effect, refused_direction
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.outcomes import TurnOutcome
@@ -59,6 +59,7 @@ class TurnRecord:
     seen: list[Observation] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
+    unexpected: bool = False  # the endpoint answered something that is not a chat completion
     validated: BaseModel | None = None  # the decision's action, validated against the live catalog
 
     def fail(self, outcome: TurnOutcome, detail: str) -> TurnRecord:
@@ -139,6 +140,9 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
         return rec.fail("invalid_decision", str(exc))
     except PermanentMindFailure as exc:
         rec.permanent = True
+        return rec.fail("mind_failed", str(exc))
+    except UnexpectedAnswer as exc:
+        rec.unexpected = True
         return rec.fail("mind_failed", str(exc))
     except MindFailed as exc:
         return rec.fail("mind_failed", str(exc))

@@ -19,6 +19,22 @@ def settings(tmp_path: Path):
 
 
 @pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses play asks for (pace, mind backoff, observe retries), recorded in order and not
+    waited out; a stop already requested still ends one, as it would a real wait."""
+    from bot.play.turn import StopRequest
+
+    asked: list[float] = []
+
+    async def recorded(self: StopRequest, seconds: float) -> bool:
+        asked.append(seconds)
+        return bool(self)
+
+    monkeypatch.setattr(StopRequest, "wait", recorded)
+    return asked
+
+
+@pytest.fixture
 def run_scripted(settings):
     """Run one session of GridWorld + ScriptedMind to its end; returns (session, journal)."""
 

@@ -112,7 +112,7 @@ async def test_look_then_act_is_one_turn_with_what_the_model_saw(openai_fake, ru
 
 
 async def test_no_move_within_the_round_bound_is_an_invalid_decision_and_play_goes_on(
-    openai_fake, run_scripted
+    openai_fake, run_scripted, pauses
 ):
     openai_fake.chat.script(
         Text("Hmm, let me think."),
@@ -221,7 +221,9 @@ async def test_the_request_stays_bounded_and_keeps_two_images(openai_fake, run_s
     assert len(full) == 2 and len(states) > 2 and full[-1] == states[-1]
 
 
-async def test_endpoint_faults_are_failed_turns_and_a_refused_key_ends_play(openai_fake, run_scripted):
+async def test_endpoint_faults_are_failed_turns_and_a_refused_key_ends_play(
+    openai_fake, run_scripted, pauses
+):
     openai_fake.chat.script(look(), HttpError(503, "overloaded"), press("right"))
     session, journal = await run_scripted(mind(openai_fake), turns=2)
     assert [t.turn.outcome for t in journal.turns] == ["mind_failed", "accepted"]

@@ -44,7 +44,9 @@ async def test_decisions_come_back_validated_and_the_still_is_sent_as_an_image(o
     assert '"objective": "reach the wall"' in second_text
 
 
-async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(openai_fake, run_scripted):
+async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on(
+    openai_fake, run_scripted, pauses
+):
     openai_fake.chat.ignore_strict = True  # only an endpoint that ignores strict can answer these
     openai_fake.chat.script(
         Text("I think I'll go right!"), Structured({"intent": "no action"}), Structured(decision())
@@ -57,7 +59,7 @@ async def test_a_malformed_decision_is_an_invalid_decision_turn_and_play_goes_on
     assert "action" in journal.turns[1].turn.detail
 
 
-async def test_a_timeout_is_a_mind_failed_turn_and_play_goes_on(openai_fake, run_scripted):
+async def test_a_timeout_is_a_mind_failed_turn_and_play_goes_on(openai_fake, run_scripted, pauses):
     openai_fake.chat.script(Hang(), Structured(decision()))
     mind = OpenAIMind(openai_fake.client(timeout=0.5), "m")
     session, journal = await run_scripted(mind, turns=2)
@@ -94,7 +96,9 @@ def mind_from_settings(openai_fake, **openai):
     return OpenAIMind.from_settings(settings)
 
 
-async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(openai_fake, run_scripted):
+async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(
+    openai_fake, run_scripted, pauses
+):
     from tests.fakes.openai import HttpError
 
     openai_fake.chat.script(
@@ -112,7 +116,7 @@ async def test_retries_are_bounded_by_the_config_then_the_turn_is_mind_failed(op
     assert "sk-test-not-real" not in journal.turns[0].model_dump_json()
 
 
-async def test_the_configured_timeout_bounds_a_hung_request(openai_fake, run_scripted):
+async def test_the_configured_timeout_bounds_a_hung_request(openai_fake, run_scripted, pauses):
     openai_fake.chat.script(Hang(), Structured(decision()))
     mind = mind_from_settings(openai_fake, max_retries=0, timeout_s=0.3)
     assert mind.client.timeout == 0.3 and mind.client.max_retries == 0
@@ -123,7 +127,7 @@ async def test_the_configured_timeout_bounds_a_hung_request(openai_fake, run_scr
 
 
 async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_failed_mind(
-    openai_fake, run_scripted
+    openai_fake, run_scripted, pauses
 ):
     from tests.fakes.openai import Malformed
 
@@ -133,11 +137,13 @@ async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_fail
     session, journal = await run_scripted(mind, turns=3)
     outcomes = [t.turn.outcome for t in journal.turns]
     assert outcomes[0] == "invalid_decision" and "not an object" in journal.turns[0].turn.detail
-    assert outcomes[1] == "mind_failed" and "unreadable" in journal.turns[1].turn.detail
+    assert (
+        outcomes[1] == "mind_failed" and "a body that does not parse as JSON" in journal.turns[1].turn.detail
+    )
     assert outcomes[2] == "accepted"
 
 
-async def test_an_endpoint_nobody_answers_is_named_in_the_failed_turn(run_scripted):
+async def test_an_endpoint_nobody_answers_is_named_in_the_failed_turn(run_scripted, pauses):
     import socket
 
     from openai import AsyncOpenAI
@@ -185,7 +191,7 @@ async def test_a_refused_key_or_a_missing_model_ends_play_at_once_as_failed(
     assert ended[-1].data["outcome"] == "failed" and ended[-1].data["reason"] == reason
 
 
-async def test_transient_failures_keep_play_going(openai_fake, run_scripted, settings):
+async def test_transient_failures_keep_play_going(openai_fake, run_scripted, settings, pauses):
     openai_fake.chat.script(HttpError(503, "overloaded"), HttpError(429, "slow down"), Structured(decision()))
     mind = mind_from_settings(openai_fake, max_retries=0)
     session, journal = await run_scripted(mind, turns=3)
@@ -215,7 +221,7 @@ async def test_the_decision_is_asked_for_in_strict_mode_and_its_wire_form_is_und
 
 
 async def test_an_endpoint_that_ignores_strict_still_cannot_slip_an_off_schema_action_in(
-    openai_fake, run_scripted
+    openai_fake, run_scripted, pauses
 ):
     openai_fake.chat.ignore_strict = True
     openai_fake.chat.script(

@@ -8,7 +8,7 @@ from bot.worlds.base import Still
 from tests.play.scripted import GridWorld, InvalidDecision, MindFailed, ScriptedMind, press
 
 
-async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripted):
+async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripted, pauses):
     mind = ScriptedMind(
         [
             press("right"),  # accepted
@@ -54,6 +54,8 @@ async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripte
     assert "did not answer" in failed.turn.detail
     assert journal.summary.outcome == "budget_exhausted"
     assert journal.summary.turnsTaken == 7 and journal.summary.accepted == 1
+    # the five turns in a row that brought no decision, invalid or failed alike, backed off
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0]
 
 
 async def test_an_adapter_that_raises_is_a_rejected_turn_with_the_exception_as_its_result(run_scripted):
@@ -163,22 +165,13 @@ async def test_the_mind_sees_a_bounded_window_of_recent_turns(run_scripted):
     assert mind.views[-1].recent[-1]["turn"] == 11
 
 
-async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scripted, monkeypatch):
-    from bot.play.turn import StopRequest
-
-    waits: list[float] = []
-
-    async def no_wait(self, seconds):  # record what the loop asked for instead of waiting it out
-        waits.append(seconds)
-        return False
-
-    monkeypatch.setattr(StopRequest, "wait", no_wait)
-    failed = MindFailed("HTTP 401")
+async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scripted, pauses):
+    failed = MindFailed("HTTP 503")
     mind = ScriptedMind([failed, failed, failed, failed, press("right"), failed])
     session, journal = await run_scripted(mind, turns=6)
     assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 4 + ["accepted", "mind_failed"]
-    # nothing after one failure; 1 s, 2 s, … after the next ones in a row; reset by a good turn
-    assert waits == [1.0, 2.0, 4.0]
+    # 1 s after the first failure, doubling after the next ones in a row; a good turn resets it
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 1.0]
 
 
 async def test_the_picture_kept_after_play_is_the_world_as_play_left_it(run_scripted):

@@ -64,11 +64,22 @@ class Structured:
 
 @dataclass(frozen=True)
 class Malformed:
-    """A raw body sent as is (e.g. truncated JSON or a wrong shape)."""
+    """A raw body sent as is (e.g. truncated JSON or a wrong shape; `intercepted.py` has the
+    pages and fixed answers of what stands in front of an endpoint)."""
 
     body: bytes
     status: int = 200
     content_type: str = "application/json"
+    charset: str | None = None
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirect away from the endpoint (a captive portal sending the request to its login
+    page, `intercepted.py`); the client follows it."""
+
+    location: str
+    status: int = 302
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class Hang:
     """Never answer; the client must time out. Released when the fake shuts down."""
 
 
-Reply = Text | ToolCalls | Structured | Malformed | HttpError | Hang
+Reply = Text | ToolCalls | Structured | Malformed | Redirect | HttpError | Hang
 Responder = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
 
 
@@ -224,7 +235,11 @@ class ChatFake:
                 self.hanging -= 1
             return _error(503, "the fake released a hung request", "fake_released")
         if isinstance(reply, Malformed):
-            return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type)
+            return web.Response(
+                status=reply.status, body=reply.body, content_type=reply.content_type, charset=reply.charset
+            )
+        if isinstance(reply, Redirect):
+            return web.Response(status=reply.status, headers={"Location": reply.location})
         if isinstance(reply, HttpError):
             return _error(reply.status, reply.message, reply.type, reply.code)
         message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
