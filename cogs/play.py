@@ -129,10 +129,15 @@ def stopped_text(session: PlaySession) -> str:
     milestones = progress.get("milestones") or []
     metrics = metrics_text(progress.get("metrics") or {}, session.metric_labels)
     return (
-        f"⏹️ Stopped **{session.spec.world}** after {session.turn} turn(s) "
+        f"⏹️ Stopped **{session.spec.world}** after {session.turns_taken} turn(s) "
         f"({session.accepted} accepted; outcome {session.outcome or session.state}). "
         + (f"Progress: {metrics}. " if metrics else "")
-        + f"Milestones: {', '.join(milestones) if milestones else 'none'}. The journal has its summary."
+        + f"Milestones: {', '.join(milestones) if milestones else 'none'}. "
+        + (
+            "The journal has its summary."
+            if session.summary is not None
+            else "The journal has no summary: it could not be written."
+        )
     )
 
 
@@ -145,7 +150,7 @@ def status_text(character: Character, guild_id: int | None) -> str:
         last = host.session
         if last is not None:
             lines.append(
-                f"Last session: {last.spec.world} with {last.spec.mind}, {last.turn} turn(s), ended {last.outcome or last.state}."
+                f"Last session: {last.spec.world} with {last.spec.mind}, {last.turns_taken} turn(s), ended {last.outcome or last.state}."
             )
             if last.error and last.outcome == "failed":
                 lines.append(f"Why: {_clip(last.error, 400)}")

@@ -1,6 +1,12 @@
 """``clankie journal …``: list runs, show a journey's story card, trace a sitting, evaluate it,
 compare two sittings.
 
+A run without a summary (its process died, or the disk refused the summary) ends where the
+event log says it ended: ``runs``, ``eval`` and ``compare`` read the event log given with
+``--events``, else the one the configured state keeps beside the journal's directory (found by
+``find_events``, which ``clankie`` passes in: journal/ imports nothing of bot/; ``--config``
+names the configuration it reads).
+
 Exit codes: 0 success; 1 an invalid journal (``path:line: reason`` on stderr; for ``runs``
 and ``story`` the valid journals are still shown), or ``eval --json`` could not spool its
 rows (a full temporary directory; nothing is printed); 2 a usage error (bad arguments, or a
@@ -14,7 +20,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,12 +30,21 @@ from journal.actions import HistoricalAction
 from journal.compare import compare, write_table
 from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate_each
-from journal.journeys import JourneyIndex
+from journal.journeys import JourneyIndex, RunInfo
 from journal.metrics import metrics_text
 from journal.reader import JournalError, validated_lines
-from journal.report import JsonRows, SpoolError
+from journal.report import JsonRows, SpoolError, run_ends
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EventLogFinder", "build_parser", "main"]
+
+EventLogFinder = Callable[[Path, Path | None], Path]
+"""``(journal directory, --config)`` → the event log the configured state keeps for it; raises
+ValueError when the configuration cannot be read (bot/play/state.py ``event_log_beside``)."""
+
+_CONFIG_HELP = (
+    "config.toml that says where the event log is (default: $CLANKIE_CONFIG, else the built-in defaults)"
+)
+_EVENTS_HELP = "the event log (default: the configured state's, beside the journal's directory)"
 
 
 class _UsageError(Exception):
@@ -42,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     runs = sub.add_parser("runs", help="list the sittings in a journal directory")
     runs.add_argument("directory", type=Path, metavar="DIR")
+    runs.add_argument("--events", type=Path, metavar="PATH", help=_EVENTS_HELP + " (for unclosed runs)")
+    runs.add_argument("--config", type=Path, metavar="PATH", help=_CONFIG_HELP)
     runs.add_argument("--json", action="store_true", help="print JSON")
 
     story = sub.add_parser("story", help="show a journey's story card")
@@ -54,14 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="evaluate one sitting")
     ev.add_argument("file", type=Path, metavar="FILE")
-    ev.add_argument("--events", type=Path, metavar="PATH", help="the event log")
+    ev.add_argument("--events", type=Path, metavar="PATH", help=_EVENTS_HELP)
+    ev.add_argument("--config", type=Path, metavar="PATH", help=_CONFIG_HELP)
     ev.add_argument("--voice-receipts", type=Path, metavar="PATH", help="the voice receipt trail")
     ev.add_argument("--json", action="store_true", help="print JSON")
 
     cmp = sub.add_parser("compare", help="two sittings side by side (e.g. two minds)")
     cmp.add_argument("a", type=Path, metavar="A")
     cmp.add_argument("b", type=Path, metavar="B")
-    cmp.add_argument("--events", type=Path, metavar="PATH", help="the event log (for unclosed runs)")
+    cmp.add_argument("--events", type=Path, metavar="PATH", help=_EVENTS_HELP + " (for unclosed runs)")
+    cmp.add_argument("--config", type=Path, metavar="PATH", help=_CONFIG_HELP)
     cmp.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -99,24 +118,58 @@ def _file(path: Path, what: str = "") -> Path:
     return path
 
 
+def _events(args: argparse.Namespace, directory: Path, find: EventLogFinder | None) -> Path | None:
+    """The event log to read: ``--events``, else the configured one for ``directory`` when
+    there is one (None: no event log, so an unclosed run's end is unknown)."""
+    if args.events:
+        return _file(args.events, "event log")
+    if find is None:
+        return None
+    try:
+        found = find(directory, args.config)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    return found if found.exists() or found.is_symlink() else None
+
+
 def _report(errors: list[JournalError], err: TextIO) -> int:
     for exc in errors:
         err.write(f"{exc}\n")
     return 1 if errors else 0
 
 
-def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _runs(args: argparse.Namespace, out: TextIO, err: TextIO, find: EventLogFinder | None) -> int:
     index = JourneyIndex(_directory(args.directory), archival=True)
     runs = index.all_runs()
+    events = _events(args, args.directory, find)
+    unclosed = [r.runId for r in runs if r.outcome is None]
+    ends, skipped = run_ends(events, unclosed) if events is not None else ({}, [])
+
+    def terminal(r: RunInfo) -> dict[str, str]:  # as `journal eval` says it
+        if r.outcome is not None:
+            return {"source": "summary", "outcome": r.outcome}
+        return ends.get(r.runId, {"source": "none", "outcome": "unknown"})
+
     if args.json:
-        _dump({"runs": [r.to_json() for r in runs], "errors": [str(e) for e in index.errors]}, out)
+        _dump(
+            {
+                "runs": [{**r.to_json(), "terminal": terminal(r)} for r in runs],
+                "eventLog": str(events) if events is not None else None,
+                "skippedEventLines": skipped,
+                "errors": [str(e) for e in index.errors],
+            },
+            out,
+        )
     else:
         journey_w = max((len(r.journeyId) for r in runs), default=0)
         run_w = max((len(r.runId) for r in runs), default=0)
         at_w = max((len(r.startedAt) for r in runs), default=0)  # the original's V1 has no millis
         body_w = max((len(f"{r.world or '-'}/{r.mind or '-'}") for r in runs), default=0)
         for r in runs:  # columns line up however long a journey id is
-            ended = r.outcome if r.outcome is not None else "open"
+            end = terminal(r)
+            ended = {"summary": end["outcome"], "none": "open"}.get(
+                end["source"], f"{end['outcome']} (from {end['source']})"
+            )
             body = f"{r.world or '-'}/{r.mind or '-'}"
             out.write(
                 f"{r.journeyId:<{journey_w}}  {r.runId:<{run_w}}  {r.startedAt:<{at_w}}  {r.dialect:<8}  "
@@ -124,6 +177,8 @@ def _runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         if not runs:
             out.write(f"no runs in {args.directory}\n")
+        for reason in skipped:
+            out.write(f"skipped a line of the event log: {reason}\n")
     return _report(index.errors, err)
 
 
@@ -238,10 +293,10 @@ def write_report(report: dict[str, Any], out: TextIO) -> None:
             out.write(f"skipped a line of the {names.get(source, source)}: {reason}\n")
 
 
-def _eval(args: argparse.Namespace, out: TextIO) -> int:
-    events = args.events and _file(args.events, "event log")
-    receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
+def _eval(args: argparse.Namespace, out: TextIO, find: EventLogFinder | None) -> int:
     path = _file(args.file, "journal")
+    events = _events(args, path.parent, find)
+    receipts = args.voice_receipts and _file(args.voice_receipts, "receipt trail")
     if not args.json:  # the text report is the aggregate: no row is kept
         write_report(evaluate_each(path, events, receipts).report, out)
         return 0
@@ -250,9 +305,10 @@ def _eval(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    events = args.events and _file(args.events, "event log")
-    report = compare(_file(args.a, "journal"), _file(args.b, "journal"), events)
+def _compare(args: argparse.Namespace, out: TextIO, find: EventLogFinder | None) -> int:
+    a, b = _file(args.a, "journal"), _file(args.b, "journal")
+    events = _events(args, a.parent, find)
+    report = compare(a, b, events)
     if args.json:
         _dump(report, out)
     else:
@@ -260,8 +316,15 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run ``clankie journal`` with ``argv`` (without the word "journal"); returns the exit code."""
+def main(
+    argv: list[str] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    find_events: EventLogFinder | None = None,
+) -> int:
+    """Run ``clankie journal`` with ``argv`` (without the word "journal"); returns the exit code.
+    ``find_events`` finds the configured event log when ``--events`` is not given (without it,
+    none is read)."""
     out = out or sys.stdout
     err = err or sys.stderr
     parser = build_parser()
@@ -271,15 +334,15 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return exc.code if isinstance(exc.code, int) else 2
     try:
         if args.command == "runs":
-            code = _runs(args, out, err)
+            code = _runs(args, out, err, find_events)
         elif args.command == "story":
             code = _story(args, out, err)
         elif args.command == "sight":
             code = _sight(args, out)
         elif args.command == "compare":
-            code = _compare(args, out)
+            code = _compare(args, out, find_events)
         else:
-            code = _eval(args, out)
+            code = _eval(args, out, find_events)
         out.flush()
         return code
     except (JournalError, SpoolError) as exc:

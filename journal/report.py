@@ -25,7 +25,7 @@ from __future__ import annotations
 import codecs
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
@@ -47,6 +47,7 @@ __all__ = [
     "Streamed",
     "evaluated",
     "stream",
+    "run_ends",
     "terminal",
     "with_anomalies",
     "with_turns",
@@ -261,32 +262,50 @@ class JsonRows:
 def terminal(
     summary_outcome: str | None, run_id: str, events: Path | None, skipped: dict[str, list[str]]
 ) -> dict[str, str]:
-    """The run's terminal: its summary, else its last stopped/failed event, else unknown.
-
-    Events of every service count: ours name the run as ``data.runId``; another service's
-    line says itself whether it ends the run (:class:`journal.oplog.ForeignEvent`; the
-    original's names it as ``data.sessionId``, journal/original/trails.py). The log is
-    streamed: only the last end of this run each side wrote is kept (a run is one service's;
-    were both to name it, the other service's would count).
-    """
+    """The run's terminal: its summary, else its last stopped/failed event (:func:`run_ends`),
+    else unknown."""
     if summary_outcome is not None:
         return {"source": "summary", "outcome": summary_outcome}
     if events is None:
         return {"source": "none", "outcome": "unknown"}
-    last: dict[str, tuple[str, Any]] = {}
+    ends, skipped["events"] = run_ends(events, [run_id])
+    return ends.get(run_id, {"source": "none", "outcome": "unknown"})
+
+
+def run_ends(events: Path, run_ids: Collection[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """The end each of ``run_ids`` has in the event log (``{"source": "event_log", "outcome"}``;
+    a run with none is left out), and the log's skipped lines.
+
+    Events of every service count: ours name the run as ``data.runId``; another service's
+    line says itself whether it ends the run (:class:`journal.oplog.ForeignEvent`; the
+    original's names it as ``data.sessionId``, journal/original/trails.py). The log is
+    streamed in one pass: only the last end of each run each side wrote is kept (a run is one
+    service's; were both to name it, the other service's would count). The outcome is the
+    line's ``data.outcome``, so ``lease_lapsed`` stays distinct from ``failed`` and
+    ``stopped``.
+    """
+    wanted = frozenset(run_ids)
+    ours: dict[str, tuple[str, Any]] = {}
+    theirs: dict[str, tuple[str, Any]] = {}
 
     def end(e: EventLine | ForeignEvent) -> None:
         if not isinstance(e, EventLine):
-            found = e.end_of(run_id)
-            if found is not None:
-                last["theirs"] = found
-        elif e.data.get("runId") == run_id and e.type != "embodiment.session.running":
-            last["ours"] = (e.type, e.data.get("outcome"))
+            for run_id in wanted:
+                found = e.end_of(run_id)
+                if found is not None:
+                    theirs[run_id] = found
+            return
+        named = e.data.get("runId")
+        if isinstance(named, str) and named in wanted and e.type != "embodiment.session.running":
+            ours[named] = (e.type, e.data.get("outcome"))
 
-    skipped["events"] = read_events(events, end).skipped
-    found = last.get("theirs") or last.get("ours")
-    if found is None:
-        return {"source": "none", "outcome": "unknown"}
-    kind, value = found
-    default = "failed" if kind == "embodiment.session.failed" else "stopped"
-    return {"source": "event_log", "outcome": value if isinstance(value, str) and value else default}
+    skipped = read_events(events, end).skipped if wanted else []
+    ends: dict[str, dict[str, str]] = {}
+    for run_id in wanted:
+        found = theirs.get(run_id) or ours.get(run_id)
+        if found is not None:
+            kind, value = found
+            default = "failed" if kind == "embodiment.session.failed" else "stopped"
+            outcome = value if isinstance(value, str) and value else default
+            ends[run_id] = {"source": "event_log", "outcome": outcome}
+    return ends, skipped

@@ -73,8 +73,12 @@ class PlayHost:
         guild_id: int | None = None,
         paths: StatePaths | None = None,
         admit: Admit | None = None,
+        log_failures: bool = True,
     ) -> None:
+        """``log_failures=False``: the caller says why a session failed itself (``clankie
+        play``'s last line), so the session's failure is logged at info — said once."""
         self.settings = settings
+        self.log_failures = log_failures
         self.guild_id = guild_id
         self.paths = paths or (
             StatePaths.of_guild(settings, guild_id) if guild_id is not None else StatePaths.local(settings)
@@ -196,12 +200,15 @@ class PlayHost:
             try:
                 await asyncio.to_thread(self.events.ended, data, ended.outcome or "failed", ended.error)
             except OSError as exc:  # logged, never raised into whoever waits
-                log.error("event_log_write_failed", error=disk_failure("event log", self.events.path, exc))
+                lost = disk_failure("event log", self.events.path, exc)
+                said = ended.disk_failure is not None  # a full disk is said once
+                (log.info if said else log.error)("event_log_write_failed", error=lost)
+                ended.disk_failure = ended.disk_failure or lost
             log.info(
                 "play_session_ended",
                 run_id=ended.run_id,
                 outcome=ended.outcome,
-                turns=ended.turn,
+                turns=ended.turns_taken,
                 reason=ended.error,
             )
 
@@ -221,6 +228,7 @@ class PlayHost:
 
         session.add_listener(self._feed.publish)
         session.on_end = end
+        session.log_failures = self.log_failures
         return await session.run()
 
     async def stop(self) -> PlaySession | None:

@@ -130,11 +130,12 @@ def turn_line(
 
 
 def summary_line(
-    memory: PlayMemory, *, outcome: SessionOutcome | None, turns: int, duration_ms: int, reason: str | None
+    memory: PlayMemory, *, outcome: SessionOutcome | None, duration_ms: int, reason: str | None
 ) -> dict[str, Any]:
-    """The version 2 summary line of a sitting that played ``turns`` turns with ``memory``;
-    ``reason`` (why a failed session failed) is kept only for ``failed``, on one line, at most
-    400 characters."""
+    """The version 2 summary line of a sitting that played with ``memory``: ``turnsTaken`` and
+    ``accepted`` count the turns whose lines were written, so they equal the journal's turn
+    lines; ``reason`` (why a failed session failed) is kept only for ``failed``, on one line, at
+    most 400 characters."""
     ended = outcome if outcome in ("stopped", "budget_exhausted") else "failed"
     signals = memory.signals
     return {
@@ -143,7 +144,7 @@ def summary_line(
         "at": utc_now(),
         "outcome": ended,
         "reason": one_line(reason, 400) if ended == "failed" and reason else None,
-        "turnsTaken": turns,
+        "turnsTaken": memory.turns_taken,
         "accepted": memory.accepted,
         "durationMs": duration_ms,
         "progress": memory.progress.snapshot(),

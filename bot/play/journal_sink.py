@@ -15,6 +15,9 @@ An append comes back as a value, never as an exception the loop must remember to
 written — too large or invalid — and nothing of it is in the file; play goes on) or
 :class:`DiskFailed` (the disk refused it and the file was cut back to its last whole line; play
 cannot go on journaling, so it ends ``failed`` with this reason).
+
+A full disk is said once: the sink logs nothing of a :class:`DiskFailed` (the session ends play
+with it as the reason and says it), and a summary the disk then refuses is logged at info only.
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ class JournalSink:
         self.directory = directory
         self._thread = _DiskThread(f"journal-{run_id}")
         self._writer: JournalWriter | None = None
+        self.disk_failure: str | None = None  # why the disk refused a line, once it has
 
     @property
     def path(self) -> Path | None:
@@ -124,20 +128,28 @@ class JournalSink:
             log.error("journal_line_too_large", turn=line["turn"]["turn"], error=str(exc))
             return Refused(str(exc))
         except JournalDiskError as exc:
-            return DiskFailed(str(exc))
+            self.disk_failure = str(exc)
+            return DiskFailed(self.disk_failure)
         except (JournalWriteError, ValueError) as exc:  # invalid (pydantic's errors are ValueErrors)
             log.error("journal_line_refused", turn=line["turn"]["turn"], error=str(exc)[:500])
             return Refused(str(exc)[:500])
 
-    async def finish(self, summary: dict[str, Any] | None) -> SummaryV2 | None:
-        """Write ``summary`` (if any) and close the file; a summary the disk refuses is logged,
-        never raised (the event log still carries the session's end). Ends the thread."""
+    async def finish(self, summary: dict[str, Any] | None, *, disk_said: bool = False) -> SummaryV2 | None:
+        """Write ``summary`` (if any) and close the file; a summary that cannot be written is
+        logged, never raised (the event log carries the session's end: the host writes it
+        first). A summary the disk refuses when a disk failure of this sitting was already
+        said (``disk_said``, or a turn the disk refused) is that same fault: logged at info,
+        and kept in :attr:`disk_failure`. Ends the thread."""
         writer, written = self._writer, None
         try:
             if writer is not None:
                 try:
                     if summary is not None:
                         written = await self._thread.run(writer.write_summary, summary)
+                except JournalDiskError as exc:
+                    said = disk_said or self.disk_failure is not None
+                    self.disk_failure = self.disk_failure or str(exc)
+                    (log.info if said else log.error)("journal_summary_refused", error=str(exc)[:500])
                 except Exception as exc:
                     log.error("journal_summary_refused", error=str(exc)[:500])
                 await self._thread.run(writer.close)

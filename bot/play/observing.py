@@ -37,14 +37,16 @@ LAST_STILL_TIMEOUT_S = 5.0  # the picture kept after play: how long a world may 
 @dataclass
 class PlayMemory:
     """What play carries from one turn to the next: progress, signals, the objective and notes
-    the mind set, how many turns were accepted, and the short entries of recent turns the mind
-    is shown. The observe stage reads it; the settle stage writes it."""
+    the mind set, the short entries of recent turns the mind is shown, and the record's counts —
+    how many turns were written to the journal (``turns_taken``) and how many of those were
+    accepted. The observe stage reads it; the settle stage writes it."""
 
     progress: ProgressTracker
     signals: SignalTracker = field(default_factory=SignalTracker)
     objective: str | None = None
     notes: str | None = None
-    accepted: int = 0
+    turns_taken: int = 0  # turns whose journal line was written (the summary's turnsTaken)
+    accepted: int = 0  # of those, the accepted ones
     recent_for_mind: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
 
 

@@ -7,6 +7,11 @@ validates its line on the loop and writes and fsyncs it on its own thread, then 
 watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
 action. The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
+
+The record's count is the record: ``turns_taken`` and ``accepted`` (the summary's, and every
+message's) count the turns whose journal line was written; a turn the disk refused ends play
+and is no turn at all. As it ends, the session's terminal line goes to the event log first
+(``on_end``: it is small, so it fits where the summary may not), then the summary.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from bot.play.watch import Watched
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
-from journal.writer import JournalWriteError
+from journal.schema import SummaryV2
+from journal.writer import JournalDiskError, JournalWriteError
 
 __all__ = ["PlaySession", "SessionSpec", "SettledTurn", "mind_backoff", "narration_line"]
 
@@ -62,6 +68,9 @@ class PlaySession(Watched):
         self._stop = StopRequest()
         self._started = 0.0
         self.on_end: Callable[[PlaySession], Awaitable[None]] | None = None
+        self.log_failures = True  # False: whoever started play says why it failed (the terminal)
+        self.disk_failure: str | None = None  # the first disk failure of the sitting, once said
+        self.summary: SummaryV2 | None = None  # the summary as written (None: none was)
 
     @property
     def journey_id(self) -> str:
@@ -76,7 +85,13 @@ class PlaySession(Watched):
         return self.memory.objective
 
     @property
+    def turns_taken(self) -> int:
+        """Turns whose journal line was written (the summary's ``turnsTaken``)."""
+        return self.memory.turns_taken
+
+    @property
     def accepted(self) -> int:
+        """Of those, the accepted ones."""
         return self.memory.accepted
 
     def progress(self) -> dict[str, Any]:
@@ -110,7 +125,9 @@ class PlaySession(Watched):
             log.error("play_world_unavailable", run_id=self.run_id, error=str(exc))
             ended = Ended("failed", str(exc))
         except JournalWriteError as exc:  # the journal could not be created (a full disk)
-            log.error("play_journal_failed", run_id=self.run_id, error=str(exc))
+            if isinstance(exc, JournalDiskError):
+                self.disk_failure = str(exc)
+            self._say_failed("play_journal_failed", str(exc))
             ended = Ended("failed", str(exc))
         except Exception as exc:
             log.exception("play_session_failed", run_id=self.run_id)
@@ -118,16 +135,19 @@ class PlaySession(Watched):
         finally:
             self.outcome, self.error, self.state = ended.outcome, ended.reason or self.error, "stopping"
             duration_ms = int((time.monotonic() - self._started) * 1000)
+            if self.on_end is not None:  # the event log's terminal line, before the summary: it is
+                await self.on_end(self)  # small, so readers find the end where no summary fits
             summary = summary_line(
-                self.memory, outcome=self.outcome, turns=self.turn, duration_ms=duration_ms, reason=self.error
+                self.memory, outcome=self.outcome, duration_ms=duration_ms, reason=self.error
             )
-            await self._sink.finish(summary if opened else None)
+            self.summary = await self._sink.finish(
+                summary if opened else None, disk_said=self.disk_failure is not None
+            )
+            self.disk_failure = self.disk_failure or self._sink.disk_failure
             if opened:
                 self.last_still = await self._stills.last(self.run_id) or self.last_still
             await _quietly("world", self.world.name, self.world.close)
             await _quietly("mind", self.mind.name, self.mind.aclose)
-            if self.on_end is not None:  # e.g. the event log's terminal line, made durable first
-                await self.on_end(self)
             self.state = "failed" if self.outcome == "failed" else "stopped"
             self.close_feed()
         return self.outcome
@@ -164,10 +184,13 @@ class PlaySession(Watched):
                 self.last_still = await self._stills.after_action() or self.last_still
             settled = self._settler.settle(rec, before, dict(self.world.provenance))
             appended = await self._sink.append(settled.line)
-            if isinstance(appended, DiskFailed):  # cut back, nothing torn: play cannot go on
-                log.error("play_journal_failed", run_id=self.run_id, error=appended.reason)
+            if isinstance(appended, DiskFailed):  # cut back, nothing torn: no turn of the record,
+                self.turn -= 1  # and play cannot go on
+                self.disk_failure = appended.reason
+                self._say_failed("play_journal_failed", appended.reason)
                 return Ended("failed", appended.reason)
-            if isinstance(appended, Written):
+            if isinstance(appended, Written):  # only a written line counts (Refused: play goes on)
+                self._settler.recorded(settled.turn)
                 self.story.feed_turn(appended.line)
             if rec.post is not None:
                 self.last_observation = rec.post
@@ -182,6 +205,11 @@ class PlaySession(Watched):
             pause = max(self.spec.pace_seconds, streaks.pause)
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
+
+    def _say_failed(self, event: str, reason: str) -> None:
+        """Log why play fails: at error, or at info when whoever started play says it itself
+        (``log_failures`` False: the terminal's last line), so it is said once."""
+        (log.error if self.log_failures else log.info)(event, run_id=self.run_id, error=reason)
 
     def _done(self) -> bool:
         """Every milestone the world declares (``info.milestones``) has been reached."""

@@ -1,8 +1,10 @@
 """The last stage of a turn, **settle** (docs/architecture.md §5): what the turn changes in
-what play carries (objective, notes, progress, signals, the accepted count), whether he may
-speak (:class:`bot.play.speech.SpeechPolicy`), and the two things the turn becomes — its
-journal line and the immutable :class:`SettledTurn` its subscribers hear (the journal sink
-writes the line first; narration, the page and the terminal hear the settled turn after)."""
+what play carries (objective, notes, progress, signals), whether he may speak
+(:class:`bot.play.speech.SpeechPolicy`), and the two things the turn becomes — its journal line
+and the immutable :class:`SettledTurn` its subscribers hear (the journal sink writes the line
+first; narration, the page and the terminal hear the settled turn after). The record's counts
+(turns taken, accepted) grow only once the line is written (:meth:`Settler.recorded`): a turn
+the disk refused is no turn of the record."""
 
 from __future__ import annotations
 
@@ -45,8 +47,6 @@ class Settler:
         progressed = False
         if rec.post is not None:
             progressed = memory.progress.update(rec.post.state).progressed
-        if rec.outcome == "accepted":
-            memory.accepted += 1
         post_loc = location_of(rec.post.state) if rec.post is not None else None
         memory.signals.settle(
             progressed=progressed,
@@ -90,6 +90,12 @@ class Settler:
             at=line["at"],
         )
         return Settled(settled, line)
+
+    def recorded(self, settled: SettledTurn) -> None:
+        """The turn's journal line was written: it counts (``turnsTaken``, ``accepted``)."""
+        self.memory.turns_taken += 1
+        if settled.outcome == "accepted":
+            self.memory.accepted += 1
 
     def heard(self, settled: SettledTurn) -> None:
         """The settled turn as the mind will see it among recent turns."""

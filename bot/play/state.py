@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings, load_settings
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,38 @@ class StatePaths:
     def of_guild(cls, settings: Settings, guild_id: int) -> StatePaths:
         root = settings.guild_dir(guild_id)
         return cls(root / "journal", root / "events.jsonl", root / "voice-receipts.jsonl")
+
+
+def event_log_beside(journal_dir: Path, config: Path | None = None) -> Path:
+    """The event log the configured state keeps for the journals in ``journal_dir`` (what
+    ``clankie journal`` reads when no ``--events`` is given): a server's journal directory
+    (``<state>/guilds/<id>/journal``) has its own beside it; any other is the local host's,
+    ``CLANKIE_EVENT_LOG`` (default ``<state>/events.jsonl``) — where ``clankie play`` writes its
+    session's end whatever ``--journal-dir`` said. ``config`` is ``--config`` (default
+    ``$CLANKIE_CONFIG``, else the built-in defaults, the environment winning as everywhere).
+    Raises ValueError for a configuration that cannot be read."""
+    try:
+        settings = load_settings(config)
+    except ConfigError as exc:
+        raise ValueError(f"configuration error: {exc}") from None
+    here = _resolved(journal_dir)
+    guild = here.parent.name
+    guilds = _resolved(settings.state_dir / "guilds")
+    if (
+        here.name == "journal"
+        and guild.isdigit()
+        and guild == str(int(guild))
+        and here.parent.parent == guilds
+    ):
+        return StatePaths.of_guild(settings, int(guild)).event_log
+    return StatePaths.local(settings).event_log
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.expanduser().resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the path as given
+        return path.absolute()
 
 
 class StateUnwritable(Exception):

@@ -99,7 +99,7 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
     mind = args.mind
     if demo and mind is None:  # the demo needs no key: with one, a model plays; without, the autopilot
         mind = OPENAI.name if settings.openai.api_key else AUTOPILOT.name
-    host = PlayHost(settings)
+    host = PlayHost(settings, log_failures=False)  # a failure is this command's last line
     try:
         host.preflight()  # before anything is taken: the page, a world, a mind
     except PlayRefused as exc:
@@ -173,7 +173,9 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             await web.close()
         return 128 + signal.SIGPIPE
     kept = f" · journal {session.journal_path}" if session.journal_path is not None else ""
-    print(f"\nsession ended: {outcome} after {session.turn} turns{kept}", file=out)
+    if session.journal_path is not None and session.summary is None:
+        kept += " (no summary: it could not be written)"
+    print(f"\nsession ended: {outcome} after {session.turns_taken} turns{kept}", file=out)
     if session.journal_path is not None:
         _evaluation(session.journal_path, settings, out)
     if outcome == "failed":  # last, on one line, where a script or a person looks for it

@@ -136,6 +136,8 @@ def _cases() -> dict[str, Callable[[Built], list[Argv]]]:
     cases["runs-and-story"] = lambda b: [
         ["runs", str(b.mixed), "--json"],
         ["runs", str(b.mixed)],
+        ["runs", str(b.mixed), "--events", str(b.both_events), "--json"],
+        ["runs", str(b.mixed), "--events", str(b.both_events)],
         ["story", str(b.mixed), "--json"],
         ["story", str(b.mixed), "--journey", "local:pokemon-firered:main", "--json"],
         ["story", str(b.mixed), "--journey", "local:pokemon-firered:main"],
