@@ -82,13 +82,20 @@ def unreachable(exc: BaseException) -> str:
     return f"cannot reach Discord ({exc}); check this machine's network connection and try again."
 
 
-def gave_up(exc: discord.ConnectionClosed) -> str:
-    """The sentence for a gateway close discord.py does not reconnect after (4004, 4010–4013)."""
-    why = f" ({exc.reason})" if exc.reason else ""
-    return (
-        f"Discord closed the gateway connection with code {exc.code}{why} and the bot does not "
-        "reconnect after that; it has stopped. See Discord's gateway close event codes for what it means."
-    )
+# Discord's "Gateway Close Event Codes" marked "Reconnect: false" (4014 has its own sentence).
+NO_RECONNECT = {
+    4004: "authentication failed: the token was reset or revoked; put the new one in DISCORD_TOKEN",
+    4010: "invalid shard: check [discord] shard_count and shard_ids",
+    4011: "sharding required: set [discord] shard_count (or leave it unset for Discord's count)",
+    4012: "invalid API version",
+    4013: "invalid intents",
+}
+
+
+def gave_up_sentence(code: int) -> str:
+    """The sentence for a gateway close discord.py does not reconnect after."""
+    meaning = NO_RECONNECT.get(code, "a code it does not reconnect after")
+    return f"Discord closed the gateway connection with code {code} ({meaning}); the bot has stopped."
 
 
 def default_intents() -> discord.Intents:
@@ -310,11 +317,15 @@ class ClankieBot(commands.AutoShardedBot):
 
     async def on_shard_disconnect(self, shard_id: int) -> None:
         """The shard's gateway connection ended; discord.py reconnects by itself unless the bot is
-        closing. The first loss until the heal is the one said (a failed attempt ends again)."""
+        closing or the close code is one it stops on (then :func:`serve` says so, once). The
+        first loss until the heal is the one said (a failed attempt ends again)."""
         if self.is_closed() or shard_id in self._lost:
             return
+        why = self._why_lost(shard_id)
+        if why is None:
+            return
         self._lost[shard_id] = time.monotonic()
-        cause, fault = self._why_lost(shard_id)
+        cause, fault = why
         (log.warning if fault else log.info)(
             "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
         )
@@ -325,9 +336,9 @@ class ClankieBot(commands.AutoShardedBot):
             down_s = round(time.monotonic() - since, 2)
             log.info("discord_gateway_reconnected", shard_id=shard_id, how=how, down_s=down_s)
 
-    def _why_lost(self, shard_id: int) -> tuple[str, bool]:
+    def _why_lost(self, shard_id: int) -> tuple[str, bool] | None:
         """Why the shard's connection ended, and whether that was a fault (not discord.py's own
-        close to reconnect). Read from the closed socket, which the shard still holds when
+        close to reconnect); None for a close code discord.py does not reconnect after. Read from the closed socket, which the shard still holds when
         ``shard_disconnect`` is dispatched (discord/shard.py ``Shard.reidentify`` and
         ``_handle_disconnect``); its ``_close_code`` is set only by discord.py's own close
         (gateway.py ``DiscordWebSocket.close``: op 7 RECONNECT, an invalid session, an unanswered
@@ -338,6 +349,8 @@ class ClankieBot(commands.AutoShardedBot):
         code = getattr(getattr(ws, "socket", None), "close_code", None)
         if own is not None:
             return f"discord.py closed it to reconnect ({own})", False
+        if code in NO_RECONNECT or code == 4014:  # gateway.py _can_handle_close: it stops
+            return None
         if code is None or code == aiohttp.WSCloseCode.ABNORMAL_CLOSURE:
             return "the connection dropped with no close frame", True
         return f"Discord closed it with code {code}", True
@@ -391,8 +404,8 @@ async def serve(character: Character, token: str, **options: Any) -> int:
         _say("Discord refused the gateway intents this bot asked for; enable them in the Developer Portal.")
         return 2
     except discord.ConnectionClosed as exc:  # a close code discord.py does not reconnect after
-        log.error("discord_gateway_closed", code=exc.code, reason=exc.reason or None, shard_id=exc.shard_id)
-        _say(gave_up(exc))
+        log.error("discord_gateway_closed", code=exc.code, shard_id=exc.shard_id)
+        _say(gave_up_sentence(exc.code))
         return 1
     except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as exc:
         _say(unreachable(exc))

@@ -8,6 +8,9 @@ IDENTIFY named (`[0, 1]` without one); READY lists, and GUILD_CREATE follows for
 guilds only; a guild's dispatches go only to the sessions of its shard, the rest to shard 0.
 Every IDENTIFY's arrival is recorded (`identifies`); a guild command (op 4, op 8) sent on a
 connection whose shard does not carry that guild is recorded in `misrouted`.
+
+Faults on purpose: `close_sessions(code)` (a close frame) and `abort_sessions()` (a TCP reset, no
+close frame), each kept in `drops`.
 """
 
 from __future__ import annotations
