@@ -19,11 +19,11 @@ owns; with ``[cluster] redis_url`` its logins wait for a Redis lock per login bu
 (:mod:`bot.cluster`), so several processes never start more sessions at once than Discord
 allows.
 
-A gateway connection lost and healed is said in two lines, a warning when it is lost
-(``discord_gateway_lost``, with the cause; info when discord.py itself closed it to reconnect,
-as Discord's op 7 asks) and ``discord_gateway_reconnected`` (resumed or identified, after how
-long); discord.py's own "Attempting a reconnect" is a warning with no traceback
-(:class:`bot.logs.ReconnectFilter`). Only when discord.py gives up — a close code it does not
+A gateway connection lost and healed is said as one warning: ``discord_gateway_lost`` with the
+cause, or discord.py's own "Attempting a reconnect", made a warning with the cause and no
+traceback by :class:`bot.logs.ReconnectFilter` (``discord_gateway_lost`` is then info, as it is
+when discord.py itself closed the connection to reconnect, as Discord's op 7 asks); the heal is
+``discord_gateway_reconnected`` (info: resumed or identified, after how long). Only when discord.py gives up — a close code it does not
 reconnect after, which ends ``connect`` — is there an error (``discord_gateway_closed``) and the
 bot stops.
 
@@ -47,6 +47,7 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
+from bot import logs
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
@@ -326,11 +327,13 @@ class ClankieBot(commands.AutoShardedBot):
             return
         self._lost[shard_id] = time.monotonic()
         cause, fault = why
-        (log.warning if fault else log.info)(
+        said = logs.reconnect_said(shard_id)  # discord.py's own warning said this loss already
+        (log.warning if fault and not said else log.info)(
             "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
         )
 
     def _healed(self, shard_id: int, how: str) -> None:
+        logs.reconnect_said(shard_id)  # its failed attempts until now were said; forget them
         since = self._lost.pop(shard_id, None)
         if since is not None:
             down_s = round(time.monotonic() - since, 2)

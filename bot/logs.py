@@ -177,6 +177,15 @@ RECONNECT_RECORDS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 RECONNECT_LOGGERS = ("discord.shard", "discord.client")
+_reconnects_said: set[object] = set()  # shard ids (None: a plain Client) whose reconnect was said
+
+
+def reconnect_said(shard_id: int | None) -> bool:
+    """Whether discord.py has said (as a warning) a reconnect of this shard since the last ask;
+    forgets it. ``bot.app`` then says the same loss at info, so the fault is said once."""
+    said = shard_id in _reconnects_said
+    _reconnects_said.discard(shard_id)
+    return said
 
 
 class ReconnectFilter(logging.Filter):
@@ -192,6 +201,10 @@ class ReconnectFilter(logging.Filter):
         if exc is not None:
             cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             message = f"{message} (cause: {cause})"
+        shard_id = (
+            record.args[0] if record.name == "discord.shard" and isinstance(record.args, tuple) else None
+        )
+        _reconnects_said.add(shard_id)
         record.msg, record.args = message, None
         record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
         record.exc_info, record.exc_text, record.stack_info = None, None, None

@@ -106,8 +106,10 @@ async def test_a_shard_reconnect_is_one_warning_line_with_the_cause_and_no_trace
     logs.configure(stream=buf)
     capture = Capture()
     logging.getLogger().addHandler(capture)
+    logs.reconnect_said(0)
     queued = await shard_reconnect_after(aiohttp.ClientConnectionResetError(CLOSING))
     assert [item.type for item in queued] == [discord.shard.EventType.reconnect]  # it still reconnects
+    assert logs.reconnect_said(0) and not logs.reconnect_said(0)  # said once; asking forgets it
 
     (record,) = capture.records
     assert (record.levelno, record.levelname) == (logging.WARNING, "WARNING")
