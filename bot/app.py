@@ -19,6 +19,14 @@ owns; with ``[cluster] redis_url`` its logins wait for a Redis lock per login bu
 (:mod:`bot.cluster`), so several processes never start more sessions at once than Discord
 allows.
 
+A gateway connection lost and healed is said as one warning: ``discord_gateway_lost`` with the
+cause, or discord.py's own "Attempting a reconnect", made a warning with the cause and no
+traceback by :class:`bot.logs.ReconnectFilter` (``discord_gateway_lost`` is then info, as it is
+when discord.py itself closed the connection to reconnect, as Discord's op 7 asks); the heal is
+``discord_gateway_reconnected`` (info: resumed or identified, after how long). Only when discord.py gives up — a close code it does not
+reconnect after, which ends ``connect`` — is there an error (``discord_gateway_closed``) and the
+bot stops.
+
 Intents are minimal: ``guilds`` (commands, roles, channels) and ``voice_states`` (who is in
 voice, who went live, the voice cog). No message content, no member list, no presences: slash
 commands carry the invoking member with its roles and permissions, and voice-state events carry
@@ -30,6 +38,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from typing import Any
 
 import aiohttp
@@ -38,6 +47,7 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
+from bot import logs
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
@@ -71,6 +81,22 @@ SOMETHING_WRONG = "Something went wrong on my side; it has been logged. Please t
 def unreachable(exc: BaseException) -> str:
     """The sentence for a Discord that cannot be reached (no network, DNS, a refused port)."""
     return f"cannot reach Discord ({exc}); check this machine's network connection and try again."
+
+
+# Discord's "Gateway Close Event Codes" marked "Reconnect: false" (4014 has its own sentence).
+NO_RECONNECT = {
+    4004: "authentication failed: the token was reset or revoked; put the new one in DISCORD_TOKEN",
+    4010: "invalid shard: check [discord] shard_count and shard_ids",
+    4011: "sharding required: set [discord] shard_count (or leave it unset for Discord's count)",
+    4012: "invalid API version",
+    4013: "invalid intents",
+}
+
+
+def gave_up_sentence(code: int) -> str:
+    """The sentence for a gateway close discord.py does not reconnect after."""
+    meaning = NO_RECONNECT.get(code, "a code it does not reconnect after")
+    return f"Discord closed the gateway connection with code {code} ({meaning}); the bot has stopped."
 
 
 def default_intents() -> discord.Intents:
@@ -194,6 +220,7 @@ class ClankieBot(commands.AutoShardedBot):
         self.sync_on_start = sync_commands
         self.synced: list[app_commands.AppCommand] | None = None
         self.login_pacer: LoginPacer | None = None
+        self._lost: dict[int, float] = {}  # shard id -> when its connection was lost (monotonic)
 
     @property
     def settings(self) -> Settings:
@@ -284,6 +311,52 @@ class ClankieBot(commands.AutoShardedBot):
     async def on_shard_ready(self, shard_id: int) -> None:
         guilds = sum(1 for g in self.guilds if g.shard_id == shard_id)
         log.info("discord_shard_ready", shard_id=shard_id, shard_count=self.shard_count, guilds=guilds)
+        self._healed(shard_id, "identified")
+
+    async def on_shard_resumed(self, shard_id: int) -> None:
+        self._healed(shard_id, "resumed")
+
+    async def on_shard_disconnect(self, shard_id: int) -> None:
+        """The shard's gateway connection ended; discord.py reconnects by itself unless the bot is
+        closing or the close code is one it stops on (then :func:`serve` says so, once). The
+        first loss until the heal is the one said (a failed attempt ends again)."""
+        if self.is_closed() or shard_id in self._lost:
+            return
+        why = self._why_lost(shard_id)
+        if why is None:
+            return
+        self._lost[shard_id] = time.monotonic()
+        cause, fault = why
+        said = logs.reconnect_said(shard_id)  # discord.py's own warning said this loss already
+        (log.warning if fault and not said else log.info)(
+            "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
+        )
+
+    def _healed(self, shard_id: int, how: str) -> None:
+        logs.reconnect_said(shard_id)  # its failed attempts until now were said; forget them
+        since = self._lost.pop(shard_id, None)
+        if since is not None:
+            down_s = round(time.monotonic() - since, 2)
+            log.info("discord_gateway_reconnected", shard_id=shard_id, how=how, down_s=down_s)
+
+    def _why_lost(self, shard_id: int) -> tuple[str, bool] | None:
+        """Why the shard's connection ended, and whether that was a fault (not discord.py's own
+        close to reconnect); None for a close code discord.py does not reconnect after. Read from the closed socket, which the shard still holds when
+        ``shard_disconnect`` is dispatched (discord/shard.py ``Shard.reidentify`` and
+        ``_handle_disconnect``); its ``_close_code`` is set only by discord.py's own close
+        (gateway.py ``DiscordWebSocket.close``: op 7 RECONNECT, an invalid session, an unanswered
+        heartbeat)."""
+        info = self.get_shard(shard_id)
+        ws: Any = getattr(getattr(info, "_parent", None), "ws", None)
+        own = getattr(ws, "_close_code", None)
+        code = getattr(getattr(ws, "socket", None), "close_code", None)
+        if own is not None:
+            return f"discord.py closed it to reconnect ({own})", False
+        if code in NO_RECONNECT or code == 4014:  # gateway.py _can_handle_close: it stops
+            return None
+        if code is None or code == aiohttp.WSCloseCode.ABNORMAL_CLOSURE:
+            return "the connection dropped with no close frame", True
+        return f"Discord closed it with code {code}", True
 
 
 # -- clankie run / clankie sync ---------------------------------------------------------------
@@ -333,6 +406,10 @@ async def serve(character: Character, token: str, **options: Any) -> int:
     except discord.PrivilegedIntentsRequired:
         _say("Discord refused the gateway intents this bot asked for; enable them in the Developer Portal.")
         return 2
+    except discord.ConnectionClosed as exc:  # a close code discord.py does not reconnect after
+        log.error("discord_gateway_closed", code=exc.code, shard_id=exc.shard_id)
+        _say(gave_up_sentence(exc.code))
+        return 1
     except (aiohttp.ClientConnectionError, discord.GatewayNotFound, TimeoutError) as exc:
         _say(unreachable(exc))
         return 1

@@ -8,6 +8,12 @@ move the cursor or hide text; tracebacks keep their lines. Records of the standa
 (aiohttp, asyncio, discord.py) that repeat — the same logger and message, e.g. ``accept()``
 failing with "Too many open files" — are let through at most :data:`REPEAT_BURST` times per
 :data:`REPEAT_WINDOW_S`; the next one that passes says how many were held back.
+
+A healed fault is not an error: discord.py logs each gateway reconnect it is about to make at
+error level with the exception's traceback, then reconnects by itself. :class:`ReconnectFilter`
+(on discord.py's ``discord.shard`` and ``discord.client`` loggers) makes those records warnings
+with the cause in one line and no traceback; an error is logged only when the bot gives up
+(``bot.app.serve``: the exception that ends ``connect``).
 """
 
 from __future__ import annotations
@@ -156,6 +162,63 @@ class RepeatFilter(logging.Filter):
         return True
 
 
+# discord.py 2.7.1's records for a reconnect it makes by itself, matched by logger and format
+# string (each line says where discord.py makes it; tests/test_logs.py reads those lines):
+RECONNECT_RECORDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        # discord/shard.py:166, Shard._handle_disconnect (an AutoShardedClient's shard):
+        #   _log.error('Attempting a reconnect for shard ID %s in %.2fs', self.id, retry, exc_info=e)
+        ("discord.shard", "Attempting a reconnect for shard ID %s in %.2fs"),
+        # discord/client.py:781, Client.connect (a plain Client): _log.exception(... , retry)
+        ("discord.client", "Attempting a reconnect in %.2fs"),
+        # discord/shard.py:485, AutoShardedClient.launch_shard (retries every 5 s until it connects):
+        #   _log.exception('Failed to connect for shard_id: %s. Retrying...', shard_id)
+        ("discord.shard", "Failed to connect for shard_id: %s. Retrying..."),
+    }
+)
+RECONNECT_LOGGERS = ("discord.shard", "discord.client")
+_reconnects_said: set[object] = set()  # shard ids (None: a plain Client) whose reconnect was said
+
+
+def reconnect_said(shard_id: int | None) -> bool:
+    """Whether discord.py has said (as a warning) a reconnect of this shard since the last ask;
+    forgets it. ``bot.app`` then says the same loss at info, so the fault is said once."""
+    said = shard_id in _reconnects_said
+    _reconnects_said.discard(shard_id)
+    return said
+
+
+class ReconnectFilter(logging.Filter):
+    """Re-levels discord.py's own "Attempting a reconnect …" records (:data:`RECONNECT_RECORDS`)
+    to warning, with the cause (``ClientConnectionResetError: Cannot write to closing
+    transport``) at the end of the message and no traceback; every other record passes as is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if (record.name, record.msg) not in RECONNECT_RECORDS:
+            return True
+        exc = record.exc_info[1] if record.exc_info else None
+        message = record.getMessage()
+        if exc is not None:
+            cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            message = f"{message} (cause: {cause})"
+        shard_id = (
+            record.args[0] if record.name == "discord.shard" and isinstance(record.args, tuple) else None
+        )
+        _reconnects_said.add(shard_id)
+        record.msg, record.args = message, None
+        record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
+def quiet_healed_reconnects() -> None:
+    """Put one :class:`ReconnectFilter` on each of discord.py's reconnecting loggers (idempotent)."""
+    for name in RECONNECT_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, ReconnectFilter) for f in logger.filters):
+            logger.addFilter(ReconnectFilter())
+
+
 def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) -> None:
     """Configure structlog and the stdlib root logger once (later calls reconfigure)."""
     global _configured
@@ -189,6 +252,7 @@ def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) ->
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    quiet_healed_reconnects()
     _configured = True
 
 

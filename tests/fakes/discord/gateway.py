@@ -8,6 +8,9 @@ IDENTIFY named (`[0, 1]` without one); READY lists, and GUILD_CREATE follows for
 guilds only; a guild's dispatches go only to the sessions of its shard, the rest to shard 0.
 Every IDENTIFY's arrival is recorded (`identifies`); a guild command (op 4, op 8) sent on a
 connection whose shard does not carry that guild is recorded in `misrouted`.
+
+Faults on purpose: `close_sessions(code)` (a close frame) and `abort_sessions()` (a TCP reset, no
+close frame), each kept in `drops`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
+import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE_UPDATE, VOICE_STATE_UPDATE = 0, 1, 2, 3, 4
 RESUME, RECONNECT, REQUEST_GUILD_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 6, 7, 8, 9, 10, 11
 
+CLOSE_UNKNOWN_ERROR = 4000  # Discord: "We're not sure what went wrong. Try reconnecting?"
 CLOSE_AUTHENTICATION_FAILED = 4004
 CLOSE_DECODE_ERROR = 4002
 CLOSE_NOT_AUTHENTICATED = 4003
@@ -64,6 +70,16 @@ class GatewaySession:
             await self.ws.send_str(json.dumps(frame))
 
 
+@dataclass(frozen=True)
+class Drop:
+    """A connection the fake ended on purpose: ``close`` (a close frame with ``code``) or
+    ``abort`` (the TCP connection dropped, no close frame)."""
+
+    how: str
+    code: int | None
+    session_id: str
+
+
 @dataclass
 class Frame:
     """A frame the bot sent to the gateway (IDENTIFY/RESUME tokens are redacted)."""
@@ -84,6 +100,8 @@ class Gateway:
         self.identifies: list[Identify] = []
         self.misrouted: list[str] = []  # guild commands sent on a shard that does not carry the guild
         self.max_guilds_per_shard = MAX_GUILDS_PER_SHARD
+        self.drops: list[Drop] = []  # every connection the fake closed or aborted on purpose
+        self._transports: dict[web.WebSocketResponse, asyncio.BaseTransport | None] = {}
 
     @property
     def live(self) -> list[GatewaySession]:
@@ -112,6 +130,7 @@ class Gateway:
         ws = web.WebSocketResponse(autoping=True)
         await ws.prepare(request)
         self.connections += 1
+        self._transports[ws] = request.transport
         await ws.send_str(json.dumps({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}))
         session: GatewaySession | None = None
         try:
@@ -145,6 +164,7 @@ class Gateway:
                     await self.fake.answer_bot_voice_request(session.session_id, d)
                 await self.fake.notify()
         finally:
+            self._transports.pop(ws, None)
             if session is not None and session.ws is ws:
                 session.ws = None
             await self.fake.notify()
@@ -267,6 +287,44 @@ class Gateway:
         for session in self.live:
             assert session.ws is not None
             await session.ws.send_str(json.dumps({"op": RECONNECT, "d": None}))
+
+    async def close_sessions(self, code: int = CLOSE_UNKNOWN_ERROR, reason: bytes = b"Unknown error.") -> int:
+        """Close every live session's websocket with a close frame carrying ``code``; returns how
+        many. The sessions stay resumable. Discord's "Gateway Close Event Codes" table marks 4000
+        (Unknown error) "Reconnect: true"; discord.py 2.7.1 (gateway.py ``_can_handle_close``)
+        answers any code but 1000 (its own), 4004 and 4010–4014 with a RESUME."""
+        live = self.live
+        for session in live:
+            assert session.ws is not None
+            self.drops.append(Drop("close", code, session.session_id))
+            await session.ws.close(code=code, message=reason)
+        return len(live)
+
+    async def abort_sessions(self, *, heartbeat_requests: int = 0) -> int:
+        """Reset the TCP connection under every live session, with no close frame: SO_LINGER 0,
+        then close, sends an RST (socket(7) SO_LINGER; RFC 9293 §3.10.5 ABORT), as when a
+        middlebox or the far host drops the connection. Returns how many. The sessions stay
+        resumable (Discord's "Gateway → Resuming").
+
+        ``heartbeat_requests`` op 1 frames go out just before the reset (Discord's gateway may
+        ask for a heartbeat at any time, "Gateway → Sending Heartbeats"): the bot's answers then
+        meet the reset connection. The first write fails in the kernel and asyncio closes the
+        transport; aiohttp refuses the next with "Cannot write to closing transport", which
+        discord.py 2.7.1 (shard.py ``Shard._handle_disconnect``) logs as "Attempting a reconnect"
+        before a fresh IDENTIFY. With none, discord.py only sees the connection end and RESUMEs."""
+        live = self.live
+        for session in live:
+            assert session.ws is not None
+            transport = self._transports.get(session.ws)
+            assert transport is not None, "no transport under a live session"
+            self.drops.append(Drop("abort", None, session.session_id))
+            for _ in range(heartbeat_requests):
+                await session.ws.send_str(json.dumps({"op": HEARTBEAT, "d": None}))
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            transport.abort()
+        return len(live)
 
     async def close_all(self) -> None:
         for session in self.live:
