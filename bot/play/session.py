@@ -158,8 +158,7 @@ class PlaySession(Watched):
         while True:
             if self._stop:
                 return Ended("stopped")
-            minutes = (time.monotonic() - self._started) / 60
-            if self.turn >= self.spec.max_turns or minutes >= self.spec.max_minutes:
+            if self._budget_spent():
                 return Ended("budget_exhausted")
             seen = await self._observer.look(self._stop)
             if seen is None:
@@ -202,9 +201,16 @@ class PlaySession(Watched):
             if ending is not None:
                 log.error("play_mind_failed_repeatedly", run_id=self.run_id, reason=ending)
                 return Ended("failed", ending)
+            if self._budget_spent():  # no pace or backoff after the last turn of the budget
+                return Ended("budget_exhausted")
             pause = max(self.spec.pace_seconds, streaks.pause)
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
+
+    def _budget_spent(self) -> bool:
+        """The turn budget is used up, or the time budget."""
+        minutes = (time.monotonic() - self._started) / 60
+        return self.turn >= self.spec.max_turns or minutes >= self.spec.max_minutes
 
     def _say_failed(self, event: str, reason: str) -> None:
         """Log why play fails: at error, or at info when whoever started play says it itself
