@@ -1,6 +1,9 @@
 """One captain consult (the ``ask_clankie`` door): who Clankie is and his rules, the story
 card, the speaker's name and request; the bounded tool loop on the captain surface; the reply
-text for the mouth to say. A failure becomes a short sentence he can say out loud."""
+text for the mouth to say. A failure becomes a short sentence he can say out loud; an endpoint
+that answers with something other than a chat completion (a captive portal's page or its HTTP
+511, a proxy's text) is its own sentence, and the log names the endpoint, status and content
+type (:mod:`bot.captain.completion`, shared with the player minds)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from typing import Any
 
 import structlog
 
+from bot.captain.completion import NotACompletion
 from bot.captain.conversation import Conversation
 from bot.captain.engine import CaptainEngine
 from bot.config import Settings
@@ -24,6 +28,10 @@ log = structlog.get_logger("clankie.captain")
 FAILED = "Sorry, I couldn't think that through just now."
 NO_MODEL = "I can't think that through right now: no model is set up for me."
 EMPTY = "I don't have an answer for that."
+NOT_A_MODEL = (
+    "I can't think that through right now: something that isn't my model answered me "
+    "(a login page or a proxy in the way, it seems)."
+)
 MAX_REPLY_CHARS = 1200
 
 SYSTEM_PROMPT = """\
@@ -119,6 +127,9 @@ class Captain:
                 result = await engine.run(conversation, ctx)
         except asyncio.CancelledError:
             raise
+        except NotACompletion as exc:  # a portal or a proxy in the way: said plainly, no traceback
+            log.warning("captain_consult_failed", error=str(exc))
+            return NOT_A_MODEL
         except Exception as exc:
             log.warning("captain_consult_failed", error=f"{type(exc).__name__}: {str(exc)[:300]}")
             return FAILED

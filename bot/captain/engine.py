@@ -16,6 +16,7 @@ from typing import Any
 
 import structlog
 
+from bot.captain.completion import create
 from bot.captain.conversation import Conversation
 from bot.tools.base import ToolResult
 from bot.tools.context import ToolContext
@@ -88,8 +89,9 @@ class CaptainEngine:
         return request
 
     async def complete(self, request: dict[str, Any]) -> Any:
-        """One chat completion; returns the first choice's message (the caller maps errors)."""
-        completion = await self.client.chat.completions.create(**request)
+        """One chat completion; returns the first choice's message (the caller maps errors; an
+        answer that is not a chat completion is :class:`~bot.captain.completion.NotACompletion`)."""
+        completion = await create(self.client, request)
         return completion.choices[0].message
 
     async def dispatch(self, call: Any, ctx: ToolContext) -> ToolResult:

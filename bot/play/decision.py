@@ -50,7 +50,8 @@ class PermanentMindFailure(MindFailed):
 class UnexpectedAnswer(MindFailed):
     """The endpoint answered 2xx with something that is not a chat completion: an HTML page (a
     proxy, a captive portal, a login page), plain text, JSON without ``choices``, a body labelled
-    JSON that does not parse. Something is in the way, and it seldom goes by itself: the turn is
+    JSON that does not parse — or HTTP 511 Network Authentication Required, a captive portal's own
+    status (RFC 6585 §6). Something is in the way, and it seldom goes by itself: the turn is
     ``mind_failed`` and backs off like a transient failure, and
     :data:`bot.play.spec.UNEXPECTED_IN_A_ROW` such turns in a row end play ``failed``."""
 

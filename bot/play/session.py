@@ -122,7 +122,7 @@ class PlaySession(Watched):
             ended = Ended("stopped")
             raise
         except WorldUnavailable as exc:  # the world refused to start (or kept refusing): say why
-            log.error("play_world_unavailable", run_id=self.run_id, error=str(exc))
+            self._say_failed("play_world_unavailable", str(exc))
             ended = Ended("failed", str(exc))
         except JournalWriteError as exc:  # the journal could not be created (a full disk)
             if isinstance(exc, JournalDiskError):
@@ -130,7 +130,7 @@ class PlaySession(Watched):
             self._say_failed("play_journal_failed", str(exc))
             ended = Ended("failed", str(exc))
         except Exception as exc:
-            log.exception("play_session_failed", run_id=self.run_id)
+            self._say_failed("play_session_failed", f"{type(exc).__name__}: {exc}", exc_info=True)
             ended = Ended("failed", f"{type(exc).__name__}: {exc}")
         finally:
             self.outcome, self.error, self.state = ended.outcome, ended.reason or self.error, "stopping"
@@ -158,8 +158,7 @@ class PlaySession(Watched):
         while True:
             if self._stop:
                 return Ended("stopped")
-            minutes = (time.monotonic() - self._started) / 60
-            if self.turn >= self.spec.max_turns or minutes >= self.spec.max_minutes:
+            if self._budget_spent():
                 return Ended("budget_exhausted")
             seen = await self._observer.look(self._stop)
             if seen is None:
@@ -175,8 +174,11 @@ class PlaySession(Watched):
             if rec is None:  # a stop abandoned the decision: no action, nothing to journal
                 self.turn -= 1
                 return Ended("stopped")
-            if rec.permanent:  # known before settling, so whoever hears this turn sees why
-                self.error = rec.detail or "the mind failed in a way retrying cannot heal"
+            permanent = (
+                (rec.detail or "the mind failed in a way retrying cannot heal") if rec.permanent else None
+            )
+            if permanent is not None:  # known before settling, so whoever hears this turn sees why
+                self.error = permanent
             rec = await act(self.world, rec)
             if (ending := streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected)) is not None:
                 self.error = ending  # known before settling too
@@ -196,20 +198,29 @@ class PlaySession(Watched):
                 self.last_observation = rec.post
             self._settler.heard(settled.turn)
             self.publish(settled.turn)
-            if rec.permanent:
-                log.error("play_mind_failed_permanently", run_id=self.run_id, reason=self.error)
-                return Ended("failed", self.error)
+            if permanent is not None:
+                self._say_failed("play_mind_failed_permanently", permanent)
+                return Ended("failed", permanent)
             if ending is not None:
-                log.error("play_mind_failed_repeatedly", run_id=self.run_id, reason=ending)
+                self._say_failed("play_mind_failed_repeatedly", ending)
                 return Ended("failed", ending)
+            if self._budget_spent():  # no pace or backoff after the last turn of the budget
+                return Ended("budget_exhausted")
             pause = max(self.spec.pace_seconds, streaks.pause)
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
 
-    def _say_failed(self, event: str, reason: str) -> None:
-        """Log why play fails: at error, or at info when whoever started play says it itself
-        (``log_failures`` False: the terminal's last line), so it is said once."""
-        (log.error if self.log_failures else log.info)(event, run_id=self.run_id, error=reason)
+    def _budget_spent(self) -> bool:
+        """The turn budget is used up, or the time budget."""
+        minutes = (time.monotonic() - self._started) / 60
+        return self.turn >= self.spec.max_turns or minutes >= self.spec.max_minutes
+
+    def _say_failed(self, event: str, reason: str, *, exc_info: bool = False) -> None:
+        """Log why play fails — every way it can — at error, or at info when whoever started play
+        says it itself (``log_failures`` False: ``clankie play``'s last stderr line), so it is
+        said once. A crash keeps its traceback (at info there: ``CLANKIE_LOG_LEVEL=INFO``)."""
+        say = log.error if self.log_failures else log.info
+        say(event, run_id=self.run_id, error=reason, **({"exc_info": True} if exc_info else {}))
 
     def _done(self) -> bool:
         """Every milestone the world declares (``info.milestones``) has been reached."""

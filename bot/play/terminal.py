@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -93,8 +94,36 @@ def _evaluation(journal: Path, settings: Settings, out: TextIO) -> None:
     write_report(report, out)
 
 
-async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+class _Out:
+    """The command's standard output. Once its reader is gone (``clankie play … | head``), every
+    later print is skipped and the descriptor points at /dev/null, so the final flush is quiet
+    too — what Python's documentation advises for SIGPIPE (``signal``, "Note on SIGPIPE")."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, what: Callable[[TextIO], None]) -> bool:
+        """Run ``what`` on the stream and flush; False once the reader is gone."""
+        if not self.gone:
+            try:
+                what(self.stream)
+                self.stream.flush()
+            except BrokenPipeError:
+                self.gone = True
+                silence(self.stream)
+        return not self.gone
+
+    def say(self, line: str) -> bool:
+        return self.write(lambda stream: print(line, file=stream))
+
+
+READER_GONE = 128 + signal.SIGPIPE
+"""The exit status when standard output's reader went away, as a process killed by SIGPIPE has."""
+
+
+async def run_play(args: argparse.Namespace, settings: Settings, stream: TextIO | None = None) -> int:
+    out = _Out(stream or sys.stdout)
     demo = args.command == "demo"
     mind = args.mind
     if demo and mind is None:  # the demo needs no key: with one, a model plays; without, the autopilot
@@ -106,8 +135,10 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
         print(f"clankie: cannot start play: {exc}", file=sys.stderr)
         return 2
     lapsed = host.reconcile()
-    if lapsed:
-        print(f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed", file=out)
+    if lapsed and not out.say(
+        f"closed {len(lapsed)} session(s) left running by a process that died: lease_lapsed"
+    ):
+        return READER_GONE
     web = None
     if demo and not args.no_web:
         from bot.web.auth import WebConfigError
@@ -119,7 +150,9 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             print(f"clankie: {exc}", file=sys.stderr)
             return 2
         needs = " (open it as /?token=<your [web] token>)" if settings.web.token is not None else ""
-        print(f"activity page: {web.url}{needs}", file=out, flush=True)
+        if not out.say(f"activity page: {web.url}{needs}"):
+            await web.close()
+            return READER_GONE
     request = StartRequest(
         world=args.world,  # the demo's default world is the CLI's (bot/cli.py)
         mind=mind,
@@ -138,26 +171,20 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             await web.close()
         return 2
     total = len(session.world.info.milestones) or None  # what the world declares it can reach
-    print(
+    turns = session.subscribe()  # before anything is awaited: it ends when the session does
+    if not out.say(
         f"playing {session.spec.world} with the {session.spec.mind} mind · run {session.run_id} · "
-        f"budget {session.spec.max_turns} turns / {session.spec.max_minutes:g} min",
-        file=out,
-        flush=True,
-    )
-    stream = session.subscribe()
-    reader_gone = False
+        f"budget {session.spec.max_turns} turns / {session.spec.max_minutes:g} min"
+    ):
+        await host.stop()  # the reader is gone already: play ends, the printer prints nothing
 
     async def printer() -> None:
-        nonlocal reader_gone
-        try:
-            async for settled in stream:
-                print(format_turn(settled, total, session.metric_labels), file=out, flush=True)
-        except BrokenPipeError:
-            # `clankie play … | head`: the reader went away, so stop play (the journal gets its
-            # summary) and finish quietly, as a process killed by SIGPIPE would.
-            reader_gone = True
-            silence(out)
-            await host.stop()
+        async for settled in turns:
+            if not out.say(format_turn(settled, total, session.metric_labels)):
+                # `clankie play … | head`: the reader went away, so stop play (the journal gets
+                # its summary) and finish quietly, as a process killed by SIGPIPE would.
+                await host.stop()
+                return
 
     interrupted = False
     async with asyncio.TaskGroup() as tasks:  # the printer ends with play's stream of turns
@@ -168,24 +195,22 @@ async def run_play(args: argparse.Namespace, settings: Settings, out: TextIO | N
             interrupted = True
             await host.stop()
             outcome = session.outcome
-    if reader_gone:
-        if web is not None:
-            await web.close()
-        return 128 + signal.SIGPIPE
     kept = f" · journal {session.journal_path}" if session.journal_path is not None else ""
     if session.journal_path is not None and session.summary is None:
         kept += " (no summary: it could not be written)"
-    print(f"\nsession ended: {outcome} after {session.turns_taken} turns{kept}", file=out)
-    if session.journal_path is not None:
-        _evaluation(session.journal_path, settings, out)
+    journal = session.journal_path
+    if out.say(f"\nsession ended: {outcome} after {session.turns_taken} turns{kept}") and journal:
+        out.write(lambda stream: _evaluation(journal, settings, stream))
     if outcome == "failed":  # last, on one line, where a script or a person looks for it
         print(
             f"clankie: play failed: {one_line(session.error or 'no reason was given', 1000)}", file=sys.stderr
         )
-    if web is not None and demo and not args.exit_when_done and not interrupted:
-        print(f"the activity page stays up at {web.url} — Ctrl-C to quit", file=out, flush=True)
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.Event().wait()
+    if web is not None and demo and not args.exit_when_done and not interrupted and not out.gone:
+        if out.say(f"the activity page stays up at {web.url} — Ctrl-C to quit"):
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.Event().wait()
     if web is not None:
         await web.close()
+    if out.gone:
+        return READER_GONE
     return 0 if outcome in ("stopped", "budget_exhausted") else 1

@@ -7,16 +7,25 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
+from structlog.testing import capture_logs
 
 from bot.captain import Captain
-from bot.captain.consult import FAILED, NO_MODEL
+from bot.captain.consult import FAILED, NO_MODEL, NOT_A_MODEL
 from bot.captain.conversation import REMOVED, image_label
 from bot.config import OpenAISettings, Settings
 from bot.play.host import PlayHost
 from bot.tools import Speaker, ToolContext, ToolServices, build_registry
 from bot.tools.escalate import NO_SPEAKER
 from tests.fakes.openai import Hang, HttpError, Text, ToolCall, ToolCalls, tool_call
+from tests.fakes.openai.intercepted import (
+    LoginServer,
+    captive_portal_511,
+    captive_portal_page,
+    captive_portal_redirect,
+    fixed_response,
+)
 from tests.tools.fakes import playing, png_still
 from tests.web.sandbox import sandbox_playing, settings_for
 
@@ -151,6 +160,70 @@ async def test_a_hanging_endpoint_times_out_into_the_same_sentence(openai_fake) 
     openai_fake.chat.script(Hang())
     assert await captain.consult(ADA, "hello?") == FAILED
     openai_fake.chat.release_hangs()
+
+
+PORTAL = "(a proxy, captive portal or login page in the way, or the wrong address? check OPENAI_BASE_URL)"
+IN_THE_WAY = {
+    # id: (what answers at the endpoint's address, the log's sentence after the endpoint)
+    "captive-portal-page": (
+        captive_portal_page,
+        f"answered HTTP 200 with text/html; charset=utf-8, not a chat completion {PORTAL}",
+    ),
+    "captive-portal-511": (
+        captive_portal_511,
+        "answered HTTP 511 with text/html; charset=utf-8, Network Authentication Required: the network "
+        f"wants a sign-in first {PORTAL}",
+    ),
+    "json-without-choices": (
+        lambda: fixed_response('{"status": "maintenance"}', "application/json"),
+        f"answered HTTP 200 with application/json, JSON without choices (its keys: status), not a chat "
+        f"completion {PORTAL}",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(IN_THE_WAY), ids=list(IN_THE_WAY))
+async def test_something_other_than_a_model_answering_is_said_plainly_and_named_in_the_log(
+    openai_fake, case: str
+) -> None:
+    """What the mouth hears through ask_clankie is one short sentence; the log has one warning
+    naming the endpoint, the status and the content type, and no traceback."""
+    reply, said = IN_THE_WAY[case]
+    registry = build_registry()
+    services = ToolServices(play=playing(None))
+    services.captain = Captain(Settings(openai=openai_settings(openai_fake)), registry, services)
+    openai_fake.chat.script(reply())
+    with capture_logs() as logs:
+        answer = await registry.dispatch(
+            "ask_clankie", '{"request": "what are you doing?"}', ToolContext(services, "mouth", ADA)
+        )
+    assert answer.text == NOT_A_MODEL and not answer.is_error
+    assert len(openai_fake.chat.requests) == 1  # not retried (max_retries 0), not read as a reply
+    [failed] = [e for e in logs if e["event"] == "captain_consult_failed"]
+    endpoint = openai_fake.base_url.rstrip("/")
+    assert failed == {
+        "event": "captain_consult_failed",
+        "log_level": "warning",
+        "error": f"the model endpoint {endpoint} {said}",
+    }
+    assert not any("exc_info" in e or "exception" in e for e in logs)
+    assert all(e["log_level"] in ("debug", "info") for e in logs if e is not failed)
+
+
+async def test_a_redirect_to_a_login_page_names_where_it_went_without_its_query(openai_fake) -> None:
+    async with LoginServer() as portal:
+        openai_fake.chat.script(captive_portal_redirect(portal.url("/login?session=Zq81tok")))
+        captain = captain_for(openai_fake, playing(None))
+        with capture_logs() as logs:
+            assert await captain.consult(ADA, "hello?") == NOT_A_MODEL
+    assert portal.seen == ["/login?session=Zq81tok"]
+    [failed] = [e for e in logs if e["event"] == "captain_consult_failed"]
+    endpoint = openai_fake.base_url.rstrip("/")
+    assert failed["error"].startswith(
+        f"the model endpoint {endpoint} (redirected to http://127.0.0.1:{portal.port}/login) answered "
+        "HTTP 200 with text/html"
+    )
+    assert "Zq81tok" not in str(logs)
 
 
 async def test_no_model_configured() -> None:

@@ -1,7 +1,7 @@
 """Chaos probes of the model endpoint (issue 24, items 1 and 4): `clankie play` plays the sandbox
 with the openai mind, through the real client, against the OpenAI fake on loopback answering
-as a misbehaving network does — a captive portal's page (straight, or by a redirect to its login
-server), a load balancer's fixed text or JSON that is no chat completion, a body labelled JSON
+as a misbehaving network does — a captive portal's page (straight, with the status RFC 6585 asks
+of it, 511, or by a redirect to its login server), a load balancer's fixed text or JSON that is no chat completion, a body labelled JSON
 that is not JSON, an endpoint that never answers, HTTP 500 three times.
 
 Each probe asserts what the person running it sees (the progress lines, `session ended`, the
@@ -34,6 +34,7 @@ from tests.fakes.openai.chat import Reply
 from tests.fakes.openai.fixtures import fake_openai
 from tests.fakes.openai.intercepted import (
     LoginServer,
+    captive_portal_511,
     captive_portal_page,
     captive_portal_redirect,
     fixed_response,
@@ -182,6 +183,34 @@ async def test_an_answer_that_is_no_chat_completion_is_one_named_failure_and_thr
     assert pauses == [1.0, 2.0]
 
 
+async def test_a_captive_portal_answering_511_is_an_unexpected_answer_and_three_end_play(
+    tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
+) -> None:
+    """RFC 6585 §6's own response (511 with its login page): not a transient 5xx to back off
+    from for ever, but an answer from the network in the way, named, and three of them end play."""
+    model_endpoint.chat.responder = always(captive_portal_511())
+    probe = await play(tmp_path, model_endpoint, capsys, turns=20)  # the default timeout and retries
+    endpoint = model_endpoint.base_url.rstrip("/")
+    detail = (
+        f"the model endpoint {endpoint} answered HTTP 511 with text/html; charset=utf-8, Network "
+        "Authentication Required: the network wants a sign-in first (a proxy, captive portal or login "
+        "page in the way, or the wrong address? check OPENAI_BASE_URL)"
+    )
+    reason = f"3 turns in a row: {detail}"
+    assert probe.code == 1
+    assert all("mind_failed" in line and line.endswith(detail) for line in probe.turn_lines)
+    assert probe.ended.startswith("session ended: failed after 3 turns")
+    assert probe.err.splitlines() == [f"clankie: play failed: {reason}"]
+    assert [(t.turn.outcome, t.turn.detail) for t in probe.journal.turns] == [("mind_failed", detail)] * 3
+    assert (probe.journal.summary.outcome, probe.journal.summary.reason) == ("failed", reason)
+    assert probe.events()[-1].data["reason"] == reason
+    # the SDK retries any 5xx once ([openai] max_retries 1) before the turn hears of it
+    assert len(model_endpoint.chat.requests) == 6
+    assert pauses == [1.0, 2.0]
+    probe.nothing_crashed()
+    probe.no_turn_lost()
+
+
 async def test_a_captive_portal_redirect_names_where_the_request_was_sent(
     tmp_path: Path, model_endpoint: FakeOpenAI, capsys: pytest.CaptureFixture[str], pauses: list[float]
 ) -> None:
@@ -235,7 +264,7 @@ async def test_a_silent_endpoint_is_found_out_within_the_configured_tries(
         timing = line.evidence.timing
         took = (_at(timing.decisionSettledAt) - _at(timing.decisionStartedAt)).total_seconds()
         assert 0.4 <= took < 5.0, took
-    assert pauses == [1.0, 2.0]
+    assert pauses == [1.0]  # and none after the second: the budget is spent
     assert probe.err == ""
     probe.nothing_crashed()
     probe.no_turn_lost()

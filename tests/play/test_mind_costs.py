@@ -15,16 +15,18 @@ from tests.play.scripted import InvalidDecision, MindFailed, ScriptedMind, press
 
 async def test_invalid_decisions_back_off_like_failures(run_scripted, pauses):
     bad = InvalidDecision("the model's decision is not JSON")
-    mind = ScriptedMind([bad, bad, MindFailed("HTTP 503"), bad, press("right"), bad])
-    session, journal = await run_scripted(mind, turns=6)
+    mind = ScriptedMind([bad, bad, MindFailed("HTTP 503"), bad, press("right"), bad, bad])
+    session, journal = await run_scripted(mind, turns=7)
     outcomes = [t.turn.outcome for t in journal.turns]
     assert outcomes == ["invalid_decision"] * 2 + [
         "mind_failed",
         "invalid_decision",
         "accepted",
         "invalid_decision",
+        "invalid_decision",
     ]
-    assert pauses == [1.0, 2.0, 4.0, 8.0, 1.0]  # one run of four undecided turns, reset by the good one
+    # one run of four undecided turns, reset by the good one; none after the budget's last turn
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 1.0]
     assert session.outcome == "budget_exhausted"
 
 

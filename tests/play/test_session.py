@@ -54,8 +54,9 @@ async def test_every_outcome_is_journaled_with_the_right_null_stages(run_scripte
     assert "did not answer" in failed.turn.detail
     assert journal.summary.outcome == "budget_exhausted"
     assert journal.summary.turnsTaken == 7 and journal.summary.accepted == 1
-    # the five turns in a row that brought no decision, invalid or failed alike, backed off
-    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0]
+    # the five turns in a row that brought no decision, invalid or failed alike, backed off (but
+    # not after the last: the budget was spent)
+    assert pauses == [1.0, 2.0, 4.0, 8.0]
 
 
 async def test_an_adapter_that_raises_is_a_rejected_turn_with_the_exception_as_its_result(run_scripted):
@@ -167,10 +168,11 @@ async def test_the_mind_sees_a_bounded_window_of_recent_turns(run_scripted):
 
 async def test_failing_minds_back_off_and_a_good_turn_resets_the_backoff(run_scripted, pauses):
     failed = MindFailed("HTTP 503")
-    mind = ScriptedMind([failed, failed, failed, failed, press("right"), failed])
-    session, journal = await run_scripted(mind, turns=6)
-    assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 4 + ["accepted", "mind_failed"]
-    # 1 s after the first failure, doubling after the next ones in a row; a good turn resets it
+    mind = ScriptedMind([failed, failed, failed, failed, press("right"), failed, failed])
+    session, journal = await run_scripted(mind, turns=7)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 4 + ["accepted"] + ["mind_failed"] * 2
+    # 1 s after the first failure, doubling after the next ones in a row; a good turn resets it;
+    # none after the last turn of the budget
     assert pauses == [1.0, 2.0, 4.0, 8.0, 1.0]
 
 
@@ -197,3 +199,25 @@ async def test_a_world_whose_last_picture_fails_keeps_the_older_one_and_ends_as_
     session, journal = await run_scripted(ScriptedMind([press("right")] * 3), world=world, turns=3)
     assert session.outcome == "budget_exhausted" and journal.summary is not None
     assert session.last_still is not None and world.closed
+
+
+async def test_the_last_turn_of_the_budget_is_not_followed_by_a_pace_or_a_backoff(settings, pauses):
+    """Play ends as soon as the turn budget is spent: the pace and the backoff are waits between
+    turns, and there is no next turn to wait for."""
+    from bot.play.host import PlayHost, StartRequest
+
+    for script, waits in (
+        ([press("right")] * 3, [0.75, 0.75]),  # the pace between turns 1–2 and 2–3 only
+        ([press("right"), press("right"), MindFailed("HTTP 503")], [0.75, 0.75]),  # no backoff at the end
+    ):
+        pauses.clear()
+        mind = ScriptedMind(script)
+        host = PlayHost(
+            settings,
+            world_factory=lambda name, req, s: (GridWorld(), "grid-test", "scripted"),
+            mind_factory=lambda name, world, s, mind=mind: mind,
+        )
+        session = await host.start(StartRequest(turns=3, pace_seconds=0.75))
+        assert await host.wait() == "budget_exhausted"
+        assert session.turns_taken == 3 and len(mind.views) == 3
+        assert pauses == waits

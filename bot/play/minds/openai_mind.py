@@ -19,10 +19,11 @@ from typing import Any
 import orjson
 from openai import AsyncOpenAI
 
+from bot.captain.completion import endpoint_of
 from bot.config import Settings
 from bot.play.decision import InvalidDecision, decision_from_wire, decision_json_schema
 from bot.play.minds.base import DecisionView
-from bot.play.minds.endpoint import client_from_settings, complete_message, endpoint_of
+from bot.play.minds.endpoint import client_from_settings, complete_message
 from bot.play.minds.factory import OPENAI
 
 RECENT_TURNS = 8

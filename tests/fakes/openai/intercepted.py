@@ -7,7 +7,7 @@ at its address: answers a real network sends, each named with where it comes fro
   intervening network infrastructure": every intercepted request goes to the portal's "login
   server", and a portal that does not send 511 answers it as if it were the server asked — its
   login page with ``200 text/html``, or a redirect to it. :func:`captive_portal_page` is §6's
-  own example page; :func:`captive_portal_redirect` sends the request to a login server that
+  own example page; :func:`captive_portal_511` is §6's example response whole (status 511); :func:`captive_portal_redirect` sends the request to a login server that
   answers it (:class:`LoginServer`).
 - **A load balancer's fixed response** in front of the endpoint (a maintenance rule, a health
   route). AWS Elastic Load Balancing ``FixedResponseActionConfig``: any 2XX, 4XX or 5XX status,
@@ -43,6 +43,12 @@ RFC6585_PAGE = b"""<html>
 def captive_portal_page() -> Malformed:
     """The portal's login page in place of the endpoint's answer: ``200 text/html``."""
     return Malformed(RFC6585_PAGE, 200, "text/html", "utf-8")
+
+
+def captive_portal_511() -> Malformed:
+    """A portal that does what RFC 6585 §6 asks: ``511 Network Authentication Required`` with
+    its login page (§6's example response, ``text/html``)."""
+    return Malformed(RFC6585_PAGE, 511, "text/html", "utf-8")
 
 
 def captive_portal_redirect(login_url: str) -> Redirect:
