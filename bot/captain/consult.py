@@ -11,6 +11,7 @@ import asyncio
 import json
 from typing import Any
 
+import openai
 import structlog
 
 from bot.captain.completion import NotACompletion
@@ -130,6 +131,11 @@ class Captain:
         except NotACompletion as exc:  # a portal or a proxy in the way: said plainly, no traceback
             log.warning("captain_consult_failed", error=str(exc))
             return NOT_A_MODEL
+        except openai.APIStatusError as exc:  # the server's own message is left out: for a
+            # refused key OpenAI quotes part of the key ("Incorrect API key provided: sk-ab…")
+            code = f" ({exc.code})" if isinstance(exc.code, str) else ""
+            log.warning("captain_consult_failed", error=f"{type(exc).__name__}: HTTP {exc.status_code}{code}")
+            return FAILED
         except Exception as exc:
             log.warning("captain_consult_failed", error=f"{type(exc).__name__}: {str(exc)[:300]}")
             return FAILED

@@ -155,6 +155,20 @@ async def test_a_failing_endpoint_becomes_a_short_spoken_sentence(openai_fake) -
     assert await captain.consult(ADA, "hello?") == FAILED
 
 
+async def test_a_refused_key_is_logged_by_status_never_by_the_servers_message(openai_fake) -> None:
+    """OpenAI's 401 quotes the start and end of the refused key; the log says what failed, not that."""
+    captain = captain_for(openai_fake, playing(None))
+    quoted = (
+        "Incorrect API key provided: sk-pro****************************wXy9. You can find your API key at"
+    )
+    openai_fake.chat.script(HttpError(401, quoted, "invalid_request_error", "invalid_api_key"))
+    with capture_logs() as logs:
+        assert await captain.consult(ADA, "hello?") == FAILED
+    [failed] = [e for e in logs if e["event"] == "captain_consult_failed"]
+    assert failed["error"] == "AuthenticationError: HTTP 401 (invalid_api_key)"
+    assert "wXy9" not in str(logs) and "sk-pro" not in str(logs)
+
+
 async def test_a_hanging_endpoint_times_out_into_the_same_sentence(openai_fake) -> None:
     captain = captain_for(openai_fake, playing(None), timeout_s=0.3)
     openai_fake.chat.script(Hang())
