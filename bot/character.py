@@ -77,9 +77,10 @@ class Character:
         return handle.url if handle is not None else self.settings.web.public_url
 
     async def close(self) -> None:
-        """Stop play (the journal gets its summary) and the web surface."""
+        """Stop play (the journal gets its summary), the web surface and the captain's client."""
         await self.plays.close()
         await self.web.close()
+        await self.captain.aclose()
 
 
 class InCall:

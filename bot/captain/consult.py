@@ -66,6 +66,7 @@ class Captain:
         self.registry = registry
         self.services = services
         self._client = client
+        self._made_client: Any | None = None
         self.last: Conversation | None = None
 
     def _get_client(self) -> Any | None:
@@ -76,13 +77,20 @@ class Captain:
                 return None
             from openai import AsyncOpenAI
 
-            self._client = AsyncOpenAI(
+            self._client = self._made_client = AsyncOpenAI(
                 api_key=key or "not-needed",
                 base_url=cfg.base_url,
                 timeout=cfg.timeout_s,
                 max_retries=cfg.max_retries,
             )
         return self._client
+
+    async def aclose(self) -> None:
+        """Close the model client this captain made (its connection pool); a later consult makes
+        a new one. A client handed in is its giver's to close."""
+        if self._made_client is not None:
+            client, self._made_client, self._client = self._made_client, None, None
+            await client.close()
 
     def briefing(self, speaker: Speaker, request: str, place: Place | None = None) -> Conversation:
         conversation = Conversation()

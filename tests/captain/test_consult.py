@@ -261,3 +261,16 @@ async def test_ask_clankie_runs_one_consult_for_the_speaker_and_refuses_without_
     assert answer.text == "Hi Ada, I'm in the town."
     (request,) = openai_fake.chat.requests
     assert "Ada (user id 1001)" in request.messages[-1]["content"]
+
+
+async def test_closing_the_character_closes_the_client_its_captain_made(openai_fake, tmp_path: Path) -> None:
+    from bot.character import build_character
+
+    settings = settings_for(tmp_path, openai=openai_settings(openai_fake))
+    character = build_character(settings)
+    openai_fake.chat.script(Text("hi"))
+    assert await character.captain.consult(ADA, "hello?") == "hi"
+    client = character.captain._client
+    assert client is not None and not client.is_closed()
+    await character.close()
+    assert client.is_closed() and character.captain._client is None

@@ -107,6 +107,7 @@ class MouthSession:
         self.connect_failures = 0  # attempts that never opened a socket
         self.briefings: list[str] = []
         self._client = client
+        self._made_client: Any | None = None  # the client this session made (and so closes)
         self._name_of = name_of or (lambda _uid: None)
         self._pump_interval = pump_interval
         self._initial_backoff = initial_backoff
@@ -159,6 +160,9 @@ class MouthSession:
                 log.debug("mouth_close_error", error=str(exc)[:200])
         await self._tasks.close()
         await self.tools.close()
+        if self._made_client is not None:  # its connection pool (it would close on a later loop)
+            client, self._made_client, self._client = self._made_client, None, None
+            await client.close()
         self.playback.clear()
         await self._notify()
 
@@ -181,7 +185,9 @@ class MouthSession:
 
             cfg = self.settings.openai
             key = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
-            self._client = AsyncOpenAI(api_key=key or "not-needed", base_url=cfg.base_url, max_retries=0)
+            self._client = self._made_client = AsyncOpenAI(
+                api_key=key or "not-needed", base_url=cfg.base_url, max_retries=0
+            )
         return self._client
 
     # -- the connection ---------------------------------------------------------------------
