@@ -160,6 +160,7 @@ class MouthSession:
         await self._tasks.close()
         await self.tools.close()
         self.playback.clear()
+        await self.receipts.drain()  # its last receipts (a lost socket's failures) are on disk
         await self._notify()
 
     def feed(self, user_id: int, frame: bytes) -> None:
