@@ -27,7 +27,7 @@ from tests.mouth.realtime.test_session_narration import (
     relay_for,
 )
 from tests.mouth.realtime.test_tool_runner import narration_turn
-from tests.play.test_off_the_loop import SLOW_S, SlowCallbacks, slow_fsync  # noqa: F401  (fixture)
+from tests.play.test_off_the_loop import SLOW_S, SlowCallbacks
 
 
 async def test_a_narrations_receipts_never_fsync_on_the_loop(
@@ -75,10 +75,14 @@ async def test_a_narrations_receipts_never_fsync_on_the_loop(
         ("discord.voice.response", "dlv_played", {"played": True}),
         ("discord.voice.play_narration_suppressed", "dlv_cooldown", {"reason": "cooldown"}),
         ("discord.voice.model_response", "dlv_lost", {"phase": "requested"}),
-        ("discord.voice.model_response", "dlv_lost", {"phase": "failed", "error": "realtime connection lost"}),
+        (
+            "discord.voice.model_response",
+            "dlv_lost",
+            {"phase": "failed", "error": "realtime connection lost"},
+        ),
     ]
+    assert loop_thread not in slow_fsync, "a receipt was fsynced on the event loop's thread"
+    assert reports.held_the_loop() == []
     writers = {t.ident for t in threading.enumerate() if t.name == "voice-receipts"}
     assert len(writers) == 1  # one writer for the trail, whichever trail object wrote
     assert sum(1 for thread in slow_fsync if thread in writers) >= 7  # each receipt waited 30 ms
-    assert loop_thread not in slow_fsync, "a receipt was fsynced on the event loop's thread"
-    assert reports.held_the_loop() == []
