@@ -10,8 +10,6 @@ holding the loop, net of the thread's wait on the run queue."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import threading
 from pathlib import Path
 
@@ -27,25 +25,17 @@ from tests.mouth.realtime.test_session_narration import (
     relay_for,
 )
 from tests.mouth.realtime.test_tool_runner import narration_turn
-from tests.play.test_off_the_loop import SLOW_S, SlowCallbacks
+from tests.play.test_off_the_loop import judging_the_loop
 
 
 async def test_a_narrations_receipts_never_fsync_on_the_loop(
     openai_fake: FakeOpenAI, tmp_path: Path, slow_fsync: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loop_thread = threading.get_ident()
-    reports = SlowCallbacks()
-    monkeypatch.setattr(asyncio.Handle, "_run", reports.measured(asyncio.Handle._run))
-    asyncio_log = logging.getLogger("asyncio")
-    asyncio_log.addHandler(reports)
-    loop = asyncio.get_running_loop()
-    was_debug, was_slow = loop.get_debug(), loop.slow_callback_duration
     clock = Clock()
     path = tmp_path / "receipts.jsonl"  # the mouth's trail too (settings_for)
     async with mouth_for(openai_fake, tmp_path) as session:
-        loop.set_debug(True)
-        loop.slow_callback_duration = SLOW_S
-        try:
+        with judging_the_loop(monkeypatch) as reports:
             await relay_for(None, path, clock).on_turn(narration_turn(1, "dlv_none"))  # nobody in voice
             relay = relay_for(session, path, clock)
             await relay.on_turn(narration_turn(2, "dlv_played"))
@@ -64,10 +54,6 @@ async def test_a_narrations_receipts_never_fsync_on_the_loop(
             await openai_fake.realtime.drop()
             await openai_fake.realtime.wait_connected(2)
             await relay.close()  # returns once its receipts are on disk
-        finally:
-            loop.set_debug(was_debug)
-            loop.slow_callback_duration = was_slow
-            asyncio_log.removeHandler(reports)
     assert receipts(path) == [
         ("discord.voice.play_refusal", "dlv_none", {"reason": "no_voice_session"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "requested"}),
