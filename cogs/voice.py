@@ -24,7 +24,9 @@ servers. ``[limits] voice_calls`` caps the calls one process joins at once.
 
 Tasks (``bot.tasks.TaskOwner``): each link owns its watchdog, its rejoin and its receivers'
 keepalives, and ends them when it closes; the cog owns the connects given up on (each finishes,
-or is undone, in the background) and ends them when it unloads.
+or is undone, in the background) and ends them when it unloads. The receipts of every relay and
+mouth are appended by one writer thread (``bot.mouth.receipts.WRITER``); the cog, their owner,
+closes it when it unloads, after them.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from bot.mouth.discord_audio import VoicePlayback
 from bot.mouth.play_relay import PlayRelay
 from bot.mouth.presence import Backoff, IdleTimer
 from bot.mouth.realtime.session import MouthSession
+from bot.mouth.receipts import WRITER as RECEIPT_WRITER
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink
 from bot.tasks import TaskOwner
 from cogs import character_of
@@ -253,6 +256,7 @@ class Voice(commands.Cog):
         await self.connects.close()
         for relay in list(self.relays.values()):
             await relay.close()
+        await RECEIPT_WRITER.close()  # every relay and mouth that wrote receipts is closed: end their thread
 
     async def _connect(self, channel: Channel) -> discord.VoiceClient:
         return await channel.connect(timeout=self.connect_timeout, reconnect=True, self_deaf=False)

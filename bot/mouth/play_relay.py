@@ -18,7 +18,8 @@ so the active session is watched, and checked again on every settled turn); a pl
 waiting goes out just before the re-briefing.
 
 Its tasks — the stream's consumer, the watch and every mouth's update timer — belong to its
-`TaskOwner` (`tasks`); `close()` ends them all.
+`TaskOwner` (`tasks`); `close()` ends them all and drains the receipt writer (receipts are
+appended off the loop by the process's one `receipts.ReceiptWriter`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import structlog
 
 from bot.mouth.narration_gate import COOLDOWN_S, NarrationGate
 from bot.mouth.play_updates import UPDATE_INTERVAL_S, PacedUpdates
-from bot.mouth.receipts import ReceiptTrail, gate_narration
+from bot.mouth.receipts import WRITER, ReceiptTrail, gate_narration
 from bot.play.session import SettledTurn
 from bot.tasks import TaskOwner
 
@@ -144,10 +145,12 @@ class PlayRelay:
         self.tasks.spawn(self._watch(), "play-relay-watch")
 
     async def close(self) -> None:
-        """Stop listening and watching; every waiting play update is dropped, every timer ended."""
+        """Stop listening and watching; every waiting play update is dropped, every timer ended.
+        Returns once its receipts are on disk (they are written off the loop)."""
         for paced in self._paced.values():
             paced.cancel()
         await self.tasks.close()
+        await WRITER.drain()
 
     async def _consume(self, stream: Any) -> None:
         try:

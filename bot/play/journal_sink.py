@@ -5,10 +5,8 @@ Every line is validated, written and fsynced by :class:`journal.writer.JournalWr
 on a busy shared disk takes tens of milliseconds, and the event loop that waits here also clocks
 the voice pump's 20 ms frames and the Discord gateway. So a line is validated and serialised on
 the loop (pure CPU: on a thread it would hold the same interpreter lock and pay for the hand-off
-too) and written and fsynced on one thread of the sitting's own (its lines stay in order, one
-writer per file); the loop only awaits the answer. The thread is a plain queue and a
-``call_soon_threadsafe`` back, about 15 µs a line here against 25 µs through
-``run_in_executor``'s futures.
+too) and written and fsynced on one thread of the sitting's own (:class:`bot.disk_thread.DiskThread`:
+its lines stay in order, one writer per file); the loop only awaits the answer.
 
 An append comes back as a value, never as an exception the loop must remember to catch:
 :class:`Written` (the validated line, for the story), :class:`Refused` (this line could not be
@@ -22,23 +20,17 @@ with it as the reason and says it), and a summary the disk then refuses is logge
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import queue
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import structlog
 
+from bot.disk_thread import DiskThread
 from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
 from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
 
 log = structlog.get_logger("clankie.play.journal")
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,44 +50,6 @@ class DiskFailed:
 
 Appended = Written | Refused | DiskFailed
 
-_Job = tuple[asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]]
-
-
-class _DiskThread:
-    """One thread that runs blocking disk calls in order and answers on the loop."""
-
-    def __init__(self, name: str) -> None:
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
-        self._thread.start()
-
-    def run(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._jobs.put((future, fn, args))
-        return future
-
-    def stop(self) -> None:
-        self._jobs.put(None)
-
-    def _serve(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            future, fn, args = job
-            try:
-                result, error = fn(*args), None
-            except BaseException as exc:
-                result, error = None, exc
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-                future.get_loop().call_soon_threadsafe(_answer, future, result, error)
-
-
-def _answer(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():  # its waiter was cancelled
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
-
 
 class JournalSink:
     """One sitting's journal, written off the event loop. ``open`` creates the file with its
@@ -103,7 +57,7 @@ class JournalSink:
 
     def __init__(self, directory: Path, run_id: str) -> None:
         self.directory = directory
-        self._thread = _DiskThread(f"journal-{run_id}")
+        self._thread = DiskThread(f"journal-{run_id}")
         self._writer: JournalWriter | None = None
         self.disk_failure: str | None = None  # why the disk refused a line, once it has
 

@@ -123,10 +123,9 @@ async def test_sandbox_play_narration_receipts_and_evaluator_verdicts(
                 while session.playback.queued_ms > 0:
                     session.playback.read()
 
-        def responded(delivery_id: str) -> bool:
+        def responded(delivery_id: str) -> bool:  # its `played` receipt is given to the writer
             return any(
-                r.type == "discord.voice.response" and r.deliveryId == delivery_id
-                for r in read_receipts(receipts).lines
+                r.delivery_id == delivery_id and r.play_settled for r in session.book.responses.values()
             )
 
         helpers = [asyncio.create_task(model()), asyncio.create_task(room())]

@@ -74,10 +74,12 @@ def test_receipts_are_written_and_read_back(tmp_path: Path) -> None:
 
 
 def test_a_failed_write_is_counted_not_raised(tmp_path: Path) -> None:
-    trail = ReceiptTrail(tmp_path)  # a directory: the append fails
-    assert trail.played("d1", False) is None
-    assert trail.write_errors == 1
-    assert ReceiptTrail(tmp_path / "x.jsonl").refused("", "empty delivery id") is None  # invalid line
+    trail = ReceiptTrail(tmp_path)  # a directory: the append fails (on the writer's thread)
+    assert trail.played("d1", False) is not None  # made and given to the writer
+    assert trail.write_errors == 1  # no loop here: the writer was waited for
+    bad = ReceiptTrail(tmp_path / "x.jsonl")
+    assert bad.refused("", "empty delivery id") is None  # invalid: refused at once
+    assert bad.write_errors == 1 and not bad.path.exists()
 
 
 def test_trail_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,26 @@ class SlowCallbacks(logging.Handler):
         return [f"{held * 1e3:.1f} ms: {message[:300]}" for message, held in self.reports if held >= SLOW_S]
 
 
+@contextmanager
+def judging_the_loop(monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowCallbacks]:
+    """The running loop in asyncio's debug mode, reporting every step that holds it ``SLOW_S`` or
+    longer (net of the thread's run-queue wait) to the :class:`SlowCallbacks` yielded."""
+    reports = SlowCallbacks()
+    monkeypatch.setattr(asyncio.Handle, "_run", reports.measured(asyncio.Handle._run))
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addHandler(reports)
+    loop = asyncio.get_running_loop()
+    was_debug, was_slow = loop.get_debug(), loop.slow_callback_duration
+    loop.set_debug(True)
+    loop.slow_callback_duration = SLOW_S
+    try:
+        yield reports
+    finally:
+        loop.set_debug(was_debug)
+        loop.slow_callback_duration = was_slow
+        asyncio_log.removeHandler(reports)
+
+
 @pytest.fixture
 def slow_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every fsync in this process takes 30 ms more (the real fsync still runs); returns the
@@ -125,21 +146,9 @@ async def test_fifty_turns_with_a_slow_disk_never_fsync_or_draw_on_the_loop(
         world_factory=lambda name, req, s: (SandboxWorld(seed=1), "sandbox-seed1", "new-game"),
         mind_factory=lambda name, world, s: AutopilotMind("sandbox"),
     )
-    reports = SlowCallbacks()
-    monkeypatch.setattr(asyncio.Handle, "_run", reports.measured(asyncio.Handle._run))
-    asyncio_log = logging.getLogger("asyncio")
-    asyncio_log.addHandler(reports)
-    loop = asyncio.get_running_loop()
-    was_debug, was_slow = loop.get_debug(), loop.slow_callback_duration
-    loop.set_debug(True)
-    loop.slow_callback_duration = SLOW_S
-    try:
+    with judging_the_loop(monkeypatch) as reports:
         session = await host.start(StartRequest(turns=50, pace_seconds=0))
         outcome = await host.wait()
-    finally:
-        loop.set_debug(was_debug)
-        loop.slow_callback_duration = was_slow
-        asyncio_log.removeHandler(reports)
     assert outcome == "budget_exhausted"
     assert session.journal_path is not None
     journal = read_journal(session.journal_path)

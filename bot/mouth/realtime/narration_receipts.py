@@ -1,6 +1,7 @@
 """`NarrationReceipts`: the receipts of one mouth's narration responses
 (docs/architecture.md §12) — every attempt and outcome, keyed by the play turn's delivery id,
-written to the receipt trail (`bot.mouth.receipts.ReceiptTrail`).
+written to the receipt trail (`bot.mouth.receipts.ReceiptTrail`; appended off the loop, in order,
+by the process's one `ReceiptWriter`: `drain()` waits for what was written so far).
 
     requested  — `response.create` is about to be sent  (model_response{phase: requested})
     failed     — it could not be sent, the server refused it, the response failed, or the
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.responses import Request, Response, ResponseBook
-from bot.mouth.receipts import ReceiptTrail
+from bot.mouth.receipts import WRITER, ReceiptTrail
 
 LOST = "realtime connection lost"
 
@@ -37,6 +38,10 @@ class NarrationReceipts:
 
     def trail(self, run_id: str | None) -> ReceiptTrail:
         return ReceiptTrail(self.path, run_id)
+
+    async def drain(self) -> None:
+        """Wait until every receipt written so far is on disk (they are written off the loop)."""
+        await WRITER.drain()
 
     @staticmethod
     def _now() -> float:

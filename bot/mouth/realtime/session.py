@@ -164,6 +164,7 @@ class MouthSession:
             client, self._made_client, self._client = self._made_client, None, None
             await client.close()
         self.playback.clear()
+        await self.receipts.drain()  # its last receipts (a lost socket's failures) are on disk
         await self._notify()
 
     def feed(self, user_id: int, frame: bytes) -> None:

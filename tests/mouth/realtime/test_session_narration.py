@@ -43,6 +43,12 @@ def receipts(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
+def played_receipt_given(session: MouthSession, response_id: str) -> bool:
+    """The response's `played` receipt is given to the writer (it lands on disk after)."""
+    response = session.book.get(response_id)
+    return response is not None and response.play_settled
+
+
 def relay_for(session: MouthSession | None, path: Path, clock: Clock) -> PlayRelay:
     relay = PlayRelay(NoPlay(), path, clock=clock)
     if session is not None:
@@ -102,7 +108,9 @@ async def test_gate_suppressions_and_a_played_narration_leave_receipts(
         await session.wait_until(lambda: response_done(session, spoken.response_id))
         for _ in range(5):  # the room hears the narration
             session.playback.read()
-        await session.wait_until(lambda: any(r[0] == "discord.voice.response" for r in receipts(path)))
+        await session.wait_until(lambda: played_receipt_given(session, spoken.response_id))
+        await session.receipts.drain()  # receipts are appended off the loop
+        assert any(r[0] == "discord.voice.response" for r in receipts(path))
         assert session.playback.played_ms(spoken.item_id) > 0
         while session.playback.active:
             session.playback.read()
