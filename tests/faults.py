@@ -4,6 +4,7 @@ gives: a failing flush, a truncation that fails too)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import shutil
@@ -15,16 +16,17 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture
-def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 64 KiB tmpfs mounted on a fresh directory (root only; skipped where mount is refused)."""
+@contextlib.contextmanager
+def mounted_tmpfs(tmp_path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (mount(8)'s ``size=``, e.g. ``64k``) mounted on a fresh directory below
+    ``tmp_path`` (root only; the test is skipped where mount is refused); unmounted after."""
     mount = shutil.which("mount")
-    point = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
-    point.mkdir()
     if mount is None:
         pytest.skip("no mount(8) on this machine")
+    point = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
+    point.mkdir()
     done = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(point)], capture_output=True
+        [mount, "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(point)], capture_output=True
     )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
@@ -32,6 +34,13 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
         yield point
     finally:
         subprocess.run(["umount", "-l", str(point)], check=False)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs mounted on a fresh directory."""
+    with mounted_tmpfs(tmp_path, "64k") as point:
+        yield point
 
 
 def fill(directory: Path) -> Path:

@@ -20,6 +20,7 @@ import pytest
 import structlog
 
 from bot import logs
+from tests.records import Capture
 
 CLOSING = "Cannot write to closing transport"
 
@@ -37,17 +38,6 @@ def restore_logging() -> Iterator[None]:
     structlog.configure(**config)
     for name, saved in filters.items():
         logging.getLogger(name).filters[:] = saved
-
-
-class Capture(logging.Handler):
-    """Keeps the records that reach a handler (after the loggers' filters)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
 
 
 class NoBackoff:

@@ -15,10 +15,8 @@ from __future__ import annotations
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import pytest
 from bot.cli import main as clankie
 from journal.oplog import read_events
 from journal.reader import read_journal
+from tests.faults import mounted_tmpfs
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 2024
@@ -36,21 +35,9 @@ TURN_LINE = re.compile(r"^turn +(\d+) │")
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 1 MiB tmpfs on a fresh directory (root only; skipped where mount is refused)."""
-    mount = shutil.which("mount")
-    if mount is None:
-        pytest.skip("no mount(8) on this machine")
-    point = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
-    point.mkdir()
-    done = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(point)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    try:
+    """A 1 MiB tmpfs on a fresh directory."""
+    with mounted_tmpfs(tmp_path, "1m") as point:
         yield point
-    finally:
-        subprocess.run(["umount", "-l", str(point)], check=False)
 
 
 def fill(filler: Path) -> None:

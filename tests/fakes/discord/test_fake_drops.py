@@ -9,15 +9,7 @@ import discord
 import pytest
 
 from tests.fakes.discord import DiscordFake, running_bot
-
-
-class Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+from tests.records import Capture
 
 
 def plain_client() -> discord.Client:
