@@ -1,0 +1,214 @@
+"""Two races of ``/voice join``, ordered step by step (no sleeps): the interactions' ``defer``
+and the connector wait on events the test sets.
+
+(a) Two servers' joins race for the last slot of ``[limits] voice_calls``: exactly one gets it,
+    the other is told the process is at capacity.
+(b) A join that fails beside a concurrent join of the same server that succeeds must not take
+    the successful call away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+import pytest
+
+import cogs.voice as voice_module
+from bot.character import build_character
+from cogs.voice import Voice
+from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
+from tests.mouth.realtime.test_session import settings_for
+
+WAIT = 5.0
+BOT_ID, ADA = 900, 1
+
+
+@dataclass
+class Guild:
+    id: int
+    members: dict[int, Any] = field(default_factory=dict)
+
+    def get_member(self, user_id: int, /) -> Any:
+        return self.members.get(user_id)
+
+
+@dataclass
+class Channel:
+    id: int
+    name: str
+    guild: Guild
+    voice_states: dict[int, Any] = field(default_factory=dict)
+
+
+class Caller(discord.Member):
+    """A member in a voice channel, as the join handler reads one."""
+
+    def __init__(self, user_id: int, channel: Channel) -> None:  # no discord state behind it
+        self._caller_id, self._channel = user_id, channel
+
+    @property
+    def id(self) -> int:  # type: ignore[override]
+        return self._caller_id
+
+    @property
+    def voice(self) -> Any:  # type: ignore[override]
+        return SimpleNamespace(channel=self._channel)
+
+
+class Interaction:
+    """What the join handler uses of a discord.Interaction; ``defer`` waits for ``go``."""
+
+    def __init__(self, channel: Channel, *, held: bool = False) -> None:
+        self.user = Caller(ADA, channel)
+        self.guild = channel.guild
+        self.replies: list[str] = []
+        self.deferring = asyncio.Event()
+        self.go = asyncio.Event()
+        if not held:
+            self.go.set()
+        self.response = SimpleNamespace(send_message=self._send, defer=self._defer)
+        self.followup = SimpleNamespace(send=self._send)
+
+    async def _send(self, text: str, *, ephemeral: bool = False) -> None:
+        assert ephemeral
+        self.replies.append(text)
+
+    async def _defer(self, *, ephemeral: bool = False, thinking: bool = False) -> None:
+        self.deferring.set()
+        await self.go.wait()
+
+
+class FakeVoiceClient:
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.connected = True
+        self.disconnects = 0
+
+    def is_connected(self) -> bool:
+        return self.connected
+
+    def stop(self) -> None:
+        pass
+
+    async def disconnect(self, *, force: bool = False) -> None:
+        self.disconnects += 1
+        self.connected = False
+
+
+class Connector:
+    """Per channel: an event the connect waits for, and whether it then fails."""
+
+    def __init__(self) -> None:
+        self.gates: dict[int, asyncio.Event] = {}
+        self.failing: set[int] = set()
+        self.entered: dict[int, asyncio.Event] = {}
+        self.clients: list[FakeVoiceClient] = []
+
+    def hold(self, channel: Channel, *, fail: bool = False) -> asyncio.Event:
+        gate = self.gates[channel.id] = asyncio.Event()
+        if fail:
+            self.failing.add(channel.id)
+        return gate
+
+    def started(self, channel: Channel) -> asyncio.Event:
+        return self.entered.setdefault(channel.id, asyncio.Event())
+
+    async def __call__(self, channel: Any) -> Any:
+        self.started(channel).set()
+        gate = self.gates.get(channel.id)
+        if gate is not None:
+            await gate.wait()
+        if channel.id in self.failing:
+            raise TimeoutError
+        vc = FakeVoiceClient(channel)
+        self.clients.append(vc)
+        return vc
+
+
+class Media:
+    """Stands in for the receiver and the playback on a fake voice client."""
+
+    def __init__(self, *_: Any, **__: Any) -> None:
+        self.stats = SimpleNamespace(frames=0)
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_media(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(voice_module, "VoiceReceiver", Media)
+    monkeypatch.setattr(voice_module, "VoicePlayback", Media)
+
+
+def channel_in(guild: Guild, channel_id: int, name: str) -> Channel:
+    channel = Channel(channel_id, name, guild)
+    channel.voice_states[ADA] = object()  # Ada is there
+    return channel
+
+
+async def test_two_servers_racing_for_the_last_call_slot_one_gets_it(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+    fake_media: None,
+) -> None:
+    settings = settings_for(openai_fake, tmp_path)
+    settings.limits.voice_calls = 1
+    character = build_character(settings)
+    connector = Connector()
+    cog = Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character, connector=connector)  # type: ignore[arg-type]
+    cog.openai_client = openai_fake.client()
+    first = Interaction(channel_in(Guild(11), 110, "One"), held=True)
+    second = Interaction(channel_in(Guild(22), 220, "Two"))
+    try:
+        one = asyncio.ensure_future(Voice.join.callback(cog, first))  # type: ignore[arg-type]
+        await asyncio.wait_for(first.deferring.wait(), WAIT)  # server one is answering Discord
+        await asyncio.wait_for(Voice.join.callback(cog, second), WAIT)  # type: ignore[arg-type]
+        first.go.set()
+        await asyncio.wait_for(one, WAIT)
+        capacity = [r for r in first.replies + second.replies if "[limits] voice_calls = 1" in r]
+        joined = [r for r in first.replies + second.replies if r.startswith("Joined ")]
+        assert (len(joined), len(capacity)) == (1, 1), (first.replies, second.replies)
+        assert len(cog.links) == 1
+    finally:
+        await cog.cog_unload()
+        await character.close()
+
+
+async def test_a_failed_join_does_not_remove_a_concurrent_successful_join_of_the_same_server(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+    fake_media: None,
+) -> None:
+    character = build_character(settings_for(openai_fake, tmp_path))
+    connector = Connector()
+    cog = Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character, connector=connector)  # type: ignore[arg-type]
+    cog.openai_client = openai_fake.client()
+    guild = Guild(11)
+    lounge, games = channel_in(guild, 110, "Lounge"), channel_in(guild, 111, "Games")
+    release_lounge = connector.hold(lounge, fail=True)
+    to_lounge, to_games = Interaction(lounge), Interaction(games)
+    try:
+        failing = asyncio.ensure_future(Voice.join.callback(cog, to_lounge))  # type: ignore[arg-type]
+        await asyncio.wait_for(connector.started(lounge).wait(), WAIT)  # its connect hangs
+        await asyncio.wait_for(Voice.join.callback(cog, to_games), WAIT)  # type: ignore[arg-type]
+        assert to_games.replies == ["Joined **Games**. I'm listening!"]
+        release_lounge.set()  # the first connect fails now
+        await asyncio.wait_for(failing, WAIT)
+        assert to_lounge.replies[-1].startswith("I couldn't join **Lounge**")
+        link = cog.links.get(guild.id)
+        assert link is not None and link.channel is games and not link.leaving
+        (vc,) = connector.clients
+        assert link.vc is vc and vc.disconnects == 0
+    finally:
+        await cog.cog_unload()
+        await character.close()
