@@ -66,7 +66,7 @@ NEEDS: tuple[Need, ...] = (
         "connect",
         "Connect",
         "join your voice channel with /voice join",
-        (("cogs/voice.py", "channel.connect("),),
+        (("bot/mouth/discord_call.py", "channel.connect("),),
         True,
     ),
     Need(

@@ -16,10 +16,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import discord
-import pytest
 
-import cogs.voice as voice_module
-from bot.character import build_character
+from bot.character import Character, build_character
 from cogs.voice import Voice
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
@@ -134,20 +132,20 @@ class Connector:
 class Media:
     """Stands in for the receiver and the playback on a fake voice client."""
 
-    def __init__(self, *_: Any, **__: Any) -> None:
-        self.stats = SimpleNamespace(frames=0)
-
-    def start(self) -> None:
-        pass
+    def __init__(self, vc: Any, session: Any, tasks: Any) -> None:
+        self.vc = vc
+        self.stopped = False
 
     def stop(self) -> None:
-        pass
+        self.stopped = True
 
 
-@pytest.fixture
-def fake_media(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(voice_module, "VoiceReceiver", Media)
-    monkeypatch.setattr(voice_module, "VoicePlayback", Media)
+def voice_cog(character: Character, connector: Connector, openai: FakeOpenAI) -> Voice:
+    """The cog on a stand-in bot (its user id is all the cog reads), the calls on fakes."""
+    character.calls.connector = connector
+    character.calls.media = Media
+    character.calls.openai_client = openai.client()
+    return Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character)  # type: ignore[arg-type]
 
 
 def channel_in(guild: Guild, channel_id: int, name: str) -> Channel:
@@ -159,14 +157,12 @@ def channel_in(guild: Guild, channel_id: int, name: str) -> Channel:
 async def test_two_servers_racing_for_the_last_call_slot_one_gets_it(
     tmp_path: Path,
     openai_fake: FakeOpenAI,  # noqa: F811
-    fake_media: None,
 ) -> None:
     settings = settings_for(openai_fake, tmp_path)
     settings.limits.voice_calls = 1
     character = build_character(settings)
     connector = Connector()
-    cog = Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character, connector=connector)  # type: ignore[arg-type]
-    cog.openai_client = openai_fake.client()
+    cog = voice_cog(character, connector, openai_fake)
     first = Interaction(channel_in(Guild(11), 110, "One"), held=True)
     second = Interaction(channel_in(Guild(22), 220, "Two"))
     try:
@@ -178,21 +174,20 @@ async def test_two_servers_racing_for_the_last_call_slot_one_gets_it(
         capacity = [r for r in first.replies + second.replies if "[limits] voice_calls = 1" in r]
         joined = [r for r in first.replies + second.replies if r.startswith("Joined ")]
         assert (len(joined), len(capacity)) == (1, 1), (first.replies, second.replies)
-        assert len(cog.links) == 1
+        assert len(character.calls.links) == 1
     finally:
         await cog.cog_unload()
         await character.close()
+        assert character.calls.links == {} and not character.calls.connects
 
 
 async def test_a_failed_join_does_not_remove_a_concurrent_successful_join_of_the_same_server(
     tmp_path: Path,
     openai_fake: FakeOpenAI,  # noqa: F811
-    fake_media: None,
 ) -> None:
     character = build_character(settings_for(openai_fake, tmp_path))
     connector = Connector()
-    cog = Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character, connector=connector)  # type: ignore[arg-type]
-    cog.openai_client = openai_fake.client()
+    cog = voice_cog(character, connector, openai_fake)
     guild = Guild(11)
     lounge, games = channel_in(guild, 110, "Lounge"), channel_in(guild, 111, "Games")
     release_lounge = connector.hold(lounge, fail=True)
@@ -205,10 +200,11 @@ async def test_a_failed_join_does_not_remove_a_concurrent_successful_join_of_the
         release_lounge.set()  # the first connect fails now
         await asyncio.wait_for(failing, WAIT)
         assert to_lounge.replies[-1].startswith("I couldn't join **Lounge**")
-        link = cog.links.get(guild.id)
+        link = character.calls.links.get(guild.id)
         assert link is not None and link.channel is games and not link.leaving
         (vc,) = connector.clients
         assert link.vc is vc and vc.disconnects == 0
     finally:
         await cog.cog_unload()
         await character.close()
+        assert character.calls.links == {} and not character.calls.connects
