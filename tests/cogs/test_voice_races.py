@@ -10,7 +10,6 @@ and the connector wait on events the test sets.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -21,27 +20,10 @@ from bot.character import Character, build_character
 from cogs.voice import Voice
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
+from tests.mouth.call_fakes import ADA, BOT_ID, Channel, Connector, media_factory, server
 from tests.mouth.realtime.test_session import settings_for
 
 WAIT = 5.0
-BOT_ID, ADA = 900, 1
-
-
-@dataclass
-class Guild:
-    id: int
-    members: dict[int, Any] = field(default_factory=dict)
-
-    def get_member(self, user_id: int, /) -> Any:
-        return self.members.get(user_id)
-
-
-@dataclass
-class Channel:
-    id: int
-    name: str
-    guild: Guild
-    voice_states: dict[int, Any] = field(default_factory=dict)
 
 
 class Caller(discord.Member):
@@ -82,76 +64,12 @@ class Interaction:
         await self.go.wait()
 
 
-class FakeVoiceClient:
-    def __init__(self, channel: Channel) -> None:
-        self.channel = channel
-        self.connected = True
-        self.disconnects = 0
-
-    def is_connected(self) -> bool:
-        return self.connected
-
-    def stop(self) -> None:
-        pass
-
-    async def disconnect(self, *, force: bool = False) -> None:
-        self.disconnects += 1
-        self.connected = False
-
-
-class Connector:
-    """Per channel: an event the connect waits for, and whether it then fails."""
-
-    def __init__(self) -> None:
-        self.gates: dict[int, asyncio.Event] = {}
-        self.failing: set[int] = set()
-        self.entered: dict[int, asyncio.Event] = {}
-        self.clients: list[FakeVoiceClient] = []
-
-    def hold(self, channel: Channel, *, fail: bool = False) -> asyncio.Event:
-        gate = self.gates[channel.id] = asyncio.Event()
-        if fail:
-            self.failing.add(channel.id)
-        return gate
-
-    def started(self, channel: Channel) -> asyncio.Event:
-        return self.entered.setdefault(channel.id, asyncio.Event())
-
-    async def __call__(self, channel: Any) -> Any:
-        self.started(channel).set()
-        gate = self.gates.get(channel.id)
-        if gate is not None:
-            await gate.wait()
-        if channel.id in self.failing:
-            raise TimeoutError
-        vc = FakeVoiceClient(channel)
-        self.clients.append(vc)
-        return vc
-
-
-class Media:
-    """Stands in for the receiver and the playback on a fake voice client."""
-
-    def __init__(self, vc: Any, session: Any, tasks: Any) -> None:
-        self.vc = vc
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-
 def voice_cog(character: Character, connector: Connector, openai: FakeOpenAI) -> Voice:
     """The cog on a stand-in bot (its user id is all the cog reads), the calls on fakes."""
     character.calls.connector = connector
-    character.calls.media = Media
+    character.calls.media = media_factory()[0]
     character.calls.openai_client = openai.client()
     return Voice(SimpleNamespace(user=SimpleNamespace(id=BOT_ID)), character)  # type: ignore[arg-type]
-
-
-def channel_in(guild: Guild, channel_id: int, name: str) -> Channel:
-    channel = Channel(channel_id, name, guild)
-    channel.voice_states[ADA] = object()  # Ada is there
-    return channel
 
 
 async def test_two_servers_racing_for_the_last_call_slot_one_gets_it(
@@ -163,18 +81,21 @@ async def test_two_servers_racing_for_the_last_call_slot_one_gets_it(
     character = build_character(settings)
     connector = Connector()
     cog = voice_cog(character, connector, openai_fake)
-    first = Interaction(channel_in(Guild(11), 110, "One"), held=True)
-    second = Interaction(channel_in(Guild(22), 220, "Two"))
+    (one,) = server(11, (110, "One"))
+    (two,) = server(22, (220, "Two"))
+    first, second = Interaction(one, held=True), Interaction(two)
     try:
-        one = asyncio.ensure_future(Voice.join.callback(cog, first))  # type: ignore[arg-type]
+        joining = asyncio.ensure_future(Voice.join.callback(cog, first))  # type: ignore[arg-type]
         await asyncio.wait_for(first.deferring.wait(), WAIT)  # server one is answering Discord
         await asyncio.wait_for(Voice.join.callback(cog, second), WAIT)  # type: ignore[arg-type]
         first.go.set()
-        await asyncio.wait_for(one, WAIT)
+        await asyncio.wait_for(joining, WAIT)
         capacity = [r for r in first.replies + second.replies if "[limits] voice_calls = 1" in r]
         joined = [r for r in first.replies + second.replies if r.startswith("Joined ")]
         assert (len(joined), len(capacity)) == (1, 1), (first.replies, second.replies)
-        assert len(character.calls.links) == 1
+        assert first.replies == ["Joined **One**. I'm listening!"]  # the first to ask holds the slot
+        assert not second.deferring.is_set()  # the refusal is answered at once, not deferred
+        assert list(character.calls.links) == [11] and [c.name for c in connector.calls] == ["One"]
     finally:
         await cog.cog_unload()
         await character.close()
@@ -188,19 +109,19 @@ async def test_a_failed_join_does_not_remove_a_concurrent_successful_join_of_the
     character = build_character(settings_for(openai_fake, tmp_path))
     connector = Connector()
     cog = voice_cog(character, connector, openai_fake)
-    guild = Guild(11)
-    lounge, games = channel_in(guild, 110, "Lounge"), channel_in(guild, 111, "Games")
-    release_lounge = connector.hold(lounge, fail=True)
+    lounge, games = server(11, (110, "Lounge"), (111, "Games"))
+    release_lounge = asyncio.Event()
+    connector.plan(lounge, gate=release_lounge, fail=True)
     to_lounge, to_games = Interaction(lounge), Interaction(games)
     try:
         failing = asyncio.ensure_future(Voice.join.callback(cog, to_lounge))  # type: ignore[arg-type]
-        await asyncio.wait_for(connector.started(lounge).wait(), WAIT)  # its connect hangs
+        await asyncio.wait_for(connector.entered(lounge).wait(), WAIT)  # its connect hangs
         await asyncio.wait_for(Voice.join.callback(cog, to_games), WAIT)  # type: ignore[arg-type]
         assert to_games.replies == ["Joined **Games**. I'm listening!"]
         release_lounge.set()  # the first connect fails now
         await asyncio.wait_for(failing, WAIT)
         assert to_lounge.replies[-1].startswith("I couldn't join **Lounge**")
-        link = character.calls.links.get(guild.id)
+        link = character.calls.links.get(11)
         assert link is not None and link.channel is games and not link.leaving
         (vc,) = connector.clients
         assert link.vc is vc and vc.disconnects == 0
