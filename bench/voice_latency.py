@@ -4,7 +4,7 @@ the model, both ways, when he is talked over, and when he glances at his screen.
 The real path: discord.py 2.7.1's own ``VoiceClient`` on loopback UDP, welcomed into a real
 DAVE (MLS) group by the test voice gateway; three people sending real Opus through real DAVE;
 the receive path (``VoiceReceiver``), the mouth (``MouthSession``) and its playback through
-discord.py's player (``VoicePlayback``), as ``cogs/voice.py`` wires them; the openai package's
+discord.py's player (``VoicePlayback``), as ``bot/mouth/discord_call.py`` wires them; the openai package's
 realtime client over a real websocket to the realtime fake. The gateway, the people and the
 fake run in a process of their own (``bench/_voice_world.py``); each side stamps what crosses
 the bot's boundary with the same clock (``CLOCK_MONOTONIC``), and probes inside the bot
@@ -322,7 +322,7 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
     loads: list[float] = []
     far_late: dict[str, list[float]] = {"idle": [], "load": []}
     async with voice_client(world) as vc:
-        # wired as cogs/voice.py wires them, with the probes between
+        # wired as bot/mouth/discord_call.py wires them, with the probes between
         receiver = VoiceReceiver(vc, probes.sink(loop_sink(loop, probes.feed(session.feed, session.mixer))))
         receiver.start()
         joined = await world.ask("join", bot_port=vc._connection.socket.getsockname()[1])

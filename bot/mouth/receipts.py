@@ -23,9 +23,9 @@ refuses is counted (`write_errors`, the trail's and the writer's) and logged as 
 per file and cause (again after a line there was written), never raised into the voice session.
 
 Lifetime: the writer's thread starts with its first line. A relay's and a mouth's `close()`
-drain it (their lines are on disk when it returns); the voice cog, which owns every relay and
-mouth, closes it when it unloads (a line written later starts a new thread, which waits for the
-old one to end first).
+drain it (their lines are on disk when it returns); `bot.mouth.calls.Calls`, which owns every
+relay and call, closes it when it closes (a line written later starts a new thread, which waits
+for the old one to end first).
 """
 
 from __future__ import annotations
