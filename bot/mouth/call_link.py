@@ -9,7 +9,8 @@ handed out by the call's connector; the media on a client is made by a factory
 
 - open: connect (within ``Calls.connect_timeout``), start the media and the realtime session,
   attach the session to its server's play relay, start the watchdog. A call closed while it
-  connects (a later join of the same server took its place) leaves the client it got and fails.
+  connects (a later join of the same server took its place) fails at once (``Superseded``); its
+  connect goes on in the background, given up on, and a client it brings is left again.
 - leave: ``close(reason)``, by ``/voice leave``, by the idle timer once nobody (no human) has been
   in the channel for ``[voice] idle_leave_seconds``, or by a rejoin that gives up.
 - a dropped connection (``dropped``: the bot's own voice state went away without a leave, or the
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from bot.mouth.calls import Calls
 
 log = structlog.get_logger("clankie.mouth.calls")
+
+SUPERSEDED = "another join took its place"
 
 
 class CallMember(Protocol):
@@ -134,10 +137,23 @@ class CallLink:
 
     # -- open and close ---------------------------------------------------------------------------
     async def open(self) -> None:
-        vc = await self.calls.connect_within(self.channel)
-        if self.leaving:  # closed while it connected: nobody else will leave this client
+        if self.leaving:
+            raise Superseded(SUPERSEDED)
+        # a task of the link, so that a close (a later join of the server taking its place) ends
+        # the wait at once; the connect itself then goes on, given up on (Calls.connect_within)
+        connecting = self.tasks.spawn(
+            self.calls.connect_within(self.channel), f"voice-join-{self.guild_id}", report_failure=False
+        )
+        try:
+            vc = await connecting
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self.leaving and current is not None and not current.cancelling():
+                raise Superseded(SUPERSEDED) from None
+            raise
+        if self.leaving:  # closed as it connected: nobody else will leave this client
             await leave_quietly(vc)
-            raise Superseded("another join took its place")
+            raise Superseded(SUPERSEDED)
         self.attach(vc)
         await self.session.start()
         self.calls.relay_of(self.guild_id).attach(self.session)

@@ -12,9 +12,10 @@ the cap on them, the servers' play relays and the connects given up on.
   channel, or over ``[limits] voice_calls`` (in a server without a call of its own). The cap is
   checked and the slot claimed with no ``await`` between, so two servers cannot both take the last
   slot; only then is ``accepted()`` awaited (the cog defers its reply there). A join in another
-  channel of the same server takes the place of the server's call, which is closed first. A
-  join that fails (``JoinFailed``) gives up only its own claim: a concurrent join of the same
-  server that succeeded keeps its call. Its clean-up runs after, owned here.
+  channel of the same server takes the place of the server's call, which is closed first (a
+  call still connecting fails at once, and its connect is waited out: discord.py holds one voice
+  client per server). A join that fails (``JoinFailed``) gives up only its own claim: a
+  concurrent join of the same server keeps its own. Its clean-up runs after, owned here.
 - connect within ``connect_timeout``: a connect that takes longer (or whose caller went away)
   fails at once and finishes (or is undone: a client that connects after all is left again) in
   the background, a task of ``connects``.
@@ -189,6 +190,9 @@ class Calls:
             replaced, link.replaces = link.replaces, None
             if replaced is not None:
                 await replaced.close("moving to another channel")
+            late = self.late_connects.get(channel.guild.id)
+            if late is not None:  # the replaced call's connect: one voice client a server
+                await asyncio.wait({late})  # (discord.py), so not before it is undone
             await link.open()
         except BaseException as exc:
             self._release(link)

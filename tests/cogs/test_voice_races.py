@@ -116,11 +116,12 @@ async def test_a_failed_join_does_not_remove_a_concurrent_successful_join_of_the
     try:
         failing = asyncio.ensure_future(Voice.join.callback(cog, to_lounge))  # type: ignore[arg-type]
         await asyncio.wait_for(connector.entered(lounge).wait(), WAIT)  # its connect hangs
-        await asyncio.wait_for(Voice.join.callback(cog, to_games), WAIT)  # type: ignore[arg-type]
-        assert to_games.replies == ["Joined **Games**. I'm listening!"]
+        moving = asyncio.ensure_future(Voice.join.callback(cog, to_games))  # type: ignore[arg-type]
+        await asyncio.wait_for(to_games.deferring.wait(), WAIT)
         release_lounge.set()  # the first connect fails now
-        await asyncio.wait_for(failing, WAIT)
-        assert to_lounge.replies[-1].startswith("I couldn't join **Lounge**")
+        await asyncio.wait_for(asyncio.gather(failing, moving), WAIT)
+        assert to_games.replies == ["Joined **Games**. I'm listening!"]
+        assert to_lounge.replies == ["I couldn't join **Lounge** (another join took its place)."]
         link = character.calls.links.get(11)
         assert link is not None and link.channel is games and not link.leaving
         (vc,) = connector.clients

@@ -235,38 +235,42 @@ async def test_two_servers_joining_for_the_last_slot_one_gets_it_the_other_is_to
     assert (await rig.calls.join(two, me=BOT_ID)).channel is two  # the slot is free again
 
 
-@pytest.mark.parametrize("first", ["fails_after", "fails_before", "connects_late"])
+@pytest.mark.parametrize("connects_late", [False, True])
 async def test_a_failed_join_beside_a_successful_one_of_the_same_server_leaves_it_alone(
-    rig: Rig, first: str
+    rig: Rig, connects_late: bool
 ) -> None:
     lounge, games = server(G, (110, "Lounge"), (111, "Games"))
-    lounge_gate, games_gate = asyncio.Event(), asyncio.Event()
-    rig.connector.plan(lounge, gate=lounge_gate, fail=first != "connects_late")
-    rig.connector.plan(games, gate=games_gate)
+    lounge_gate = asyncio.Event()
+    rig.connector.plan(lounge, gate=lounge_gate, fail=not connects_late)
     failing = asyncio.ensure_future(rig.calls.join(lounge, me=BOT_ID))
     await asyncio.wait_for(rig.connector.entered(lounge).wait(), WAIT)  # its connect hangs
     succeeding = asyncio.ensure_future(rig.calls.join(games, me=BOT_ID))  # the same server, elsewhere
-    await asyncio.wait_for(rig.connector.entered(games).wait(), WAIT)
-    if first == "fails_before":
-        lounge_gate.set()
-        with pytest.raises(JoinFailed):
-            await failing
-        assert rig.calls.links[G].channel is games  # the other join's claim is still there
-    games_gate.set()
+    with pytest.raises(JoinFailed) as failed:  # the first gives way at once
+        await asyncio.wait_for(failing, WAIT)
+    assert failed.value.channel == "Lounge" and failed.value.why == "another join took its place"
+    assert rig.calls.links[G].channel is games  # its failure left the other join's claim alone
+    assert list(rig.calls.late_connects) == [G]  # its connect goes on, given up on
+    assert not rig.connector.entered(games).is_set()  # one voice client a server: not yet
+    lounge_gate.set()  # the first connect ends (fails, or connects after all and is left)
     link = await asyncio.wait_for(succeeding, WAIT)
-    lounge_gate.set()
-    with pytest.raises(JoinFailed) as failed:
-        await failing
-    expected = "another join took its place" if first == "connects_late" else "ConnectionError"
-    assert failed.value.channel == "Lounge" and failed.value.why == expected
     await asyncio.gather(*rig.calls.endings.tasks)  # the failed join's clean-up
     assert rig.calls.links == {G: link} and link.opened and not link.leaving and link.channel is games
-    assert rig.calls.relays[G].mouths == [link.session]
-    games_vc = link.vc
-    assert games_vc is not None and games_vc.is_connected()
-    if first == "connects_late":
+    assert rig.calls.relays[G].mouths == [link.session] and rig.calls.late_connects == {}
+    assert link.vc is not None and link.vc.is_connected() and link.vc in rig.connector.clients
+    if connects_late:
         late = next(vc for vc in rig.connector.clients if vc.channel is lounge)
         assert late.disconnects == 1  # the client that came too late is left again
+
+
+async def test_a_join_that_fails_by_itself_gives_up_only_its_own_claim(rig: Rig) -> None:
+    (lounge,) = server(G, (110, "Lounge"))
+    rig.connector.plan(lounge, fail=True)
+    with pytest.raises(JoinFailed) as failed:
+        await rig.calls.join(lounge, me=BOT_ID)
+    assert failed.value.why == "ConnectionError" and rig.calls.links == {}
+    await asyncio.gather(*rig.calls.endings.tasks)
+    link = await joined(rig, lounge)  # the slot is free again
+    assert rig.calls.links == {G: link}
 
 
 async def test_a_join_in_the_same_channel_or_while_a_connect_is_undone_is_refused(rig: Rig) -> None:
