@@ -160,8 +160,9 @@ class Calls:
         if existing is not None and existing.channel.id == channel.id and not existing.leaving:
             raise CallRefused("already_here", f"I'm already here in **{channel.name}**.")
         cap = self.settings.limits.voice_calls
+        holds_a_slot = existing is not None and not existing.leaving  # a call that is ending does not
         elsewhere = [g for g, held in self.links.items() if g != guild_id and not held.leaving]
-        if existing is None and len(elsewhere) >= cap:
+        if not holds_a_slot and len(elsewhere) >= cap:
             raise CallRefused(
                 "cap_voice_calls",
                 f"Every voice call this process may join is taken by other servers ([limits] voice_calls = "

@@ -62,6 +62,8 @@ class VoiceClient:
         self.connected = True
         self.stops = 0
         self.disconnects = 0
+        self.disconnecting = asyncio.Event()
+        self.hold: asyncio.Event | None = None  # a disconnect waits for it (Discord slow to confirm)
 
     def is_connected(self) -> bool:
         return self.connected
@@ -71,6 +73,9 @@ class VoiceClient:
 
     async def disconnect(self, *, force: bool = False) -> None:
         self.disconnects += 1
+        self.disconnecting.set()
+        if self.hold is not None:
+            await self.hold.wait()
         self.connected = False
 
 

@@ -235,6 +235,26 @@ async def test_two_servers_joining_for_the_last_slot_one_gets_it_the_other_is_to
     assert (await rig.calls.join(two, me=BOT_ID)).channel is two  # the slot is free again
 
 
+async def test_a_call_that_is_ending_holds_no_slot_for_its_server(rig: Rig) -> None:
+    """While server one's call ends, server two may take the slot; then server one is refused."""
+    rig.calls.settings.limits.voice_calls = 1
+    (one,) = server(G, (110, "One"))
+    (two,) = server(H, (220, "Two"))
+    ending = await joined(rig, one)
+    (vc,) = rig.connector.clients
+    vc.hold = asyncio.Event()  # Discord is slow to confirm the disconnect
+    closing = asyncio.ensure_future(ending.close("done"))
+    await asyncio.wait_for(vc.disconnecting.wait(), WAIT)
+    assert ending.leaving and rig.calls.links == {G: ending}  # still the server's until it has ended
+    assert (await rig.calls.join(two, me=BOT_ID)).channel is two
+    with pytest.raises(CallRefused) as refused:
+        rig.calls.claim(one, me=BOT_ID)
+    assert refused.value.reason == "cap_voice_calls"
+    vc.hold.set()
+    await asyncio.wait_for(closing, WAIT)
+    assert list(rig.calls.links) == [H]
+
+
 @pytest.mark.parametrize("connects_late", [False, True])
 async def test_a_failed_join_beside_a_successful_one_of_the_same_server_leaves_it_alone(
     rig: Rig, connects_late: bool
@@ -298,6 +318,20 @@ async def test_a_join_in_the_same_channel_or_while_a_connect_is_undone_is_refuse
 
 
 # -- closing ---------------------------------------------------------------------------------------
+
+
+async def test_leaving_every_call_keeps_the_relays_and_joins_still_work(rig: Rig) -> None:
+    """What the voice cog does when it unloads: every call ends; the servers' relays stay (a turn
+    that wants to speak still leaves its refusal receipt) until the Character closes."""
+    (lounge,) = server(G, (110, "Lounge"))
+    (hall,) = server(H, (220, "Hall"))
+    links = [await joined(rig, lounge), await joined(rig, hall)]
+    await rig.calls.leave_all("unloading")
+    assert all(link.closed.is_set() and link.tasks.closed for link in links) and rig.calls.links == {}
+    relays = list(rig.calls.relays.values())
+    assert len(relays) == 2 and all(r.mouths == [] and not r.tasks.closed and len(r.tasks) for r in relays)
+    again = await joined(rig, lounge)
+    assert rig.calls.links == {G: again} and rig.calls.relays[G].mouths == [again.session]
 
 
 async def test_closing_ends_every_call_connect_and_relay_and_the_receipt_writer_last(
