@@ -9,8 +9,9 @@ handed out by the call's connector; the media on a client is made by a factory
 
 - open: connect (within ``Calls.connect_timeout``), start the media and the realtime session,
   attach the session to its server's play relay, start the watchdog. A call closed while it
-  connects (a later join of the same server took its place) fails at once (``Superseded``); its
-  connect goes on in the background, given up on, and a client it brings is left again.
+  connects (a later join of the same server took its place, a leave) fails at once
+  (``Superseded``, saying why); its connect goes on in the background, given up on, and a client
+  it brings is left again.
 - leave: ``close(reason)``, by ``/voice leave``, by the idle timer once nobody (no human) has been
   in the channel for ``[voice] idle_leave_seconds``, or by a rejoin that gives up.
 - a dropped connection (``dropped``: the bot's own voice state went away without a leave, or the
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from bot.mouth.calls import Calls
 
 log = structlog.get_logger("clankie.mouth.calls")
-
-SUPERSEDED = "another join took its place"
 
 
 class CallMember(Protocol):
@@ -111,6 +110,7 @@ class CallLink:
         self.media: CallMedia | None = None
         self.replaces: CallLink | None = None  # the server's call this one takes the place of
         self.leaving = False
+        self.ended_by = ""  # why it was closed (said to a join it ends before it opened)
         self.opened = False  # joined once; only then is a lost connection a drop to rejoin
         self.rejoins = 0
         self.closed = asyncio.Event()
@@ -138,7 +138,7 @@ class CallLink:
     # -- open and close ---------------------------------------------------------------------------
     async def open(self) -> None:
         if self.leaving:
-            raise Superseded(SUPERSEDED)
+            raise Superseded(self.ended_by)
         # a task of the link, so that a close (a later join of the server taking its place) ends
         # the wait at once; the connect itself then goes on, given up on (Calls.connect_within)
         connecting = self.tasks.spawn(
@@ -149,11 +149,11 @@ class CallLink:
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if self.leaving and current is not None and not current.cancelling():
-                raise Superseded(SUPERSEDED) from None
+                raise Superseded(self.ended_by) from None
             raise
         if self.leaving:  # closed as it connected: nobody else will leave this client
             await leave_quietly(vc)
-            raise Superseded(SUPERSEDED)
+            raise Superseded(self.ended_by)
         self.attach(vc)
         await self.session.start()
         self.calls.relay_of(self.guild_id).attach(self.session)
@@ -180,7 +180,7 @@ class CallLink:
         if self.leaving:
             await self.closed.wait()
             return
-        self.leaving = True
+        self.leaving, self.ended_by = True, reason
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
         self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
         await self.idle.close()
@@ -197,7 +197,7 @@ class CallLink:
 
     # -- presence -------------------------------------------------------------------------------
     def people_changed(self) -> None:
-        if not self.leaving:
+        if self.opened and not self.leaving:  # counted from the open on (open counts once)
             self.idle.people(len(self.human_ids()))
 
     def moved(self, channel: CallChannel) -> None:
@@ -252,4 +252,5 @@ class CallLink:
 
 
 class Superseded(Exception):
-    """A call closed while it was still connecting (a later join of its server took its place)."""
+    """A call closed while it was still connecting (a later join of its server took its place, a
+    leave, the calls closing); its text is why it was closed."""

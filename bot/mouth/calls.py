@@ -58,6 +58,7 @@ Sleep = Callable[[float], Awaitable[None]]
 NO_VOICE_MODEL = "My voice needs an OpenAI API key (OPENAI_API_KEY) and none is set up here."
 STILL_LEAVING = "I'm still backing out of my last try to join; ask me again in a few seconds."
 SHUTTING_DOWN = "I'm shutting down; ask me again once I'm back."
+REPLACED = "another join took its place"  # why a server's call ends when a join elsewhere in it opens
 CONNECT_TIMEOUT_S = 20.0
 WATCHDOG_S = 15.0
 
@@ -190,7 +191,7 @@ class Calls:
                 await accepted()
             replaced, link.replaces = link.replaces, None
             if replaced is not None:
-                await replaced.close("moving to another channel")
+                await replaced.close(REPLACED)
             late = self.late_connects.get(channel.guild.id)
             if late is not None:  # the replaced call's connect: one voice client a server
                 await asyncio.wait({late})  # (discord.py), so not before it is undone

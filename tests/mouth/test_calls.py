@@ -293,6 +293,25 @@ async def test_a_join_that_fails_by_itself_gives_up_only_its_own_claim(rig: Rig)
     assert rig.calls.links == {G: link}
 
 
+async def test_a_leave_while_the_join_connects_ends_it_and_says_why(rig: Rig) -> None:
+    (lounge,) = server(G, (110, "Lounge"))
+    gate = asyncio.Event()
+    rig.connector.plan(lounge, gate=gate)
+    joining = asyncio.ensure_future(rig.calls.join(lounge, me=BOT_ID))
+    await asyncio.wait_for(rig.connector.entered(lounge).wait(), WAIT)
+    lounge.leave(ADA)
+    rig.calls.voice_state(G, ADA, lounge, None)
+    link = rig.calls.link_of(G)
+    assert link is not None and not link.idle.armed  # nobody is counted before the call is open
+    assert await rig.calls.leave(G, "/voice leave by 1") is link
+    with pytest.raises(JoinFailed) as failed:
+        await asyncio.wait_for(joining, WAIT)
+    assert failed.value.why == "/voice leave by 1" and rig.calls.links == {} and link.closed.is_set()
+    gate.set()  # the connect ends after all: the client is left again
+    await asyncio.gather(*rig.calls.late_connects.values())
+    assert [vc.disconnects for vc in rig.connector.clients] == [1] and link.session.connects == 0
+
+
 async def test_a_join_in_the_same_channel_or_while_a_connect_is_undone_is_refused(rig: Rig) -> None:
     (lounge,) = server(G, (110, "Lounge"))
     await joined(rig, lounge)
