@@ -182,18 +182,20 @@ class CallLink:
             return
         self.leaving, self.ended_by = True, reason
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
-        self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
-        await self.idle.close()
-        relay = self.calls.relays.get(self.guild_id)
-        if relay is not None:
-            relay.detach(self.session)
-        vc = self.detach()
-        if vc is not None:
-            await leave_quietly(vc)
-        await self.tasks.close()
-        await self.session.close()
-        self.calls.forget(self)
-        self.closed.set()
+        try:
+            self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
+            await self.idle.close()
+            relay = self.calls.relays.get(self.guild_id)
+            if relay is not None:
+                relay.detach(self.session)
+            vc = self.detach()
+            if vc is not None:
+                await leave_quietly(vc)
+            await self.tasks.close()
+            await self.session.close()
+        finally:  # whatever became of the above, the call is over: nobody waits for it forever
+            self.calls.forget(self)
+            self.closed.set()
 
     # -- presence -------------------------------------------------------------------------------
     def people_changed(self) -> None:

@@ -29,9 +29,7 @@ from bot.tasks import TaskOwner
 async def connect(channel: CallChannel, timeout: float) -> discord.VoiceClient:  # noqa: ASYNC109
     """Connect to ``channel`` (a discord.py voice or stage channel) through discord.py."""
     if not isinstance(channel, discord.VoiceChannel | discord.StageChannel):
-        raise TypeError(
-            f"a voice call needs a discord.py voice or stage channel, not {type(channel).__name__}"
-        )
+        raise TypeError(f"a voice call needs a discord.py voice or stage channel, not {_name(channel)}")
     return await channel.connect(timeout=timeout, reconnect=True, self_deaf=False)
 
 
@@ -50,7 +48,7 @@ class DiscordMedia:
 def discord_media(vc: VoiceLike, session: MouthSession, tasks: TaskOwner) -> DiscordMedia:
     """Start receive and playback on a connected discord.py ``VoiceClient``."""
     if not isinstance(vc, discord.VoiceClient):
-        raise TypeError(f"discord media needs a discord.py VoiceClient, not {type(vc).__name__}")
+        raise TypeError(f"discord media needs a discord.py VoiceClient, not {_name(vc)}")
     loop = asyncio.get_running_loop()
     receiver = VoiceReceiver(vc, loop_sink(loop, session.feed), tasks=tasks)
     receiver.start()
@@ -61,3 +59,8 @@ def discord_media(vc: VoiceLike, session: MouthSession, tasks: TaskOwner) -> Dis
         receiver.stop()
         raise
     return DiscordMedia(receiver, playback)
+
+
+def _name(thing: object) -> str:
+    kind = type(thing)
+    return f"{kind.__module__}.{kind.__qualname__}"

@@ -312,6 +312,21 @@ async def test_a_leave_while_the_join_connects_ends_it_and_says_why(rig: Rig) ->
     assert [vc.disconnects for vc in rig.connector.clients] == [1] and link.session.connects == 0
 
 
+async def test_a_join_whose_media_will_not_start_fails_and_leaves_the_channel(rig: Rig) -> None:
+    (lounge,) = server(G, (110, "Lounge"))
+
+    def broken(vc: Any, session: Any, tasks: Any) -> Media:
+        raise RuntimeError("davey is not installed")
+
+    rig.calls.media = broken
+    with pytest.raises(JoinFailed) as failed:
+        await rig.calls.join(lounge, me=BOT_ID)
+    assert failed.value.why == "RuntimeError" and rig.calls.links == {}
+    await asyncio.gather(*rig.calls.endings.tasks)
+    (vc,) = rig.connector.clients
+    assert vc.disconnects == 1 and rig.openai.realtime.connections == []  # no session was opened
+
+
 async def test_a_join_in_the_same_channel_or_while_a_connect_is_undone_is_refused(rig: Rig) -> None:
     (lounge,) = server(G, (110, "Lounge"))
     await joined(rig, lounge)
