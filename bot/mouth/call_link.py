@@ -124,16 +124,17 @@ class CallLink:
     def guild_id(self) -> int:
         return self.channel.guild.id
 
-    def human_ids(self) -> list[int]:
-        """The user ids of the people (not bots, not himself) in the call's channel now; one
-        whose member is not cached counts as a person."""
+    def human_ids(self) -> frozenset[int]:
+        """The user ids of the people (not bots, not himself) in the call's channel now, read
+        afresh at each call (the channel may have changed); one whose member is not cached
+        counts as a person."""
         guild = self.channel.guild
-        ids = []
+        ids = set()
         for user_id in self.channel.voice_states:
             member = guild.get_member(user_id)
             if user_id != self.me and not (member is not None and member.bot):
-                ids.append(user_id)
-        return ids
+                ids.add(user_id)
+        return frozenset(ids)
 
     # -- open and close ---------------------------------------------------------------------------
     async def open(self) -> None:
