@@ -15,12 +15,16 @@ from tests.mouth.call_fakes import VoiceClient, server
 
 async def test_a_channel_that_is_not_discord_pys_is_refused_by_name() -> None:
     (lounge,) = server(1, (10, "Lounge"))
-    with pytest.raises(TypeError, match=r"discord.py voice or stage channel, not tests\.mouth\.call_fakes\.Channel$"):
+    with pytest.raises(
+        TypeError, match=r"discord.py voice or stage channel, not tests\.mouth\.call_fakes\.Channel$"
+    ):
         await connect(lounge, 1.0)
 
 
 async def test_media_on_a_client_that_is_not_discord_pys_is_refused_by_name() -> None:
     (lounge,) = server(1, (10, "Lounge"))
     session: Any = object()
-    with pytest.raises(TypeError, match=r"discord.py VoiceClient, not tests\.mouth\.call_fakes\.VoiceClient$"):
+    with pytest.raises(
+        TypeError, match=r"discord.py VoiceClient, not tests\.mouth\.call_fakes\.VoiceClient$"
+    ):
         discord_media(VoiceClient(lounge), session, TaskOwner("test"))
