@@ -331,13 +331,19 @@ def _possessive_base(word: str, names: _Names) -> bool:
 
 SALUTATIONS: frozenset[str] = frozenset({"hey", "hi", "hello", "yo", "oi", "hiya", "heya", "howdy", "ahoy"})
 GREETINGS: frozenset[str] = SALUTATIONS | frozenset(
-    {"ok", "okay", "thanks", "thank", "cheers", "morning", "evening", "sup", "alright", "allright"}
+    """
+    ok okay thanks thank cheers morning afternoon evening night good sup alright allright excuse
+    pardon there
+    """.split()
 )
 FILLERS: frozenset[str] = frozenset(
     """
-    um uh uhm erm er so oh ah and but well right now mm hmm you
+    um uh uhm erm er so oh ah and but well right now mm hmm you me listen look wait sorry please
+    dude bro man buddy
     """.split()
 )
+# what may stand beside his name in "the name alone" ("Hey Clankie!", "Um, Clankie?", "Thank you Clankie")
+_ALONE_WITH = SALUTATIONS | frozenset("ok okay um uh uhm erm er oh ah so well hmm mm thanks thank".split())
 _AUXILIARIES = frozenset(
     """
     is was are were can could will would should did do does have has
@@ -367,7 +373,7 @@ _OBJECT_TAKERS = frozenset(
     """
     ask asked asking tell told telling like love hate about with to for at from of is was see saw
     hear heard met meet call called trust use using beat and or the than watch watching by on
-    against ping pinged let mean blame named
+    against ping pinged let mean blame named be are were am not
     """.split()
 )
 _ASK_TELL = frozenset({"ask", "asked", "asking", "tell", "told", "telling"})
@@ -381,7 +387,7 @@ _NOT_A_NAME = (
     anyways actually honestly seriously sure fine cool nice great please sorry see then also like
     basically lol wow damn dang whoa oops huh really true totally exactly jeez god geez ugh aw aww
     hm first second plus besides however otherwise meanwhile personally obviously clearly maybe
-    perhaps sadly luckily yesterday today tonight tomorrow bro mate buddy friends team y'all ya'll
+    perhaps sadly luckily yesterday today tonight tomorrow bro mate buddy friends team y'all ya'll left right up down
     ha haha hahaha i well there here what why how who when where this that it we they he she
     """.split()
     )
@@ -423,7 +429,9 @@ def _name_strength(word: _Word, names: _Names) -> Strength | None:
     return _strength(word.lower, names)
 
 
-def _leading_verdict(sentence: list[_Word], i: int, strength: Strength, salutation: bool) -> bool | None:
+def _leading_verdict(
+    sentence: list[_Word], i: int, strength: Strength, salutation: bool, following: _Word | None = None
+) -> bool | None:
     """Whether the naming word at ``sentence[i]`` (first after greetings) addresses him:
     True addressed, False about him, None not a vocative shape for this strength."""
     word = sentence[i]
@@ -438,7 +446,11 @@ def _leading_verdict(sentence: list[_Word], i: int, strength: Strength, salutati
             and (nxt.lower in _QUESTION_WORDS or nxt.lower in _VOCATIVE_FOLLOW)
         ):
             return True
-        return True if word.brk == "?" else None
+        # "Cranky? You there?" speaks to him; "Clunky? Yeah, a bit." does not
+        if word.brk == "?" and following is not None:
+            fl = following.lower
+            return True if (fl in _QUESTION_WORDS or fl in _VOCATIVE_FOLLOW or fl in SALUTATIONS) else None
+        return None
     if strength == "weak" and salutation:
         strength = "soundalike"
     nl = nxt.lower
@@ -460,6 +472,31 @@ def _leading_verdict(sentence: list[_Word], i: int, strength: Strength, salutati
     return True
 
 
+def _takes_him_as_object(sentence: list[_Word], k: int) -> bool:
+    """Whether the words before a trailing name make it the question's object or subject
+    ("do you like Clankie?", "where's Clankie?", "is that Clankie?") rather than a vocative."""
+    before = sentence[k - 1].lower
+    if before in _OBJECT_TAKERS or before.endswith("'s"):
+        return True
+    if before in ("it", "that", "this") and k >= 2:
+        return sentence[k - 2].lower in ("is", "was", "isn't", "wasn't")
+    return False
+
+
+def _clause_vocative(sentence: list[_Word], k: int) -> bool:
+    word = sentence[k]
+    nxt = sentence[k + 1] if k + 1 < len(sentence) else None
+    if word.brk in ("?", "!"):
+        return True
+    if nxt is None:
+        return False
+    speaks_to_him = nxt.lower in _QUESTION_WORDS or nxt.lower in _VOCATIVE_FOLLOW
+    if word.brk == ",":
+        after = sentence[k + 2].lower if k + 2 < len(sentence) else None
+        return speaks_to_him and (nxt.lower not in _AUXILIARIES or after in _SUBJECTS)
+    return speaks_to_him and _leading_verdict(sentence, k, "exact", False) is True
+
+
 def addressed(transcript: str, names: Sequence[str]) -> Address:
     """How ``transcript`` addresses him by one of ``names`` (or a sound-alike), or why not."""
     compiled = _compile_names(tuple(names))
@@ -468,10 +505,12 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
         return Address("none")
     strengths = [_name_strength(w, compiled) for w in words]
 
-    # name alone: nothing but greetings, fillers and naming words
+    # name alone: nothing but greetings, hesitations and naming words
     if any(strengths) and all(
-        s is not None or w.lower in GREETINGS or w.lower in FILLERS
-        for w, s in zip(words, strengths, strict=True)
+        s is not None
+        or w.lower in _ALONE_WITH
+        or (w.lower == "you" and k > 0 and words[k - 1].lower == "thank")
+        for k, (w, s) in enumerate(zip(words, strengths, strict=True))
     ):
         saluted = any(w.lower in SALUTATIONS for w in words)
         naming = [s for s in strengths if s is not None]
@@ -498,11 +537,22 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
         if i < len(sentence):
             strength = strengths[base + i]
             if strength is not None:
-                verdict = _leading_verdict(sentence, i, strength, salutation)
+                following = words[position] if position < len(words) else None
+                verdict = _leading_verdict(sentence, i, strength, salutation, following)
                 if verdict is True:
                     return Address("leading" if i == 0 else "after_greeting", soundalike=strength != "exact")
                 if verdict is False:
                     about = True
+        # a clause inside the sentence opening with his name and speaking to him
+        # ("Hold on, Clankie, say that again"): strict shape only
+        for k in range(i + 1, len(sentence)):
+            strength = strengths[base + k]
+            if strength is None or strength == "weak" or sentence[k - 1].brk != ",":
+                continue
+            if sentence[k - 1].lower in _ASK_TELL:
+                continue
+            if _clause_vocative(sentence, k):
+                return Address("leading", soundalike=strength != "exact")
         last = len(sentence) - 1
         if sentence[last].brk == "?" and last > i:
             strength = strengths[base + last]
@@ -510,7 +560,7 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
                 before = sentence[last - 1]
                 if before.brk == ",":
                     return Address("trailing_question", soundalike=strength != "exact")
-                if strength != "weak" and before.lower not in _OBJECT_TAKERS:
+                if strength != "weak" and not _takes_him_as_object(sentence, last):
                     return Address("trailing_question", soundalike=strength != "exact")
 
     for index, word in enumerate(words):
@@ -558,7 +608,19 @@ def other_name_leading(transcript: str, names: Sequence[str], people: Sequence[s
         return False
     if people and word.lower in _people(tuple(people)):
         return True
-    return word.capitalised and word.brk == "," and word.lower not in _NOT_A_NAME
+    if not (word.capitalised and word.brk == "," and word.lower not in _NOT_A_NAME):
+        return False
+    # without a list of people: a name is only taken as one when the sentence speaks to "you"
+    rest = words[i + 1 :]
+    for later in rest:
+        if later.lower in _SECOND_PERSON:
+            return True
+        if later.brk in (".", "!", "?"):
+            break
+    return False
+
+
+_SECOND_PERSON = frozenset({"you", "your", "you're", "yours", "ya", "you'll", "you've", "yourself"})
 
 
 @lru_cache(maxsize=64)

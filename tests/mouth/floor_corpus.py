@@ -1,0 +1,688 @@
+"""A labelled corpus of room utterances for the floor policy (bot/mouth/floor.py).
+
+Written for this project: turns as a speech recogniser (gpt-4o-mini-transcribe style: capitals,
+commas, question marks) would hand them over in a call of friends watching him play. Each item
+says what should happen to it and in what situation. tests/mouth/test_floor.py runs the policy
+on every item; bench/floor.py measures recall and false answers on it.
+
+Situations: ``holder`` means the speaker holds the floor (he answered them) and his audio
+ended ``gap_s`` before the turn started; ``between`` says whether another person spoke in
+between (``"after"``: after his audio ended; ``"during"``: only while he was talking);
+``lapsed`` means the floor was theirs more than 60 s ago. ``humans`` is how many humans are in
+the call. ``addressed`` is the ground truth: the turn is meant for him (he should answer or be
+offered it); everything else is talk he should only hear.
+
+Durations are the speech span in seconds; when not given they come from the word count at a
+conversational 2.5 words per second (at least 0.6 s), so "per 10 minutes of side talk" is
+measured on speech, not on silence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.mouth.floor import FloorState, Utterance, Verdict, decide, he_finished_speaking, his_names
+
+Expected = Literal["answered", "offered", "listened"]
+Between = Literal["none", "during", "after"]
+
+CATEGORIES: tuple[str, ...] = (
+    "greeting_by_name",
+    "name_at_end",
+    "misheard",
+    "name_alone",
+    "holder_follow_up",
+    "other_name_leading",
+    "possessive_ask_tell",
+    "soundalike_words",
+    "side_talk",
+    "overlapping",
+    "one_person",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    category: str
+    transcript: str
+    expected: Expected
+    humans: int = 3
+    holder: bool = False
+    gap_s: float = 2.0
+    between: Between = "none"
+    lapsed: bool = False
+    acknowledge: bool = False
+    reason: str | None = None  # the reason code expected, where the item pins one
+    known_miss: str | None = None  # the policy gets this one wrong, and why (kept, not hidden)
+    seconds: float | None = None
+
+    @property
+    def duration_s(self) -> float:
+        if self.seconds is not None:
+            return self.seconds
+        return max(0.6, len(self.transcript.split()) / 2.5)
+
+    @property
+    def addressed(self) -> bool:
+        return self.expected != "listened"
+
+
+NAMES: tuple[str, ...] = his_names([])
+# the other people in the corpus's calls, as the session would pass their display names
+PEOPLE: tuple[str, ...] = (
+    "Bob",
+    "Ann",
+    "Sam",
+    "Mika",
+    "Priya",
+    "Dave",
+    "Jordan",
+    "Lena",
+    "Tom",
+    "Alex",
+    "Chris",
+)
+SPEAKER, OTHER, THIRD = 101, 202, 303
+DECIDED_AFTER_S = 0.3  # the transcript lands this long after the turn ends
+
+
+def situation(
+    item: Item, *, names: tuple[str, ...] = NAMES
+) -> tuple[Utterance, frozenset[int], FloorState, float]:
+    """The turn, the humans, the floor state and the decision time that ``item`` describes,
+    reached by running the policy itself through the turns that led there."""
+    humans = frozenset((SPEAKER, OTHER, THIRD)[: item.humans])
+    start = 1000.0
+    state = FloorState()
+    if item.holder:
+        his_end = start - item.gap_s
+        asked_end = his_end - 4.0  # he answered for about 3.7 s
+        asked = Utterance(SPEAKER, "Clankie, what's the plan?", asked_end - 1.5, asked_end)
+        state = decide(
+            asked, humans, state, names=names, mode="addressed", now=asked_end + DECIDED_AFTER_S
+        ).state
+        if item.between == "during":
+            talk = Utterance(OTHER, "Ha, nice.", his_end - 2.0, his_end - 1.0)
+            state = decide(talk, humans, state, names=names, mode="addressed", now=his_end - 0.7).state
+        state = he_finished_speaking(state, his_end)
+        if item.between == "after":
+            talk = Utterance(OTHER, "Yeah, that's what I thought.", his_end + 0.1, his_end + 0.9)
+            state = decide(talk, humans, state, names=names, mode="addressed", now=his_end + 1.0).state
+    utterance = Utterance(SPEAKER, item.transcript, start, start + item.duration_s)
+    return utterance, humans, state, utterance.ended_at + DECIDED_AFTER_S
+
+
+def verdict_for(item: Item, *, names: tuple[str, ...] = NAMES) -> Verdict:
+    utterance, humans, state, now = situation(item, names=names)
+    return decide(utterance, humans, state, names=names, mode="addressed", now=now, people=PEOPLE)
+
+
+def _items(category: str, expected: Expected, *texts: str, **situation: object) -> list[Item]:
+    return [Item(category, text, expected, **situation) for text in texts]  # type: ignore[arg-type]
+
+
+CORPUS: tuple[Item, ...] = tuple(
+    # --- greeting by name, or his name leading -------------------------------------------------
+    _items(
+        "greeting_by_name",
+        "answered",
+        "Hey Clankie, what are you doing?",
+        "Hey Clankie what's the score",
+        "Hi Clankie, can you hear us?",
+        "Hello Clankie. How's the run going?",
+        "Yo Clankie, go left!",
+        "Yo, Clankie, you there?",
+        "Okay Clankie, try the down arrow.",
+        "Ok Clankie what do you see on the board",
+        "Clankie, what's your plan?",
+        "Clankie, can you go right instead?",
+        "Clankie what are you thinking right now?",
+        "Clankie, tell us a joke.",
+        "Clankie look at the top corner.",
+        "Clankie, hold on a second.",
+        "Clankie is it my turn to pick?",
+        "Clankie, do you want to stop?",
+        "Clankie, are you stuck?",
+        "Hey, Clankie, quick question.",
+        "Thanks Clankie, that was great.",
+        "Um, Clankie, why did you do that?",
+        "Oh hey Clankie, didn't see you there.",
+        "Clankie how many points is that?",
+        "Clankie, please slow down a bit.",
+        "Hi Clankie! Welcome back.",
+        "Okay, okay. Clankie, what next?",
+        "Alright Clankie, show us what you got.",
+        "Clankie, help me out here, which tile?",
+        "Hey Clankie, Bob wants to know your score.",
+        "So Clankie, what do you think of the new level?",
+        "Clankie, let's try a different strategy.",
+    )
+    # --- his name at the end, as a question ------------------------------------------------------
+    + _items(
+        "name_at_end",
+        "answered",
+        "What do you think, Clankie?",
+        "Can you go left, Clankie?",
+        "Is that a good move, Clankie?",
+        "You there, Clankie?",
+        "How's it going, Clankie?",
+        "Which one should we merge, Clankie?",
+        "What's the high score, Clankie?",
+        "Are you winning, Clankie?",
+        "Ready Clankie?",
+        "Got it, Clankie?",
+        "You still with us Clankie?",
+        "What happened there Clankie?",
+        "Did you see that Clankie?",
+        "Want to try again, Clankie?",
+        "Why'd you go up, Clankie?",
+        "Is the board full yet, Clankie?",
+        "We're stuck. Any ideas, Clankie?",
+        "Okay so what now, Clankie?",
+        "Can you hear me okay, Clankie?",
+        "Was that on purpose, Clankie?",
+    )
+    # --- misheard spellings of his name, in addressing positions --------------------------------
+    + _items(
+        "misheard",
+        "answered",
+        "Hey Clinky, what's the score?",
+        "Planker, can you go left?",
+        "Hey Cranky, you there?",
+        "Clanky, what are you doing?",
+        "Clankey, try the other way.",
+        "Klanky, are you stuck?",
+        "Yo Klankie, nice move!",
+        "Hey Clanky what's next",
+        "What do you think, Clinky?",
+        "Are you there, Cranky?",
+        "Cranky, can you hear me?",
+        "Hi Clanky! How are you?",
+        "Clinky, look at the corner.",
+        "Okay Clankey, go down.",
+        "Hey Plankie, what's up?",
+        "Clanker, what do you see?",
+        "Hey Clunky, you awake?",
+        "Is that right, Klankie?",
+        "Clancy, what's your move?",
+        "Hello Clankee, can you hear us?",
+        "Hey Clanky, is it working now?",
+        "Clinkie, why did you stop?",
+    )
+    # --- his name alone -------------------------------------------------------------------------
+    + _items(
+        "name_alone",
+        "answered",
+        "Clankie?",
+        "Clankie.",
+        "Clankie!",
+        "Hey Clankie.",
+        "Hey Clankie!",
+        "Yo, Clankie?",
+        "Clankie? Clankie.",
+        "Hello, Clankie?",
+        "Clanky?",
+        "Cranky?",
+        "Hey Clinky.",
+        "Um, Clankie?",
+        acknowledge=True,
+        reason="name_alone",
+    )
+    # --- the holder follows up -------------------------------------------------------------------
+    + _items(
+        "holder_follow_up",
+        "offered",
+        "And what about the right side?",
+        "Why that one though?",
+        "Okay, and then what?",
+        "Can you do it again?",
+        "Wait, go back.",
+        "No, the other one.",
+        "Yeah, try that.",
+        "How many moves is that?",
+        "Oh nice, that worked.",
+        "What's the plan after this?",
+        "Hmm, are you sure?",
+        "Do it!",
+        "That's not what I meant.",
+        "Left, I said left.",
+        "Can you explain that again?",
+        holder=True,
+        reason="holder_follow_up",
+    )
+    + _items(
+        "holder_follow_up",
+        "offered",
+        "And the bottom row?",
+        "Really? Why?",
+        holder=True,
+        gap_s=7.5,
+        reason="holder_follow_up",
+    )
+    + _items(
+        "holder_follow_up",
+        "offered",
+        "Sorry, what did you say?",
+        "Okay go on.",
+        holder=True,
+        between="during",
+        reason="holder_follow_up",
+    )
+    + _items(
+        "holder_follow_up",
+        "listened",
+        "Anyway, what were we talking about?",
+        "Whatever, let's get food after this.",
+        "And then my sister called me.",
+        holder=True,
+        gap_s=12.0,
+        reason="follow_up_late",
+    )
+    + _items(
+        "holder_follow_up",
+        "listened",
+        "Yeah, I think so too.",
+        "Same, honestly.",
+        "Ha, true.",
+        holder=True,
+        between="after",
+        reason="someone_between",
+    )
+    + _items(
+        "holder_follow_up",
+        "listened",
+        "So where were we?",
+        "Okay, who wants to go next?",
+        holder=True,
+        lapsed=True,
+        gap_s=65.0,
+        reason="floor_lapsed",
+    )
+    # --- another name leading --------------------------------------------------------------------
+    + _items(
+        "other_name_leading",
+        "listened",
+        "Bob, did you see that?",
+        "Ann, what do you think?",
+        "Hey Sam, are you still there?",
+        "Mika, can you mute your mic?",
+        "Priya, it's your turn after this.",
+        "Okay Dave, you try.",
+        "Jordan, did you eat yet?",
+        "Lena, look at his score.",
+        "Tom, stop laughing.",
+        "Alex, what time is it there?",
+        holder=True,
+        reason="other_name_leading",
+    )
+    + _items(
+        "other_name_leading",
+        "listened",
+        "Bob, did you do the homework?",
+        "Ann, you're muted.",
+        "Hey Sam, can you hear me?",
+        "Chris, your stream is lagging.",
+        reason="not_addressed",
+    )
+    # --- possessive, and "ask/tell" ---------------------------------------------------------------
+    + _items(
+        "possessive_ask_tell",
+        "listened",
+        "Clankie's screen is frozen.",
+        "Look at Clankie's score, that's insane.",
+        "Is that Clankie's board or yours?",
+        "I like Clankie's little voice.",
+        "Clankie's turn is taking forever.",
+        "Clankies tiles are all over the place.",
+        "What's Clankie's high score?",
+        "Hey, Clankie's doing well today.",
+        "Wait, is it Clankie's turn?",
+        "Who made Clankie's voice?",
+        reason="possessive",
+    )
+    + _items(
+        "possessive_ask_tell",
+        "listened",
+        "Ask Clankie what he thinks.",
+        "Tell Clankie to go left.",
+        "You should ask Clankie about it.",
+        "Did you tell Clankie yet?",
+        "Let's ask Clankie later.",
+        "Can you tell Clankie to stop?",
+        "I'll ask Clankie after this level.",
+        "We could ask Clankie, I guess.",
+        "Maybe tell Clankie the rules first.",
+        "Don't ask Clankie, he'll just say up.",
+        reason="ask_tell",
+    )
+    # --- words that only sound like him ----------------------------------------------------------
+    + _items(
+        "soundalike_words",
+        "listened",
+        "This UI is clunky.",
+        "The menu is so clunky, right?",
+        "Clunky, isn't it?",
+        "Clunky but it works.",
+        "I heard a clink.",
+        "Clink clink, cheers everyone.",
+        "The pipes clank all night.",
+        "My old car was a real clunker.",
+        "He gets cranky when he's tired.",
+        "Why are you so cranky today?",
+        "Are you cranky?",
+        "Cranky old man energy.",
+        "That's a lanky dude.",
+        "I love slinky toys.",
+        "Clank, clank, clank, goes the engine.",
+        "It's a bit clunky on mobile.",
+        "The new update feels clunky.",
+        "The clinking of glasses woke me up.",
+        "My cat gets cranky at six.",
+        "Stinky socks everywhere.",
+        "Put it in the plank position.",
+        "Funky music in this one.",
+        "Chunky monkey is the best flavour.",
+        "It sounds kinda clanky, doesn't it?",
+        "Planking was a weird trend.",
+        "Oh, that's cranky.",
+    )
+    # --- side talk: people talking to each other, sometimes about him ---------------------------
+    + _items(
+        "side_talk",
+        "listened",
+        "Did you finish the assignment for tomorrow?",
+        "I'm gonna grab a drink, one sec.",
+        "Wait, who's making dinner tonight?",
+        "No way, that's hilarious.",
+        "My internet keeps cutting out.",
+        "Can everyone hear me okay?",
+        "Sorry, my dog is barking.",
+        "Did anyone watch the game last night?",
+        "I think we should order pizza.",
+        "Yeah, I saw that video too.",
+        "Hold on, my mic is weird.",
+        "What time do we start tomorrow?",
+        "That's what I said last week.",
+        "Okay I'm back.",
+        "Lol, no.",
+        "Yes, exactly.",
+        "Hmm, I don't know.",
+        "My brother wants to join later.",
+        "We should play something else after this.",
+        "The new patch broke everything.",
+        "Can you share your screen?",
+        "You're breaking up a bit.",
+        "I'll be right back, doorbell.",
+        "Haha, that's so true.",
+        "Do you want to play after dinner?",
+        "I have to leave in ten minutes.",
+        "What's your favourite game right now?",
+        "Mine is still the old one, honestly.",
+        "Ugh, Mondays.",
+        "Who invited the new guy?",
+        "It's raining again here.",
+        "You sound like a robot, turn your mic down.",
+        "Hey, can you stop typing so loud?",
+        "Okay, who's next?",
+        "Wait, what did you say?",
+        "Say that again?",
+        "Right, makes sense.",
+        "That was a crazy move though.",
+        "Is this thing even working?",
+        "Okay, everyone ready?",
+        reason="not_addressed",
+    )
+    + _items(
+        "side_talk",
+        "listened",
+        "Clankie said we should go left.",
+        "I think Clankie is winning.",
+        "Clankie makes such weird moves sometimes.",
+        "Clankie and I played this yesterday.",
+        "Do you like Clankie?",
+        "Have you met Clankie before?",
+        "Honestly Clankie is better than me at this.",
+        "Clankie just merged two tiles, look.",
+        "Did Clankie lose again?",
+        "Clankie is doing pretty good today.",
+        "So Clankie went up and it worked.",
+        "It's funny how Clankie talks.",
+        "Why is Clankie so slow today?",
+        "I told my mom about Clankie.",
+        "What did Clankie say?",
+        "Clankie keeps going left for some reason.",
+        reason="about_him",
+    )
+    + [
+        Item(
+            "side_talk",
+            "So I was telling my cousin about this game and she said the levels get way harder after "
+            "the third world, and honestly I believe her because the second one was already brutal.",
+            "listened",
+            reason="not_addressed",
+        ),
+        Item(
+            "side_talk",
+            "Okay so the plan for Saturday is we meet at noon, grab food, then head to the park if the "
+            "weather's fine, otherwise we just stay in and play something.",
+            "listened",
+            reason="not_addressed",
+        ),
+        Item(
+            "side_talk",
+            "I don't know, I feel like the robot voice is kind of cute, but my sister thinks it's creepy "
+            "and she refuses to join when it's on.",
+            "listened",
+            reason="not_addressed",
+        ),
+        Item(
+            "side_talk",
+            "Did you hear the thing about the teacher who brought a snake to class? Apparently it got "
+            "loose and they had to evacuate half the building.",
+            "listened",
+            reason="not_addressed",
+        ),
+        Item(
+            "side_talk",
+            "We tried that strategy last week and it failed twice, so I'm not sure it'll work now "
+            "either, but whatever, it's not my run.",
+            "listened",
+            reason="not_addressed",
+        ),
+        Item("side_talk", "", "listened", reason="no_transcript", seconds=0.8),
+    ]
+    # --- overlapping speakers --------------------------------------------------------------------
+    + [
+        # the holder follows up while another person had talked over his answer only
+        Item(
+            "overlapping",
+            "Wait, so go up?",
+            "offered",
+            holder=True,
+            between="during",
+            reason="holder_follow_up",
+        ),
+        Item(
+            "overlapping",
+            "Yeah but why?",
+            "offered",
+            holder=True,
+            between="during",
+            reason="holder_follow_up",
+        ),
+        # another person spoke after his answer, then the holder: not offered
+        Item(
+            "overlapping", "Okay and now?", "listened", holder=True, between="after", reason="someone_between"
+        ),
+        # two people at once; the dominant speaker named him first
+        Item("overlapping", "Clankie, Clankie, over here, go left!", "answered", reason="addressed_leading"),
+        Item(
+            "overlapping", "Hey Clankie — no, wait — go right.", "answered", reason="addressed_after_greeting"
+        ),
+        # cross talk where his name is only mentioned in passing
+        Item("overlapping", "No, you go, I'll ask Clankie after.", "listened", reason="ask_tell"),
+        Item("overlapping", "Wait, what, no, I was talking to Bob.", "listened", reason="not_addressed"),
+        Item("overlapping", "Yeah yeah yeah, same, I agree.", "listened", reason="not_addressed"),
+        Item("overlapping", "Sorry, go ahead. No, you go.", "listened", reason="not_addressed"),
+        # a non-holder talks over the holder's window
+        Item("overlapping", "Can you pass me the charger?", "listened", reason="not_addressed"),
+        Item("overlapping", "Clankie— sorry, go ahead, Clankie, what was that?", "answered"),
+        Item("overlapping", "Hold on, hold on, Clankie, say that again?", "answered"),
+    ]
+    # --- written after the rules, to try them ---------------------------------------------------
+    + _items(
+        "greeting_by_name",
+        "answered",
+        "Hey there Clankie, how's it going?",
+        "Good morning Clankie!",
+        "Listen, Clankie, we need to talk.",
+        "Excuse me Clankie, what was that?",
+        "Clankie buddy, what's next?",
+        "Sup Clankie",
+        "Clankie you there?",
+        "Clankie go up",
+        "Dude, Clankie, you missed it.",
+        "Hey so Clankie I was wondering, can you go left?",
+        "Clankie, I have a question.",
+        "Clankie! Look!",
+        "Hey hey Clankie, over here.",
+        "Clankie-bot, what now?",
+    )
+    + _items(
+        "name_at_end",
+        "answered",
+        "How about you, Clankie?",
+        "And you, Clankie?",
+        "What about the left side, Clankie?",
+        "Is it my turn or yours, Clankie?",
+        "Can we try something new Clankie?",
+        "Should I go first, Clankie?",
+        "Any tips, Clankie?",
+    )
+    + _items(
+        "misheard",
+        "answered",
+        "Klinkie, go left.",
+        "Yo Clanky, what's up?",
+        "Blankie, can you hear me?",
+        "Hey Clunkie, you there?",
+        "Clankey? You there?",
+        "Cranky? Are you there?",
+        "Clankly, what's up?",
+        "Klanki, go down.",
+    )
+    + _items(
+        "name_alone",
+        "answered",
+        "Uh, Clankie? Hello?",
+        "Thank you Clankie!",
+        "Hey Klinky",
+        "Hey Clinkie",
+        acknowledge=True,
+        reason="name_alone",
+    )
+    + _items(
+        "side_talk",
+        "listened",
+        "Clankie is so cute.",
+        "I'm watching Clankie play.",
+        "Is Clankie okay?",
+        "Can Clankie hear us?",
+        "Does Clankie know?",
+        "Is that Clankie talking?",
+        "Is it Clankie?",
+        "Do you think Clankie knows?",
+        "What's Clankie doing?",
+        "How does Clankie work?",
+        "Who's Clankie?",
+        "Wait, is that Clankie?",
+        "Where's Clankie?",
+        "Clankie seems stuck.",
+        "Clankie played well.",
+        "Say hi to Clankie.",
+        "Give Clankie a second.",
+        "Let Clankie do it.",
+        "Poor Clankie.",
+        "Clankie for president.",
+        reason="about_him",
+    )
+    + _items(
+        "side_talk",
+        "listened",
+        "You guys are so loud.",
+        "I can't hear anything, hang on.",
+        "Did you see my message?",
+        "Let me check real quick.",
+        "That's a good question actually.",
+        "No idea, ask your mom.",
+        "He's so good at this game.",
+        "It's doing way better than yesterday.",
+        "Is he going to win?",
+        "Why does it keep going up?",
+        "The robot voice is funny.",
+        "Can you guys stop talking over each other?",
+        "What's the score now?",
+        "Is it stuck?",
+        "Oh no, it's going to lose.",
+        "Come on, come on, come on.",
+        "Nooo, why would it do that?",
+        "I'd go left if I were it.",
+        "Honestly the bot is better than me.",
+        "Hey Frankie, what's up?",
+        "Frankie, go left.",
+        reason="not_addressed",
+    )
+    + _items(
+        "possessive_ask_tell",
+        "listened",
+        "I asked Clankie already.",
+        "Clankie's broken again.",
+        "Bob, Clankie's doing it again.",
+    )
+    + _items(
+        "soundalike_words",
+        "listened",
+        "The clunky one, the red one.",
+        "Clunky? Yeah, a bit.",
+        "Cranky? Me? Never.",
+        "Stop being cranky.",
+        "Honestly it's clunky, right?",
+        "It's clunky, Bob.",
+        "Yeah, clunky, I know.",
+        "Kinky.",
+        "Clink?",
+        "So clunky.",
+        "Clunky!",
+        "Thanks, it's clunky though.",
+        "Hey, that's clunky!",
+        "Okay clunky, moving on.",
+    )
+    + [
+        Item("overlapping", "Clankie wait — Bob stop — Clankie go left.", "answered"),
+        Item("overlapping", "Yeah no, Clankie, go down, go down!", "answered"),
+    ]
+    # --- a one-person call: every turn is answered ---------------------------------------------
+    + _items(
+        "one_person",
+        "answered",
+        "What are you doing now?",
+        "Go left.",
+        "Why did you do that?",
+        "This UI is clunky.",
+        "Ask Clankie what he thinks.",
+        "I'm gonna grab a drink.",
+        "Clankie's score is good today.",
+        "Okay.",
+        "Can you hear me?",
+        "Hmm.",
+        "Tell me about the board.",
+        "Nice move!",
+        "I think you should try down.",
+        "What's the high score?",
+        "Bye for now.",
+        humans=1,
+        reason="one_human",
+    )
+    + [Item("one_person", "Clankie?", "answered", humans=1, acknowledge=True, reason="one_human")]
+)
