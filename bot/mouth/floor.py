@@ -483,6 +483,21 @@ def _takes_him_as_object(sentence: list[_Word], k: int) -> bool:
     return False
 
 
+_REPORTING_SUBJECTS = frozenset({"he", "she", "they", "that's", "thats"})
+_REPORTING_VERBS = frozenset({"said", "says", "told", "tells", "goes", "went", "yelled", "asked", "what"})
+
+
+def _reported_tail(sentence: list[_Word], start: int) -> bool:
+    """Whether a clause after a break reports the words before it as someone else's speech
+    ("…, she said", "…, that's what he told it"). "I said" is not one: people repeat
+    themselves to him ("Left, I said left")."""
+    for j in range(start + 1, len(sentence) - 1):
+        if sentence[j - 1].brk == "," and sentence[j].lower in _REPORTING_SUBJECTS:
+            if sentence[j + 1].lower in _REPORTING_VERBS:
+                return True
+    return False
+
+
 def _clause_vocative(sentence: list[_Word], k: int) -> bool:
     word = sentence[k]
     nxt = sentence[k + 1] if k + 1 < len(sentence) else None
@@ -539,6 +554,8 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
             if strength is not None:
                 following = words[position] if position < len(words) else None
                 verdict = _leading_verdict(sentence, i, strength, salutation, following)
+                if verdict is True and _reported_tail(sentence, i):
+                    verdict = False  # "Clankie, go left, she told it": a quote, not a call
                 if verdict is True:
                     return Address("leading" if i == 0 else "after_greeting", soundalike=strength != "exact")
                 if verdict is False:

@@ -634,6 +634,14 @@ CORPUS: tuple[Item, ...] = tuple(
         reason="not_addressed",
     )
     + _items(
+        "side_talk",
+        "listened",
+        "Clankie, go left, that's what she told it.",
+        "Clankie, stop, he yelled, and it actually stopped.",
+        "Hey Clankie is what I say when I want it to talk.",
+        reason="about_him",
+    )
+    + _items(
         "possessive_ask_tell",
         "listened",
         "I asked Clankie already.",
@@ -661,6 +669,98 @@ CORPUS: tuple[Item, ...] = tuple(
     + [
         Item("overlapping", "Clankie wait — Bob stop — Clankie go left.", "answered"),
         Item("overlapping", "Yeah no, Clankie, go down, go down!", "answered"),
+    ]
+    # --- a longer stretch of ordinary group talk (a real call is mostly this) -------------------
+    + _items(
+        "side_talk",
+        "listened",
+        "Okay so I finally beat that boss last night, took me like forty tries, and the trick is you "
+        "just stay on the left side and wait for the jump.",
+        "Wait, are we still doing the thing on Friday or did that get cancelled?",
+        "I think it's still on, but Maya said she might be late because of work.",
+        "Honestly I don't get why people like that show, the first season was fine but then it just "
+        "went nowhere.",
+        "Can someone remind me what the password for the server was? I got logged out again.",
+        "My mom keeps asking if I've done my homework and I keep saying yes, which is technically a lie.",
+        "Dude, did you see the clip where the guy falls off the stage? I couldn't stop laughing.",
+        "I need to buy a new headset, this one keeps crackling whenever I move my head.",
+        "The cat just knocked my water over, hold on, I have to clean this up.",
+        "Alright, I'm back, what did I miss?",
+        "Not much, we were just watching it try to merge the big tiles.",
+        "I swear the left corner strategy is the only one that actually works in this game.",
+        "No, you want to keep the biggest tile in a corner and build along one edge.",
+        "Yeah, that's what the guide said too, but it never works when I try it.",
+        "It's kind of hypnotic watching it, like one of those satisfying videos.",
+        "I should really go to bed, I have an exam at nine tomorrow.",
+        "What's the exam on? Is it the chemistry one?",
+        "Yeah, organic chemistry, I'm so dead.",
+        "You'll be fine, you studied all week.",
+        "I studied the wrong chapters, that's the problem.",
+        "Okay, I'm getting food, does anyone want anything from the kitchen?",
+        "Bring me a cookie if there are any left.",
+        "There are no cookies, my brother ate all of them again.",
+        "That's brutal, your brother is a menace.",
+        "Did anyone else's internet just drop for a second?",
+        "Mine did, I think it's the storm, the lights flickered too.",
+        "We had a power cut last week for like six hours, it was awful.",
+        "What did you even do for six hours with no power?",
+        "Played cards by candlelight like it's the eighteen hundreds.",
+        "That actually sounds kind of fun, not going to lie.",
+        "The robot sounds way more natural than the one we tried last year.",
+        "Last year's one kept talking over everybody, it was so annoying.",
+        "This one mostly just listens, which is honestly nicer.",
+        "Who's hosting the next game night? I hosted the last two.",
+        "I can do it, but my place is tiny, so we'd have to sit on the floor.",
+        "Floor is fine, we'll bring snacks.",
+        "Somebody has to bring the good chips though, not the weird flavoured ones.",
+        "The weird flavoured ones are the best, you have no taste.",
+        "Okay, new rule, nobody argues about chips anymore.",
+        "Haha, fine, fine.",
+        "Wait, look, it's about to get the big tile.",
+        "Oh no, it went the wrong way, that's going to mess everything up.",
+        "It'll recover, it's done that before.",
+        "I bet it loses in the next ten moves.",
+        "I'll take that bet, five bucks.",
+        "You never pay me when you lose bets.",
+        "I paid you last time, in pizza.",
+        "Pizza is not money.",
+        "Pizza is better than money.",
+        "Can you turn your music down a bit? It's coming through your mic.",
+        "Oh, sorry, is that better?",
+        "Much better, thanks.",
+        "My sister wants to know if she can join next time.",
+        "Sure, the more the merrier, just tell her to bring her own headset.",
+        "Is it weird that I kind of want it to win?",
+        "No, I want it to win too, I've been watching for an hour.",
+        "We've literally been watching a robot play a puzzle game for an hour.",
+        "And it's the best hour of my week, don't judge me.",
+        "I'm going to stretch my legs, back in two minutes.",
+        "Take your time, we'll keep watching.",
+    )
+    # --- what the rules get wrong, kept so the figures are honest --------------------------------
+    + _items(
+        "greeting_by_name",
+        "answered",
+        "Good job Clankie!",
+        "Nice one Clankie.",
+        "Come on Clankie, you got this!",
+        known_miss="praise or cheering with his name at the end and no question: the rules answer a "
+        "trailing name only in a question, so he hears it and does not reply",
+    )
+    + [
+        Item(
+            "overlapping",
+            "Bob and Clankie, come look at this.",
+            "answered",
+            known_miss="two people addressed at once, his name second: not a leading position",
+        ),
+        Item(
+            "side_talk",
+            "Clankie, Clankie, Clankie, I said, over and over, and nothing happened.",
+            "listened",
+            known_miss="quoting what he himself said to him earlier, with his name as a vocative: "
+            'only a third person\'s report ("she said") marks a quote',
+        ),
     ]
     # --- a one-person call: every turn is answered ---------------------------------------------
     + _items(
