@@ -41,7 +41,8 @@ three strengths:
    letters collapse. So "Clankie", "Clanky", "Clankey", "Klanky", "Clinky", "Clunky" all key
    ``klVnkV``; "Cranky" (krVnkV) and "Planker" (plVnkV) are one edit away; "clank", "clink"
    and "clunk" (klVnk) have one syllable, and "clanking" (klVnkVng) is two edits away: never.
-   Names whose key is shorter than 5 symbols get no sound-alikes (too many words are close).
+   A name of one syllable, or with a key shorter than 5 symbols, gets no sound-alikes: with
+   its vowel folded away too many ordinary words share its key ("Clank": clink, clunk).
 3. a sound-alike that is also an ordinary English word (:data:`COMMON_SOUNDALIKES`: "clunky",
    "cranky", "slinky"…) is *weak*: it counts only in the strictly vocative shapes below.
 
@@ -299,7 +300,7 @@ def _compile_names(names: tuple[str, ...]) -> _Names:
         if len(parts) == 1:
             single.add(parts[0])
             key = phonetic_key(parts[0])
-            if len(key) >= 5:
+            if len(key) >= 5 and _syllables(key) >= 2:
                 keys.add(key)
         else:
             multi.add(parts)
@@ -560,6 +561,15 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
                     return Address("leading" if i == 0 else "after_greeting", soundalike=strength != "exact")
                 if verdict is False:
                     about = True
+        last = len(sentence) - 1
+        if sentence[last].brk == "?" and last > i:
+            strength = strengths[base + last]
+            if strength is not None:
+                before = sentence[last - 1]
+                if before.brk == ",":
+                    return Address("trailing_question", soundalike=strength != "exact")
+                if strength != "weak" and not _takes_him_as_object(sentence, last):
+                    return Address("trailing_question", soundalike=strength != "exact")
         # a clause inside the sentence opening with his name and speaking to him
         # ("Hold on, Clankie, say that again"): strict shape only
         for k in range(i + 1, len(sentence)):
@@ -570,15 +580,6 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
                 continue
             if _clause_vocative(sentence, k):
                 return Address("leading", soundalike=strength != "exact")
-        last = len(sentence) - 1
-        if sentence[last].brk == "?" and last > i:
-            strength = strengths[base + last]
-            if strength is not None:
-                before = sentence[last - 1]
-                if before.brk == ",":
-                    return Address("trailing_question", soundalike=strength != "exact")
-                if strength != "weak" and not _takes_him_as_object(sentence, last):
-                    return Address("trailing_question", soundalike=strength != "exact")
 
     for index, word in enumerate(words):
         strength = strengths[index]
