@@ -11,8 +11,10 @@ from bot.mouth.floor import (
     FOLLOW_UP_WINDOW_S,
     INTERRUPT_MIN_SPEECH_MS,
     REASONS,
+    FloorMode,
     FloorState,
     Utterance,
+    Verdict,
     addressed,
     decide,
     he_finished_speaking,
@@ -33,10 +35,11 @@ def say(speaker: int, text: str, start: float, seconds: float = 1.5) -> Utteranc
     return Utterance(speaker, text, start, start + seconds)
 
 
-def run(state: FloorState, utterance: Utterance, humans: frozenset[int] = ROOM, mode: str = "addressed"):
-    return decide(
-        utterance, humans, state, names=NAMES, mode=mode, now=utterance.ended_at + 0.3, people=PEOPLE
-    )  # type: ignore[arg-type]
+def run(
+    state: FloorState, utterance: Utterance, humans: frozenset[int] = ROOM, mode: FloorMode = "addressed"
+) -> Verdict:
+    now = utterance.ended_at + 0.3
+    return decide(utterance, humans, state, names=NAMES, mode=mode, now=now, people=PEOPLE)
 
 
 # --- the corpus ----------------------------------------------------------------------------------
