@@ -182,30 +182,29 @@ class _Word:
     brk: str  # punctuation right after: "" none, "," a break, "." "!" "?" a sentence end
 
 
+def _break_of(token: str) -> str:
+    if "?" in token:
+        return "?"
+    if "!" in token:
+        return "!"
+    if token == ".":
+        return "."
+    return ","  # a comma, dash, colon, "..." or "…": a pause, not a sentence end
+
+
 def _words(text: str) -> list[_Word]:
-    out: list[_Word] = []
+    lowers: list[str] = []
+    caps: list[bool] = []
+    breaks: list[str] = []
     for token in _TOKEN.findall(text):
         first = token[0]
-        if first.isalpha() or first.isdigit():
-            out.append(_Word(token.replace("’", "'").lower(), first.isupper(), ""))
-            continue
-        if not out or out[-1].brk:
-            if out and out[-1].brk == "," and token[0] in ".!?":
-                pass  # "Clankie, ?" — let the sentence end win
-            else:
-                continue
-        if "?" in token:
-            brk = "?"
-        elif "!" in token:
-            brk = "!"
-        elif token == ".":
-            brk = "."
-        elif token[0] in ".…" or token[0] in _BREAK_CHARS:
-            brk = ","  # "..." and "…" are pauses, not sentence ends
-        else:
-            brk = ","
-        out[-1] = replace(out[-1], brk=brk)
-    return out
+        if first.isalnum():
+            lowers.append(token.replace("’", "'").lower())
+            caps.append(first.isupper())
+            breaks.append("")
+        elif lowers and (not breaks[-1] or (breaks[-1] == "," and first in ".!?")):
+            breaks[-1] = _break_of(token)  # "Clankie, ?": the sentence end wins over the pause
+    return [_Word(lower, cap, brk) for lower, cap, brk in zip(lowers, caps, breaks, strict=True)]
 
 
 def _sentences(words: list[_Word]) -> list[list[_Word]]:
@@ -223,29 +222,29 @@ def _sentences(words: list[_Word]) -> list[list[_Word]]:
 
 # --- the phonetic key ------------------------------------------------------------------------
 
-_VOWELS = frozenset("aeiouy")
 _ENDING = re.compile(r"(?:ie|ey|ee|ea|ah|er|y|i|a)$")
 
 
-@lru_cache(maxsize=4096)
+_NOT_LETTER = re.compile(r"[^a-z]+")
+_SOFT_C = re.compile(r"c(?=[eiy])")
+_VOWEL_RUN = re.compile(r"[aeiouy]+")
+_DOUBLED = re.compile(r"([^V])\1+")
+_SINGLE_SOUNDS = str.maketrans({"q": "k", "z": "s", "x": "ks"})
+
+
+@lru_cache(maxsize=8192)
 def phonetic_key(word: str) -> str:
     """A key for how a word sounds to a speech recogniser ("Clankie" → ``klVnkV``)."""
-    w = "".join(ch for ch in word.lower() if "a" <= ch <= "z")
+    w = _NOT_LETTER.sub("", word.lower())
     if not w:
         return ""
-    w = w.replace("ph", "f").replace("ck", "k").replace("q", "k").replace("x", "ks").replace("z", "s")
-    w = re.sub(r"c(?=[eiy])", "s", w).replace("c", "k")
+    w = w.replace("ph", "f").replace("ck", "k").translate(_SINGLE_SOUNDS)
+    w = _SOFT_C.sub("s", w).replace("c", "k")
     ending = _ENDING.search(w)
     if ending is not None and ending.start() > 0:
         w = w[: ending.start()] + "a"
-    key: list[str] = []
-    for index, ch in enumerate(w):
-        vowel = ch in _VOWELS and not (ch == "y" and index == 0)
-        symbol = "V" if vowel else ch
-        if key and key[-1] == symbol:
-            continue
-        key.append(symbol)
-    return "".join(key)
+    head = "y" if w[0] == "y" else ""  # a leading y is a consonant
+    return _DOUBLED.sub(r"\1", head + _VOWEL_RUN.sub("V", w[len(head) :]))
 
 
 def _syllables(key: str) -> int:
@@ -281,11 +280,21 @@ COMMON_SOUNDALIKES: frozenset[str] = frozenset(
 Strength = Literal["exact", "soundalike", "weak"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one instance per name set (cached): hashed by identity
 class _Names:
     single: frozenset[str]
     multi: tuple[tuple[str, ...], ...]  # multi-word aliases, longest first
     keys: tuple[str, ...]  # phonetic keys of single-word names long enough for sound-alikes
+    # a quick necessary test before a word's key is built: the word keeps at least
+    # ``consonants_needed`` letters that can sound like a consonant of some name's key
+    # (one edit changes at most one of them; "ck", doubled letters and x only count more)
+    keep_consonants: dict[int, None]
+    consonants_needed: int
+
+
+# the letters that can become each key consonant (phonetic_key's folds)
+_SOURCES = {"k": "kcqx", "s": "szcx", "f": "fp"}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @lru_cache(maxsize=64)
@@ -304,28 +313,48 @@ def _compile_names(names: tuple[str, ...]) -> _Names:
                 keys.add(key)
         else:
             multi.add(parts)
-    return _Names(frozenset(single), tuple(sorted(multi, key=len, reverse=True)), tuple(sorted(keys)))
+    sources = {
+        letter for key in keys for symbol in key if symbol != "V" for letter in _SOURCES.get(symbol, symbol)
+    }
+    needed = min((sum(1 for symbol in key if symbol != "V") - 1 for key in keys), default=0)
+    delete = {ord(letter): None for letter in _LETTERS if letter not in sources}
+    return _Names(
+        frozenset(single), tuple(sorted(multi, key=len, reverse=True)), tuple(sorted(keys)), delete, needed
+    )
 
 
-@lru_cache(maxsize=8192)
 def _strength(word: str, names: _Names) -> Strength | None:
     if word in names.single:
         return "exact"
     if not names.keys or len(word) < 4:
         return None
+    if len(word.translate(names.keep_consonants)) < names.consonants_needed:
+        return None
     key = phonetic_key(word)
+    syllables = _syllables(key)
     for name_key in names.keys:
-        if _syllables(key) == _syllables(name_key) and _within_one_edit(key, name_key):
+        if syllables == _syllables(name_key) and _within_one_edit(key, name_key):
             return "weak" if word in COMMON_SOUNDALIKES else "soundalike"
     return None
 
 
-def _possessive_base(word: str, names: _Names) -> bool:
-    """ "clankie's", "clankies'", "clankies" (an apostrophe the transcriber dropped)."""
+Naming = Literal["exact", "soundalike", "weak", "possessive"]
+
+
+@lru_cache(maxsize=16384)
+def _naming(word: str, names: _Names) -> Naming | None:
+    """How one lower-case word names him: a strength, a possessive of a name ("clankie's",
+    "clankies'", or "clankies" with the apostrophe the transcriber dropped), or not at all."""
     for suffix in ("'s", "s'", "'", "s"):
         if word.endswith(suffix) and _strength(word[: -len(suffix)], names) is not None:
-            return True
-    return False
+            return "possessive"
+    return _strength(word, names)
+
+
+def clear_caches() -> None:
+    """Forget every word seen (bench/floor.py times decisions on words never seen before)."""
+    phonetic_key.cache_clear()
+    _naming.cache_clear()
 
 
 # --- grammar word lists ------------------------------------------------------------------------
@@ -425,9 +454,8 @@ def names_token(alias: tuple[str, ...]) -> str:
 def _name_strength(word: _Word, names: _Names) -> Strength | None:
     if " " in word.lower:
         return "exact"  # a merged multi-word alias
-    if _possessive_base(word.lower, names):
-        return None  # "clankie's", "clankies": a possessive never names him
-    return _strength(word.lower, names)
+    naming = _naming(word.lower, names)
+    return None if naming == "possessive" else naming  # a possessive never names him
 
 
 def _leading_verdict(
@@ -584,7 +612,7 @@ def addressed(transcript: str, names: Sequence[str]) -> Address:
     for index, word in enumerate(words):
         strength = strengths[index]
         if strength is None:
-            if _possessive_base(word.lower, compiled):
+            if " " not in word.lower and _naming(word.lower, compiled) == "possessive":
                 possessive = True
             continue
         if index > 0 and words[index - 1].lower in _ASK_TELL and not words[index - 1].brk:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.mouth import floor
 from bot.mouth.floor import (
     ENGAGEMENT_S,
     FOLLOW_UP_WINDOW_S,
@@ -347,3 +348,32 @@ def test_any_text_gets_a_bounded_reason_and_one_human_is_always_answered(
     assert verdict.reason in REASONS
     if len(room) == 1:
         assert verdict.decision == "answered"
+
+
+def _one_edit_away(word: str) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = {word[:i] + word[i + 1 :] for i in range(len(word))}
+    out |= {word[:i] + ch + word[i + 1 :] for i in range(len(word)) for ch in letters}
+    out |= {word[:i] + ch + word[i:] for i in range(len(word) + 1) for ch in letters}
+    return sorted(out)
+
+
+_NEAR = sorted({w for base in ("clankie", "clanky", "cranky", "planker") for w in _one_edit_away(base)})
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    word=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=10)
+    | st.sampled_from(_WEAK)
+    | st.sampled_from(_NEAR)
+)
+def test_the_quick_consonant_test_never_rejects_a_sound_alike(word: str) -> None:
+    """_strength skips building a key when too few letters can sound like the name's
+    consonants; that shortcut must agree with comparing keys outright."""
+    compiled = floor._compile_names(NAMES)
+    key = phonetic_key(word)
+    outright = any(
+        floor._syllables(key) == floor._syllables(name_key) and floor._within_one_edit(key, name_key)
+        for name_key in compiled.keys
+    )
+    assert (floor._strength(word, compiled) is not None) == (outright or word in compiled.single)
