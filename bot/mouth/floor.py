@@ -53,18 +53,27 @@ A naming word counts as addressing him only in these positions, checked per sent
   *about* him (``about_him``) when that word is a third-person verb or connective ("Clankie
   said…", "Clankie makes…", "Clankie and I…") or an auxiliary not followed by a subject
   pronoun ("Clankie is winning" vs. "Clankie is it my turn"); otherwise (an imperative, a
-  question word) it addresses him. A weak sound-alike must be followed by a break, or by an
-  auxiliary + pronoun, "you"/"your", a question word or "please".
+  question word) it addresses him. A weak sound-alike must be followed by a break and then
+  words that speak to him (an auxiliary + pronoun, "you", a question word, a common
+  imperative: "Cranky, are you there?", not "Clunky, isn't it?"), or directly by "you", a
+  question word or "please"; "Cranky? You there?" counts, "Clunky? Yeah, a bit." does not.
+  A vocative followed after a break by a third person's report ("Clankie, go left, she said")
+  is a quote, not a call.
 * **after a greeting**: the same, after any run of greetings and fillers ("hey", "hi",
-  "hello", "yo", "ok", "okay", "thanks", "um", "so"…). After a true salutation ("hey", "hi",
-  "hello", "yo", "oi", "hiya") even a weak sound-alike counts ("Hey Cranky").
+  "hello", "yo", "ok", "okay", "thanks", "good morning", "excuse me", "um", "so", "listen"…).
+  After a true salutation ("hey", "hi", "hello", "yo", "oi", "hiya") even a weak sound-alike
+  counts ("Hey Cranky").
+* **a clause that opens with him**: after a break inside a sentence, an exact or sound-alike
+  name followed by "?"/"!", or by words that speak to him ("Hold on, Clankie, say that
+  again"; not "We saw Bob, Clankie, and Ann").
 * **trailing question**: the last word of a sentence ending in "?". After a break
   ("…, Clankie?") it counts at any strength. Without one, an exact or sound-alike name counts
-  unless the word before it takes an object ("ask", "about", "like", "with"…: "do you like
-  Clankie?" is about him); a weak sound-alike never counts without the break ("are you
-  cranky?").
-* **name alone**: nothing but greetings, fillers and naming words ("Clankie?", "Hey Clankie!");
-  a weak sound-alike alone needs a "?" or a salutation ("Cranky?").
+  unless the word before it takes an object or makes him the subject ("ask", "about", "like",
+  "where's", "is it"…: "do you like Clankie?", "where's Clankie?" are about him); a weak
+  sound-alike never counts without the break ("are you cranky?").
+* **name alone**: nothing but salutations, "ok", "thanks"/"thank you", hesitations ("um",
+  "oh", "so") and naming words ("Clankie?", "Hey Clankie!", "Thank you Clankie"); a weak
+  sound-alike alone needs a "?" or a salutation ("Cranky?").
 
 Never addressed: a possessive ("Clankie's screen", "Clankies turn"), a name right after
 "ask"/"tell" ("ask Clankie"), talk about him (his exact name anywhere else), or a sound-alike
@@ -72,7 +81,14 @@ outside those positions ("this UI is clunky", "clink clink"). Positions are what
 loose key safe: "clunky" keys exactly like "Clankie", and only its place in the sentence
 tells them apart.
 
-Timing: everything is precompiled or cached per name set; a decision is a few microseconds.
+"Bob, …" leading (:func:`other_name_leading`) is a word among ``people`` (the call's display
+names), or without them a capitalised word + comma that is no interjection, in a sentence that
+says "you".
+
+Timing: regexes are compiled at import, the name set once per set of names, each word's naming
+once (LRU-cached); before a word's key is built, a quick count of the letters that can sound like
+the name's consonants rules most words out. bench/floor.py: ~0.03 ms a turn, under 1 ms for a
+60 s monologue with every cache cleared; the target is 2 ms.
 """
 
 from __future__ import annotations
