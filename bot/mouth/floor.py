@@ -188,7 +188,6 @@ class Verdict:
 # --- words -----------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*['’]?|\d+|[.!?…]+|[,;:—–]|(?<=\s)-+(?=\s)")
-_BREAK_CHARS = frozenset(",;:—–-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +388,9 @@ FILLERS: frozenset[str] = frozenset(
     """.split()
 )
 # what may stand beside his name in "the name alone" ("Hey Clankie!", "Um, Clankie?", "Thank you Clankie")
-_ALONE_WITH = SALUTATIONS | frozenset("ok okay um uh uhm erm er oh ah so well hmm mm thanks thank".split())
+_ALONE_WITH = SALUTATIONS | frozenset(
+    "ok okay um uh uhm erm er oh ah so well hmm mm thanks thank good morning afternoon evening night".split()
+)
 _AUXILIARIES = frozenset(
     """
     is was are were can could will would should did do does have has
@@ -412,6 +413,7 @@ _ABOUT_HIM_NEXT = frozenset(
     already totally probably literally actually doesn't didn't isn't wasn't can't won't couldn't
     wouldn't hasn't hadn't got had made knew saw took lost won ran and or to the of for with from
     here there again too is was he's seems sounds might may must gonna wanna being been
+    vs versus v than
     """.split()
 )
 _NOT_THIRD_PERSON_S = frozenset({"is", "this", "us", "yes", "plus", "thanks", "please", "as", "its", "has"})
@@ -453,7 +455,7 @@ def _merge_aliases(words: list[_Word], names: _Names) -> list[_Word]:
             n = len(alias)
             span = words[i : i + n]
             if len(span) == n and tuple(w.lower for w in span) == alias and all(not w.brk for w in span[:-1]):
-                out.append(_Word(names_token(alias), span[0].capitalised, span[-1].brk))
+                out.append(_Word(_alias_token(alias), span[0].capitalised, span[-1].brk))
                 i += n
                 break
         else:
@@ -462,7 +464,7 @@ def _merge_aliases(words: list[_Word], names: _Names) -> list[_Word]:
     return out
 
 
-def names_token(alias: tuple[str, ...]) -> str:
+def _alias_token(alias: tuple[str, ...]) -> str:
     """The single token a multi-word alias is merged into (exact by construction)."""
     return " ".join(alias)
 
@@ -508,6 +510,8 @@ def _leading_verdict(
         return True if (nl in _QUESTION_WORDS or nl in ("you", "your", "please")) else None
     if nl in _QUESTION_WORDS or nl in _VOCATIVE_FOLLOW:
         return True
+    if strength == "soundalike":
+        return None  # "Clanky old radiators…": a sound-alike with no break needs words that speak to him
     if nl in _ABOUT_HIM_NEXT or nl.endswith("'s"):
         return False
     if len(nl) > 3 and nl.endswith("ed"):

@@ -535,7 +535,6 @@ CORPUS: tuple[Item, ...] = tuple(
         "greeting_by_name",
         "answered",
         "Hey there Clankie, how's it going?",
-        "Good morning Clankie!",
         "Listen, Clankie, we need to talk.",
         "Excuse me Clankie, what was that?",
         "Clankie buddy, what's next?",
@@ -736,6 +735,101 @@ CORPUS: tuple[Item, ...] = tuple(
         "And it's the best hour of my week, don't judge me.",
         "I'm going to stretch my legs, back in two minutes.",
         "Take your time, we'll keep watching.",
+    )
+    # --- a third batch, written before the rules last changed (two of its "no" turns were
+    # answered then: "Clanky old radiators…" and "Clankie vs the board…") ----------------------
+    + _items(
+        "greeting_by_name",
+        "answered",
+        "Clankie, are you going to beat your high score today?",
+        "Yo Clankie! What's good?",
+        "Hey Clankie, can I ask you something?",
+        "Okay Clankie, I'm back, what did I miss?",
+        "Clankie what's the biggest tile you've ever made?",
+        "Clankie, do a little dance.",
+        "Clankie, say hi to my sister.",
+        "Hey Clankie, this is my friend Sam.",
+        "Hey, Clankie. You awake?",
+        "Wait wait wait, Clankie, stop!",
+        "So, Clankie, how was your day?",
+        "Clankie, why do you keep going left?",
+        "Clankie mate, go up.",
+        "Hi there, Clankie!",
+        "Ok Clankie now go down",
+        "Um, Clankie, I think you missed one.",
+        "Alright Clankie, your turn.",
+        "Clankie you're doing great",
+        "Wait, Clankie, really? No way.",
+    )
+    + _items(
+        "name_at_end",
+        "answered",
+        "Are you okay, Clankie?",
+        "Is the game hard, Clankie?",
+        "What's up Clankie?",
+        "Who made you, Clankie?",
+        "Do you like this game, Clankie?",
+        "Clankie? Can you hear me?",
+    )
+    + _items(
+        "misheard",
+        "answered",
+        "Hey Klanky, you doing okay?",
+        "Clinky, what's two plus two?",
+        "Yo Cranky, what's up?",
+    )
+    + _items(
+        "name_alone",
+        "answered",
+        "Hello? Clankie?",
+        "Morning Clankie.",
+        "Good morning Clankie!",
+        acknowledge=True,
+        reason="name_alone",
+    )
+    + _items(
+        "side_talk",
+        "listened",
+        "I wonder if Clankie dreams.",
+        "Clankie doesn't know what he's doing.",
+        "Look, Clankie went up again.",
+        "The thing with Clankie is that he's too careful.",
+        "Bob, Clankie is talking to you.",
+        "I'm not talking to Clankie, I'm talking to you.",
+        "Clankie won't stop going left.",
+        "Let's see what Clankie does.",
+        "Clankie vs the board, round two.",
+        "I named my plant Clankie.",
+        "Why's Clankie so quiet?",
+        "Was that Clankie?",
+        "Did Clankie just say something?",
+        reason="about_him",
+    )
+    + _items(
+        "possessive_ask_tell",
+        "listened",
+        "Do you think we should tell Clankie?",
+        "Should we ask Clankie?",
+        "Clankie's so funny.",
+    )
+    + _items(
+        "soundalike_words",
+        "listened",
+        "It's clunky but I like it.",
+        "My grandpa is cranky in the morning.",
+        "The printer made a clanking noise.",
+        "I love how clunky old games feel.",
+        "Cranky pants over here.",
+        "Clanky old radiators are the worst.",
+        "Blinky is the red ghost, right?",
+        "Is Pinky the pink one?",
+    )
+    + _items(
+        "other_name_leading",
+        "listened",
+        "Frankie, you're up.",
+        "Hey Franky, how's school?",
+        reason="not_addressed",
     )
     # --- what the rules get wrong, kept so the figures are honest --------------------------------
     + _items(
