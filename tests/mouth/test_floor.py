@@ -377,3 +377,55 @@ def test_the_quick_consonant_test_never_rejects_a_sound_alike(word: str) -> None
         for name_key in compiled.keys
     )
     assert (floor._strength(word, compiled) is not None) == (outright or word in compiled.single)
+
+
+_MIXED = [
+    *_PLAIN_WORDS,
+    "Clankie",
+    "Clankie,",
+    "Clankie?",
+    "Clankie's",
+    "hey",
+    "Bob,",
+    "Cranky?",
+    "clunky",
+    "Klanky,",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    turns=st.lists(
+        st.tuples(
+            st.sampled_from([A, B, C]),
+            st.lists(st.sampled_from(_MIXED), max_size=8).map(" ".join),
+            st.floats(0.0, 30.0),  # silence before the turn
+            st.booleans(),  # he spoke after the turn's decision
+        ),
+        max_size=25,
+    )
+)
+def test_a_conversation_keeps_the_floor_rules(turns: list[tuple[int, str, float, bool]]) -> None:
+    """Through any sequence of turns: only the holder is offered a turn, and only within the
+    window with nobody between; an answer gives the speaker the floor; listening never hands
+    it to anyone else."""
+    state, clock = FloorState(), 0.0
+    for speaker, text, silence, he_spoke in turns:
+        clock += silence
+        turn = say(speaker, text, clock)
+        clock = turn.ended_at + 0.3
+        before = state
+        verdict = run(state, turn)
+        holder = before.holder if clock <= before.engaged_until else None
+        if verdict.decision == "offered":
+            assert holder == speaker and not before.someone_else_since
+            assert before.his_audio_ended_at is None or turn.started_at - before.his_audio_ended_at <= 8.0
+            assert not addressed(text, NAMES).addressed
+        if verdict.decision == "answered":
+            assert addressed(text, NAMES).addressed and verdict.state.holder == speaker
+        if verdict.decision == "listened":
+            assert verdict.state.holder in (holder, None)
+        state = verdict.state
+        if he_spoke and verdict.decision != "listened":
+            clock += 2.0
+            state = he_finished_speaking(state, clock)
