@@ -361,7 +361,7 @@ def _one_edit_away(word: str) -> list[str]:
 _NEAR = sorted({w for base in ("clankie", "clanky", "cranky", "planker") for w in _one_edit_away(base)})
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     word=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=10)
     | st.sampled_from(_WEAK)
