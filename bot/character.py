@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from bot import metrics
 from bot.captain import Captain
 from bot.config import Settings
+from bot.health import Readiness
 from bot.play.host import PlayHost
 from bot.play.hosts import PlayHosts
 from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
@@ -32,6 +34,7 @@ class Character:
     captain: Captain
     web: WebSurface
     services: ToolServices = field(default_factory=ToolServices)
+    readiness: Readiness | None = None  # /readyz's checks; the bot adds its gateway's
 
     def tool_context(
         self, surface: Surface, speaker: Speaker | None = None, place: Place | None = None
@@ -67,6 +70,7 @@ class Character:
         # later story queries only read what was appended since.
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
+        await self.web.start_metrics()
         if not self.settings.web.enabled:
             return None
         return await self.web.start()
@@ -106,5 +110,7 @@ def build_character(settings: Settings) -> Character:
     services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
     services.captain = captain
-    web = WebSurface(settings, plays.local, share_store, plays=plays)
-    return Character(settings, plays, share_store, registry, captain, web, services)
+    metrics.configure(per_guild=settings.metrics.per_guild)
+    readiness = Readiness(settings.state_dir, settings.event_log)
+    web = WebSurface(settings, plays.local, share_store, plays=plays, readiness=readiness)
+    return Character(settings, plays, share_store, registry, captain, web, services, readiness)

@@ -41,6 +41,7 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
+from bot import metrics
 from bot.character import Character
 from bot.mouth.discord_audio import VoicePlayback
 from bot.mouth.play_relay import PlayRelay
@@ -97,6 +98,7 @@ class VoiceLink:
         await self.session.start()
         self.cog.relay_of(self.guild_id).attach(self.session)
         self.opened = True
+        metrics.call_opened(self.guild_id)
         self.tasks.spawn(self._watch(), f"voice-watchdog-{self.guild_id}")
         self.people_changed()
 
@@ -125,6 +127,8 @@ class VoiceLink:
         if self.leaving:
             return
         self.leaving = True
+        if self.opened:
+            metrics.call_closed(self.guild_id)
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
         self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself
         await self.idle.close()

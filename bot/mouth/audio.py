@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
+from bot import metrics
+
 FRAME_MS = 20
 DISCORD_RATE = 48_000
 DISCORD_CHANNELS = 2
@@ -193,6 +195,8 @@ class RoomMixer:
         self.dropped_samples = 0
         self.clipped_samples = 0
         self._queues: dict[int, bytearray] = {}
+        self._arrived: dict[int, deque[float]] = {}  # when each queued frame came (bot.metrics)
+        self.pulled_arrivals: list[float] = []  # when the frames pulled since the last take came
         self._active: tuple[int, ...] = ()  # the speakers of the last pull
         self._lock = threading.Lock()
 
@@ -208,6 +212,8 @@ class RoomMixer:
                 f"got {len(frame)}"
             )
         with self._lock:
+            if metrics.enabled():
+                self._stamp(user_id)
             queue = self._queues.get(user_id)
             if queue is None:
                 self._queues[user_id] = bytearray(frame)
@@ -217,6 +223,20 @@ class RoomMixer:
             if excess > 0:
                 del queue[:excess]
                 self.dropped_samples += excess // 2
+
+    def _stamp(self, user_id: int) -> None:
+        """This frame's arrival (lock held), kept as long as its audio is queued."""
+        stamps = self._arrived.get(user_id)
+        if stamps is None:
+            stamps = self._arrived[user_id] = deque(maxlen=self.max_backlog // MODEL_FRAME_BYTES)
+        stamps.append(metrics.now())
+
+    def take_arrivals(self) -> list[float]:
+        """When the frames pulled since the last call reached the mixer (for the room → model
+        latency, :func:`bot.metrics.room_to_model`)."""
+        with self._lock:
+            taken, self.pulled_arrivals = self.pulled_arrivals, []
+            return taken
 
     def ready(self) -> bool:
         """A frame is queued and every speaker of the last pull has a frame queued."""
@@ -232,10 +252,16 @@ class RoomMixer:
         users: list[int] = []
         blocks: list[bytes | bytearray] = []
         queues = self._queues
+        arrived = self._arrived
         for user_id, queue in queues.items():
             if not queue:
                 continue
             users.append(user_id)
+            stamps = arrived.get(user_id)
+            if stamps:
+                self.pulled_arrivals.append(stamps.popleft())
+        if len(self.pulled_arrivals) > 4 * MODEL_FRAME_SAMPLES:  # pulled with nobody taking them
+            del self.pulled_arrivals[:MODEL_FRAME_SAMPLES]
             if len(queue) == MODEL_FRAME_BYTES:  # the usual case: one frame waiting, hand it over
                 blocks.append(queue)
                 queues[user_id] = bytearray()  # same key: the dict does not change size
@@ -266,6 +292,7 @@ class RoomMixer:
         """Drop a speaker's stream (they left the channel)."""
         with self._lock:
             self._queues.pop(user_id, None)
+            self._arrived.pop(user_id, None)
             self._active = tuple(user for user in self._active if user != user_id)
 
     def rebase(self) -> None:
@@ -274,5 +301,7 @@ class RoomMixer:
             self.position_ms = 0.0
             self._active = ()
             self.tracker.reset()
+            self._arrived.clear()
+            self.pulled_arrivals.clear()
             for queue in self._queues.values():
                 queue.clear()
