@@ -24,16 +24,19 @@ from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 from prometheus_client.core import GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
-__all__ = ["CONTENT_TYPE_LATEST", "GatewayState", "Metrics", "configure", "current", "exposition"]
+__all__ = ["CONTENT_TYPE", "GatewayState", "Metrics", "configure", "current", "exposition"]
 
 STAGES = ("observe", "decide", "act", "settle")
 MODEL_FAILURE_KINDS = ("timeout", "429", "5xx", "unexpected", "connection", "refused")
 RECONNECT_CAUSES = ("dropped", "closed_by_discord", "reconnect_requested")
 NARRATION_OUTCOMES = ("played", "not_played", "suppressed", "refused")
 DISK_FILES = ("journal", "event_log", "receipts")
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+"""Prometheus' classic text format, which every Prometheus 2.x and 3.x reads (the names here are
+plain ASCII, so the text is the same in its 1.0.0 revision)."""
 LOCAL_GUILD = "local"  # the CLI's session, the unscoped web paths: no server
 
 _VOICE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.1, 0.25, 0.5, 1.0)
@@ -193,6 +196,7 @@ class Metrics:
         self.viewers = Gauge(
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
+        self.viewers.set_function(lambda: _open_streams())
 
     def guild(self, guild_id: int | str | None) -> tuple[str, ...]:
         """The guild label's value, when there is a guild label."""
@@ -208,6 +212,7 @@ class _State:
         self.metrics = Metrics()
         self.on = True
         self.lock = threading.Lock()
+        self.streams: dict[int, Callable[[], bool]] = {}  # id(stream) -> is its connection open
 
 
 _STATE = _State()
@@ -243,7 +248,7 @@ def enabled() -> bool:
 
 
 def exposition() -> bytes:
-    """The registry in Prometheus' text format (``CONTENT_TYPE_LATEST``)."""
+    """The registry in Prometheus' text format (:data:`CONTENT_TYPE`)."""
     return generate_latest(_STATE.metrics.registry)
 
 
@@ -386,7 +391,16 @@ def web_request(route: str, status: int) -> None:
         _STATE.metrics.requests.labels(route, str(status)).inc()
 
 
-def viewer(delta: int) -> None:
-    """A live stream opened (+1) or closed (-1)."""
+def viewer_opened(stream: object, is_open: Callable[[], bool]) -> None:
+    """A live stream began; it is a viewer while ``is_open()`` (asked when scraped: a client that
+    went away is no viewer, even before the stream's next write finds out)."""
     if _STATE.on:
-        _STATE.metrics.viewers.inc(delta)
+        _STATE.streams[id(stream)] = is_open
+
+
+def viewer_closed(stream: object) -> None:
+    _STATE.streams.pop(id(stream), None)
+
+
+def _open_streams() -> float:
+    return float(sum(1 for is_open in list(_STATE.streams.values()) if is_open()))

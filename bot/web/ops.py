@@ -24,7 +24,6 @@ from bot import metrics
 from bot.health import Readiness
 
 READINESS = web.AppKey("readiness", Readiness)
-_VIEWER = "clankie.viewer"
 _TEXT = {"Cache-Control": "no-store"}
 
 
@@ -46,8 +45,7 @@ async def count_requests(request: web.Request, handler: Handler) -> web.StreamRe
         raise
     finally:
         metrics.web_request(route_of(request), status)
-        if request.get(_VIEWER):
-            metrics.viewer(-1)
+        metrics.viewer_closed(request)
 
 
 async def _on_prepare(request: web.Request, response: web.StreamResponse) -> None:
@@ -55,9 +53,13 @@ async def _on_prepare(request: web.Request, response: web.StreamResponse) -> Non
     streaming = response.status == 101 or response.headers.get("Content-Type", "").startswith(
         "text/event-stream"
     )
-    if streaming and not request.get(_VIEWER):
-        request[_VIEWER] = True
-        metrics.viewer(+1)
+    if streaming:
+        metrics.viewer_opened(request, lambda: _connected(request))
+
+
+def _connected(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is not None and not transport.is_closing()
 
 
 async def healthz(_request: web.Request) -> web.Response:
@@ -75,7 +77,7 @@ async def readyz(request: web.Request) -> web.Response:
 
 async def metrics_page(_request: web.Request) -> web.Response:
     body = metrics.exposition()
-    return web.Response(body=body, headers={"Content-Type": metrics.CONTENT_TYPE_LATEST, **_TEXT})
+    return web.Response(body=body, headers={"Content-Type": metrics.CONTENT_TYPE, **_TEXT})
 
 
 def add_routes(app: web.Application, readiness: Readiness | None) -> None:
