@@ -260,14 +260,14 @@ class RoomMixer:
             stamps = arrived.get(user_id)
             if stamps:
                 self.pulled_arrivals.append(stamps.popleft())
-        if len(self.pulled_arrivals) > 4 * MODEL_FRAME_SAMPLES:  # pulled with nobody taking them
-            del self.pulled_arrivals[:MODEL_FRAME_SAMPLES]
             if len(queue) == MODEL_FRAME_BYTES:  # the usual case: one frame waiting, hand it over
                 blocks.append(queue)
                 queues[user_id] = bytearray()  # same key: the dict does not change size
             else:
                 blocks.append(queue[:MODEL_FRAME_BYTES])
                 del queue[:MODEL_FRAME_BYTES]
+        if len(self.pulled_arrivals) > 4 * MODEL_FRAME_SAMPLES:  # pulled with nobody taking them
+            del self.pulled_arrivals[:MODEL_FRAME_SAMPLES]
         energies: dict[int, float] = {}
         if not blocks:
             out = bytes(MODEL_FRAME_BYTES)
