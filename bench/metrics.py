@@ -2,9 +2,10 @@
 against the same bot with them off (``bot.metrics.set_enabled``), in one run.
 
 * **Turn overhead** — sandbox play through a ``PlayHost`` with an instant mind (the whole loop:
-  observe, decide, act, settle, the journal's write and fsync on its thread), in blocks of turns,
-  metrics on and off by turns (on, off, off, on, …); CPU time of this process (its threads
-  included) per turn; the judged figure is the median of the adjacent pairs' ratios: ≤ 1.03.
+  observe, decide, act, settle, the journal's write and fsync on its thread): one session whose
+  blocks of turns run with the metrics on and off by turns (on, off, off, on, …); CPU time of
+  this process (its threads included) per turn; judged on the median of the adjacent blocks'
+  ratios: ≤ 1.03.
 * **Voice receive CPU** — ``bench/voice.py``'s receive path (ten speakers' real Opus through
   real DAVE and the transport cipher, ``ReceivePipeline.feed`` into the room mixer, one pull per
   20 ms) plus what the mouth does with each pull for the metrics (the frames' arrival stamps
@@ -39,8 +40,8 @@ from bot import metrics  # noqa: E402
 
 SMOKE = "--smoke" in sys.argv[1:]
 TARGET = 1.03
-TURN_BLOCK = 20 if SMOKE else 150
-TURN_PAIRS = 1 if SMOKE else 8
+TURN_BLOCK = 10 if SMOKE else 200
+TURN_PAIRS = 1 if SMOKE else 6  # (on, off, off, on) each
 VOICE_SECONDS = 1 if SMOKE else 10
 VOICE_ROUNDS = 2 if SMOKE else 8
 GUILDS = 8
@@ -50,11 +51,13 @@ SCRAPES = 3 if SMOKE else 40
 # -- turn overhead ------------------------------------------------------------------------------
 
 
-async def turn_block(root: Path, turns: int) -> float:
-    """CPU seconds per turn of one sandbox session of ``turns`` turns (instant mind, no pace)."""
+async def turn_overhead(report: Report, root: Path) -> None:
+    """One long session; every ``TURN_BLOCK`` settled turns the metrics flip (on, off, off, on,
+    …) and the block's CPU time is kept, so both sides share the session, its world and journal."""
     from bench.turns import InstantMind, _new_world
     from bot.config import load_settings
     from bot.play.host import PlayHost, StartRequest
+    from bot.play.session import SettledTurn
 
     settings = load_settings(None, env={"CLANKIE_STATE": str(root)})
     host = PlayHost(
@@ -62,28 +65,32 @@ async def turn_block(root: Path, turns: int) -> float:
         world_factory=lambda name, req, s: (_new_world(), "sandbox-seed0", "bench"),
         mind_factory=lambda name, w, s: InstantMind(),
     )
-    started = time.process_time()
+    pattern = [True, False, False, True] * TURN_PAIRS
+    warm = TURN_BLOCK  # the first block only warms up
+    blocks: list[tuple[bool, float]] = []
+    mark = [0.0]
+
+    def settled(turn: SettledTurn) -> None:
+        if turn.turn < warm or (turn.turn - warm) % TURN_BLOCK:
+            return
+        now = time.process_time()
+        index = (turn.turn - warm) // TURN_BLOCK
+        if index > 0:
+            blocks.append((pattern[index - 1], (now - mark[0]) / TURN_BLOCK))
+        if index < len(pattern):
+            metrics.set_enabled(pattern[index])
+        mark[0] = now
+
+    turns = warm + TURN_BLOCK * len(pattern)
     session = await host.start(StartRequest(turns=turns, pace_seconds=0))
+    session.add_listener(settled)
     await host.wait()
-    spent = time.process_time() - started
     await host.close()
-    assert session.turns_taken == turns, session.error
-    return spent / turns
-
-
-async def turn_overhead(report: Report, root: Path) -> None:
-    ratios, on, off = [], [], []
-    await turn_block(root / "warm", TURN_BLOCK)  # imports, caches
-    for pair in range(TURN_PAIRS):
-        order = (True, False) if pair % 2 == 0 else (False, True)
-        costs = {}
-        for enabled in order:
-            metrics.set_enabled(enabled)
-            costs[enabled] = await turn_block(root / f"p{pair}-{enabled}", TURN_BLOCK)
-        metrics.set_enabled(True)
-        on.append(costs[True])
-        off.append(costs[False])
-        ratios.append(costs[True] / costs[False])
+    metrics.set_enabled(True)
+    assert session.turns_taken == turns and len(blocks) == len(pattern), (session.error, len(blocks))
+    on = [cost for enabled, cost in blocks if enabled]
+    off = [cost for enabled, cost in blocks if not enabled]
+    ratios = [a / b for a, b in zip(on, off, strict=True)]  # adjacent: on,off | off,on | …
     report.info(
         "turn CPU, metrics on / off",
         f"{statistics.median(on) * 1e3:.3f} / {statistics.median(off) * 1e3:.3f} ms a turn",
@@ -203,7 +210,9 @@ async def scrape_beside_still(report: Report, root: Path) -> None:
         p90 = sorted(values)[int(0.9 * (len(values) - 1))]
         return f"median {statistics.median(values):.2f} ms, p90 {p90:.2f} ms"
 
-    report.info(f"GET /metrics, {GUILDS} servers playing ({series} series, {size // 1024} KiB)", shown(scrape_ms))
+    report.info(
+        f"GET /metrics, {GUILDS} servers playing ({series} series, {size // 1024} KiB)", shown(scrape_ms)
+    )
     report.info("GET …/live/still beside it (JSON, one server's)", shown(still_ms))
 
 
