@@ -188,7 +188,7 @@ async def scrape_beside_still(report: Report, root: Path) -> None:
     size = series = 0
     try:
         async with aiohttp.ClientSession() as http:
-            while any(host.active is None or host.active.turn < 3 for host in map(hosts.of, guilds)):
+            while any(host.active is None or host.active.turn < 3 for host in map(hosts.of, guilds)):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)  # until every server has played a little (not a timing)
             for _ in range(SCRAPES):
                 for url, into in ((handle.url + "metrics", scrape_ms), (still, still_ms)):
