@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -36,17 +37,29 @@ def need_prometheus() -> str:
     return found
 
 
-def scrape_config(target: str, metrics_path: str = "/metrics", token: str | None = None) -> str:
-    """README's scrape job, every second (a test cannot wait 15 s for each sample)."""
-    auth = f"    authorization:\n      credentials: {token}\n" if token else ""
-    return (
-        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-        "scrape_configs:\n"
-        "  - job_name: clankie\n"
-        f"    metrics_path: {metrics_path}\n"
-        f"{auth}"
-        f"    static_configs:\n      - targets: ['{target}']\n"
-    )
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_block(language: str) -> str:
+    """The README's first ``language`` code block under "Watching it run"."""
+    text = README.read_text(encoding="utf-8").split("## Watching it run", 1)[1]
+    found = re.search(rf"```{language}\n(.*?)```", text, re.S)
+    assert found is not None, f"no {language} block in README's Watching it run"
+    return found.group(1)
+
+
+def scrape_config(target: str) -> str:
+    """README's scrape job, scraping ``target`` every second (a test cannot wait 15 s a sample)."""
+    config = readme_block("yaml")
+    assert "scrape_interval: 15s" in config and "'127.0.0.1:9750'" in config, config
+    config = config.replace("scrape_interval: 15s", "scrape_interval: 1s")
+    return config.replace("'127.0.0.1:9750'", f"'{target}'")
+
+
+def readme_queries() -> list[str]:
+    """The PromQL queries README gives, comments left out."""
+    lines = readme_block("promql").splitlines()
+    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
 @dataclass

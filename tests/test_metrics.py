@@ -28,7 +28,7 @@ from tests.cogs.test_voice_cog import VoiceServer, decoded_frames, voice_cog, wi
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 from tests.mouth.receive.wire import DiscordSender, opus_frames
-from tests.prometheus import running_prometheus, scrape_config
+from tests.prometheus import readme_queries, running_prometheus, scrape_config
 
 TURNS = 12
 
@@ -115,6 +115,12 @@ async def test_prometheus_sees_his_turns_and_the_rooms_wait(
             await prom.until("clankie_voice_room_to_model_seconds_count", lambda v: (v or 0) >= 10)
             await prom.until("clankie_voice_model_to_room_seconds_count", lambda v: (v or 0) >= 1)
             await prom.until("clankie_voice_calls_active", lambda v: v == 0)
+            queries = readme_queries()
+            assert len(queries) == 5
+            for promql in queries:  # README's five: each is valid PromQL over these series
+                await prom.query(promql)
+            ready = await prom.value(queries[3])
+            assert ready == 1.0  # shards ready / owned
             await prom.until("sum(clankie_journal_fsync_duration_seconds_count)", lambda v: (v or 0) >= lines)
             assert await prom.value("sum(clankie_disk_failures_total)") is None  # none happened
             p99 = await prom.value(
