@@ -124,7 +124,7 @@ def voice_receive(report: Report) -> None:
         for user in range(vb.SPEAKERS):
             ssrcs.bind(100 + user, 1000 + user)
         pipeline = ReceivePipeline(vb.View(bot), ssrcs, mixer.feed)
-        feed, pull, take, sent = pipeline.feed, mixer.pull, mixer.take_arrivals, metrics.room_to_model
+        feed, pull, take, sent = pipeline.feed, mixer.pull, mixer.take_oldest, metrics.room_to_model
         start = time.process_time()
         for tick in range(vb.TICKS):
             for datagram in rows[tick * vb.SPEAKERS : (tick + 1) * vb.SPEAKERS]:

@@ -133,6 +133,7 @@ class Metrics:
             buckets=_STAGE_BUCKETS,
             registry=r,
         )
+        self.stages = {name: self.stage.labels(name) for name in STAGES}  # looked up once, not per turn
         self.sessions_ended = Counter(
             "clankie_play_sessions_ended_total",
             "Play sessions ended, by outcome.",
@@ -161,7 +162,8 @@ class Metrics:
         self.calls_active = Gauge("clankie_voice_calls_active", "Voice calls joined.", [*g], registry=r)
         self.room_to_model = Histogram(
             "clankie_voice_room_to_model_seconds",
-            "A speaker's decoded 20 ms frame reaching the event loop, to its input_audio_buffer.append written.",
+            "The longest wait of the room's frames in each input_audio_buffer.append: a decoded 20 ms "
+            "frame reaching the event loop, to the append written.",
             buckets=_VOICE_BUCKETS,
             registry=r,
         )
@@ -302,7 +304,7 @@ def stage_done(stage: str, started: float) -> float:
     now; returns now, the next stage's start."""
     ended = now()
     if _STATE.on:
-        _STATE.metrics.stage.labels(stage).observe(ended - started)
+        _STATE.metrics.stages[stage].observe(ended - started)
     return ended
 
 
@@ -339,14 +341,13 @@ def call_closed(guild_id: int | None) -> None:
         _child(m.calls_active, m.guild(guild_id)).dec()
 
 
-def room_to_model(arrivals: Iterable[float], sent: bool = True) -> None:
-    """Frames that reached the loop at ``arrivals`` (:func:`now`) were just written to the model
-    (``sent``; not sent: nothing is observed)."""
-    if _STATE.on and sent:
-        written = now()
-        observe = _STATE.metrics.room_to_model.observe
-        for arrived in arrivals:
-            observe(written - arrived)
+def room_to_model(oldest: float | None, sent: bool = True) -> None:
+    """An ``input_audio_buffer.append`` was just written (``sent``) whose oldest frame of the
+    room reached the loop at ``oldest`` (:func:`now`; None: silence only). One observation per
+    append, of its longest wait — a histogram observation costs microseconds, a frame's whole
+    receive path about 60."""
+    if _STATE.on and sent and oldest is not None:
+        _STATE.metrics.room_to_model.observe(now() - oldest)
 
 
 def model_to_room(pushed: float) -> None:

@@ -196,7 +196,7 @@ class RoomMixer:
         self.clipped_samples = 0
         self._queues: dict[int, bytearray] = {}
         self._arrived: dict[int, deque[float]] = {}  # when each queued frame came (bot.metrics)
-        self.pulled_arrivals: list[float] = []  # when the frames pulled since the last take came
+        self.oldest_pulled: float | None = None  # the arrival of the oldest frame pulled since the last take
         self._active: tuple[int, ...] = ()  # the speakers of the last pull
         self._lock = threading.Lock()
 
@@ -231,11 +231,11 @@ class RoomMixer:
             stamps = self._arrived[user_id] = deque(maxlen=self.max_backlog // MODEL_FRAME_BYTES)
         stamps.append(metrics.now())
 
-    def take_arrivals(self) -> list[float]:
-        """When the frames pulled since the last call reached the mixer (for the room → model
-        latency, :func:`bot.metrics.room_to_model`)."""
+    def take_oldest(self) -> float | None:
+        """When the oldest frame pulled since the last call reached the mixer (None: only
+        silence was pulled), for the room → model latency (:func:`bot.metrics.room_to_model`)."""
         with self._lock:
-            taken, self.pulled_arrivals = self.pulled_arrivals, []
+            taken, self.oldest_pulled = self.oldest_pulled, None
             return taken
 
     def ready(self) -> bool:
@@ -252,22 +252,23 @@ class RoomMixer:
         users: list[int] = []
         blocks: list[bytes | bytearray] = []
         queues = self._queues
-        arrived = self._arrived
+        arrived, oldest = self._arrived, self.oldest_pulled
         for user_id, queue in queues.items():
             if not queue:
                 continue
             users.append(user_id)
             stamps = arrived.get(user_id)
             if stamps:
-                self.pulled_arrivals.append(stamps.popleft())
+                stamp = stamps.popleft()
+                if oldest is None or stamp < oldest:
+                    oldest = stamp
             if len(queue) == MODEL_FRAME_BYTES:  # the usual case: one frame waiting, hand it over
                 blocks.append(queue)
                 queues[user_id] = bytearray()  # same key: the dict does not change size
             else:
                 blocks.append(queue[:MODEL_FRAME_BYTES])
                 del queue[:MODEL_FRAME_BYTES]
-        if len(self.pulled_arrivals) > 4 * MODEL_FRAME_SAMPLES:  # pulled with nobody taking them
-            del self.pulled_arrivals[:MODEL_FRAME_SAMPLES]
+        self.oldest_pulled = oldest
         energies: dict[int, float] = {}
         if not blocks:
             out = bytes(MODEL_FRAME_BYTES)
@@ -302,6 +303,6 @@ class RoomMixer:
             self._active = ()
             self.tracker.reset()
             self._arrived.clear()
-            self.pulled_arrivals.clear()
+            self.oldest_pulled = None
             for queue in self._queues.values():
                 queue.clear()

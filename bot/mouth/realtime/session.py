@@ -322,7 +322,7 @@ class MouthSession:
             while len(frames) < MAX_FRAMES_PER_APPEND and self.mixer.ready():
                 frames.append(self.mixer.pull())
             sent = await self._send(append_audio(b"".join(frames)))
-            metrics.room_to_model(self.mixer.take_arrivals(), sent)
+            metrics.room_to_model(self.mixer.take_oldest(), sent)
         if self.receipts.settle():
             await self._notify()
 
