@@ -10,6 +10,7 @@ from pathlib import Path
 
 import aiohttp
 
+from bot import metrics
 from bot.config import Settings
 from bot.health import Readiness
 from tests.cogs.harness import Live, live_bot
@@ -58,6 +59,8 @@ async def test_readyz_follows_the_gateway_and_the_state_directory(tmp_path: Path
             await healed
             await live.fake.flush()
             await until_ready(http, live)
+            reconnects = metrics.current().registry.get_sample_value
+            assert reconnects("clankie_gateway_reconnects_total", {"cause": "dropped"}) == 1
 
             remount(state, "ro")
             try:
