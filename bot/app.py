@@ -47,7 +47,7 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
-from bot import logs
+from bot import logs, metrics
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
@@ -91,6 +91,9 @@ NO_RECONNECT = {
     4012: "invalid API version",
     4013: "invalid intents",
 }
+
+
+DROPPED = "the connection dropped with no close frame"
 
 
 def gave_up_sentence(code: int) -> str:
@@ -221,6 +224,10 @@ class ClankieBot(commands.AutoShardedBot):
         self.synced: list[app_commands.AppCommand] | None = None
         self.login_pacer: LoginPacer | None = None
         self._lost: dict[int, float] = {}  # shard id -> when its connection was lost (monotonic)
+        self._ready_shards: set[int] = set()  # READY or RESUMED since their last disconnect
+        metrics.watch_gateway(self.gateway_state)
+        if character.readiness is not None:
+            character.readiness.gateway = self.gateway_problem
 
     @property
     def settings(self) -> Settings:
@@ -311,15 +318,18 @@ class ClankieBot(commands.AutoShardedBot):
     async def on_shard_ready(self, shard_id: int) -> None:
         guilds = sum(1 for g in self.guilds if g.shard_id == shard_id)
         log.info("discord_shard_ready", shard_id=shard_id, shard_count=self.shard_count, guilds=guilds)
+        self._ready_shards.add(shard_id)
         self._healed(shard_id, "identified")
 
     async def on_shard_resumed(self, shard_id: int) -> None:
+        self._ready_shards.add(shard_id)
         self._healed(shard_id, "resumed")
 
     async def on_shard_disconnect(self, shard_id: int) -> None:
         """The shard's gateway connection ended; discord.py reconnects by itself unless the bot is
         closing or the close code is one it stops on (then :func:`serve` says so, once). The
         first loss until the heal is the one said (a failed attempt ends again)."""
+        self._ready_shards.discard(shard_id)
         if self.is_closed() or shard_id in self._lost:
             return
         why = self._why_lost(shard_id)
@@ -327,10 +337,38 @@ class ClankieBot(commands.AutoShardedBot):
             return
         self._lost[shard_id] = time.monotonic()
         cause, fault = why
+        metrics.gateway_lost(
+            "reconnect_requested" if not fault else "dropped" if DROPPED in cause else "closed_by_discord"
+        )
         said = logs.reconnect_said(shard_id)  # discord.py's own warning said this loss already
         (log.warning if fault and not said else log.info)(
             "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
         )
+
+    def _owned_shards(self) -> tuple[int, ...]:
+        """The shards this process runs: ``shard_ids`` when given, else those discord.py made."""
+        return tuple(self.shard_ids) if self.shard_ids is not None else tuple(sorted(self.shards))
+
+    def gateway_state(self) -> metrics.GatewayState:
+        """This process's shards for the metrics (discord.py's public ``shards``/``latencies``)."""
+        shards = self.shards
+        connected = frozenset(i for i, info in shards.items() if not info.is_closed())
+        return metrics.GatewayState(
+            self._owned_shards(), connected, frozenset(self._ready_shards), tuple(self.latencies)
+        )
+
+    def gateway_problem(self) -> str | None:
+        """None when every shard this process owns is connected and ready (``/readyz``)."""
+        if self.is_closed():
+            return "the bot is closed"
+        owned = self._owned_shards()
+        if not owned:
+            return "no shard has connected yet"
+        state = self.gateway_state()
+        down = [i for i in owned if i not in state.connected or i not in state.ready]
+        if down:
+            return f"shard {', '.join(map(str, down))} of {len(owned)} not connected and ready"
+        return None
 
     def _healed(self, shard_id: int, how: str) -> None:
         logs.reconnect_said(shard_id)  # its failed attempts until now were said; forget them
@@ -355,7 +393,7 @@ class ClankieBot(commands.AutoShardedBot):
         if code in NO_RECONNECT or code == 4014:  # gateway.py _can_handle_close: it stops
             return None
         if code is None or code == aiohttp.WSCloseCode.ABNORMAL_CLOSURE:
-            return "the connection dropped with no close frame", True
+            return DROPPED, True
         return f"Discord closed it with code {code}", True
 
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from bot import metrics
 from bot.captain import Captain
 from bot.config import Settings
+from bot.health import Readiness
 from bot.mouth.calls import Calls
 from bot.play.host import PlayHost
 from bot.play.hosts import PlayHosts
@@ -34,6 +36,7 @@ class Character:
     captain: Captain
     web: WebSurface
     services: ToolServices = field(default_factory=ToolServices)
+    readiness: Readiness | None = None  # /readyz's checks; the bot adds its gateway's
     calls: Calls = field(init=False)
 
     def __post_init__(self) -> None:
@@ -74,6 +77,7 @@ class Character:
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
         self.calls.start()
+        await self.web.start_metrics()
         if not self.settings.web.enabled:
             return None
         return await self.web.start()
@@ -115,5 +119,7 @@ def build_character(settings: Settings) -> Character:
     services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
     services.captain = captain
-    web = WebSurface(settings, plays.local, share_store, plays=plays)
-    return Character(settings, plays, share_store, registry, captain, web, services)
+    metrics.configure(per_guild=settings.metrics.per_guild)
+    readiness = Readiness(settings.state_dir, settings.event_log)
+    web = WebSurface(settings, plays.local, share_store, plays=plays, readiness=readiness)
+    return Character(settings, plays, share_store, registry, captain, web, services, readiness)

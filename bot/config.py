@@ -283,6 +283,13 @@ class LimitsSettings(_Section):
     voice_calls: int = Field(default=8, ge=0, le=64)
 
 
+class MetricsSettings(_Section):
+    """What an operator scrapes (bot/metrics.py, docs/architecture.md §15)."""
+
+    per_guild: bool = False  # a guild label on play and voice series (one series per server)
+    port: int | None = Field(default=None, ge=0, le=65535)  # /metrics, /healthz, /readyz on 127.0.0.1
+
+
 class PathSettings(_Section):
     state_dir: Path | None = None  # CLANKIE_STATE
     journal_dir: Path | None = None  # CLANKIE_JOURNAL_DIR
@@ -302,6 +309,7 @@ class Settings(_Section):
     paths: PathSettings = Field(default_factory=PathSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
 
     # -- derived paths ---------------------------------------------------------------
     @property

@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
+from bot import metrics
+
 FRAME_MS = 20
 DISCORD_RATE = 48_000
 DISCORD_CHANNELS = 2
@@ -193,6 +195,8 @@ class RoomMixer:
         self.dropped_samples = 0
         self.clipped_samples = 0
         self._queues: dict[int, bytearray] = {}
+        self._arrived: dict[int, deque[float]] = {}  # when each queued frame came (bot.metrics)
+        self.oldest_pulled: float | None = None  # the arrival of the oldest frame pulled since the last take
         self._active: tuple[int, ...] = ()  # the speakers of the last pull
         self._lock = threading.Lock()
 
@@ -208,6 +212,8 @@ class RoomMixer:
                 f"got {len(frame)}"
             )
         with self._lock:
+            if metrics.enabled():
+                self._stamp(user_id)
             queue = self._queues.get(user_id)
             if queue is None:
                 self._queues[user_id] = bytearray(frame)
@@ -217,6 +223,20 @@ class RoomMixer:
             if excess > 0:
                 del queue[:excess]
                 self.dropped_samples += excess // 2
+
+    def _stamp(self, user_id: int) -> None:
+        """This frame's arrival (lock held), kept as long as its audio is queued."""
+        stamps = self._arrived.get(user_id)
+        if stamps is None:
+            stamps = self._arrived[user_id] = deque(maxlen=self.max_backlog // MODEL_FRAME_BYTES)
+        stamps.append(metrics.now())
+
+    def take_oldest(self) -> float | None:
+        """When the oldest frame pulled since the last call reached the mixer (None: only
+        silence was pulled), for the room → model latency (:func:`bot.metrics.room_to_model`)."""
+        with self._lock:
+            taken, self.oldest_pulled = self.oldest_pulled, None
+            return taken
 
     def ready(self) -> bool:
         """A frame is queued and every speaker of the last pull has a frame queued."""
@@ -232,16 +252,23 @@ class RoomMixer:
         users: list[int] = []
         blocks: list[bytes | bytearray] = []
         queues = self._queues
+        arrived, oldest = self._arrived, self.oldest_pulled
         for user_id, queue in queues.items():
             if not queue:
                 continue
             users.append(user_id)
+            stamps = arrived.get(user_id)
+            if stamps:
+                stamp = stamps.popleft()
+                if oldest is None or stamp < oldest:
+                    oldest = stamp
             if len(queue) == MODEL_FRAME_BYTES:  # the usual case: one frame waiting, hand it over
                 blocks.append(queue)
                 queues[user_id] = bytearray()  # same key: the dict does not change size
             else:
                 blocks.append(queue[:MODEL_FRAME_BYTES])
                 del queue[:MODEL_FRAME_BYTES]
+        self.oldest_pulled = oldest
         energies: dict[int, float] = {}
         if not blocks:
             out = bytes(MODEL_FRAME_BYTES)
@@ -266,6 +293,7 @@ class RoomMixer:
         """Drop a speaker's stream (they left the channel)."""
         with self._lock:
             self._queues.pop(user_id, None)
+            self._arrived.pop(user_id, None)
             self._active = tuple(user for user in self._active if user != user_id)
 
     def rebase(self) -> None:
@@ -274,5 +302,7 @@ class RoomMixer:
             self.position_ms = 0.0
             self._active = ()
             self.tracker.reset()
+            self._arrived.clear()
+            self.oldest_pulled = None
             for queue in self._queues.values():
                 queue.clear()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from bot import metrics
 from bot.mouth.presence import IdleTimer
 from bot.mouth.realtime.session import MouthSession
 from bot.tasks import TaskOwner
@@ -159,6 +160,7 @@ class CallLink:
         await self.session.start()
         self.calls.relay_of(self.guild_id).attach(self.session)
         self.opened = True
+        metrics.call_opened(self.guild_id)
         self.tasks.spawn(self._watch(), f"voice-watchdog-{self.guild_id}")
         self.people_changed()
 
@@ -182,6 +184,8 @@ class CallLink:
             await self.closed.wait()
             return
         self.leaving, self.ended_by = True, reason
+        if self.opened:
+            metrics.call_closed(self.guild_id)
         log.info("voice_leave", guild_id=self.guild_id, channel=self.channel.name, reason=reason)
         try:
             self.tasks.cancel()  # not the caller: a rejoin that gives up closes the link itself

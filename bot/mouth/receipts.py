@@ -39,6 +39,7 @@ from typing import Any, Literal
 import structlog
 from pydantic import ValidationError
 
+from bot import metrics
 from bot.disk_thread import DiskThread
 from bot.mouth.narration_gate import GateDecision, NarrationGate, SuppressReason
 from journal.oplog import ReceiptLine, ReceiptType, append_bytes, line_bytes
@@ -130,6 +131,7 @@ class ReceiptWriter:
             self._failed(trail, what, error)
 
     def _failed(self, trail: ReceiptTrail, what: str, exc: BaseException) -> None:
+        metrics.disk_failure("receipts")
         trail.write_errors += 1
         self.write_errors += 1
         cause = _cause(exc)
@@ -193,14 +195,17 @@ class ReceiptTrail:
         return self.write("discord.voice.model_response", delivery_id, data, turn)
 
     def played(self, delivery_id: str, played: bool, turn: int | None = None) -> ReceiptLine | None:
+        metrics.narration("played" if played else "not_played")
         return self.write("discord.voice.response", delivery_id, {"played": played}, turn)
 
     def suppressed(
         self, delivery_id: str, reason: SuppressReason, turn: int | None = None
     ) -> ReceiptLine | None:
+        metrics.narration("suppressed")
         return self.write("discord.voice.play_narration_suppressed", delivery_id, {"reason": reason}, turn)
 
     def refused(self, delivery_id: str, reason: str, turn: int | None = None) -> ReceiptLine | None:
+        metrics.narration("refused")
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
 
 

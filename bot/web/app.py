@@ -14,7 +14,8 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from bot.web import embodiment, share_routes
+from bot.health import Readiness
+from bot.web import embodiment, ops, share_routes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
 from bot.web.guard import headers_arrived, serve
 from bot.web.limits import WebLimits
@@ -70,11 +71,13 @@ def make_app(
     limits: WebLimits | None = None,
     public_url: str | None = None,
     plays: Any | None = None,
+    readiness: Readiness | None = None,
 ) -> web.Application:
     """The app; with a token every data request needs it, without one only loopback ``Host``
     names (and ``public_url``'s) are answered."""
     limits = limits or WebLimits()
-    middlewares = [headers_arrived, token_middleware(token) if token else host_middleware([public_url])]
+    auth = token_middleware(token) if token else host_middleware([public_url])
+    middlewares = [ops.count_requests, headers_arrived, auth]
     app = web.Application(middlewares=middlewares)
     app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session
     app[embodiment.PLAYS] = plays  # /guilds/{id}/ and /v1/guilds/{id}/…: each server's own
@@ -99,6 +102,7 @@ def make_app(
     app.router.add_get("/games/{name}.html", game_page)
     embodiment.add_routes(app)
     share_routes.add_routes(app, share_store, limits)
+    ops.add_routes(app, readiness)
     return app
 
 
@@ -123,8 +127,11 @@ class WebSurface:
         limits: WebLimits | None = None,
         *,
         plays: Any | None = None,
+        readiness: Readiness | None = None,
     ) -> None:
         self.settings = settings
+        self.readiness = readiness
+        self.metrics_listener: tuple[web.AppRunner, int] | None = None
         self.play_host = play_host
         self.plays = plays
         self.share_store = share_store
@@ -151,6 +158,7 @@ class WebSurface:
             limits=self.limits,
             public_url=self.settings.web.public_url,
             plays=self.plays,
+            readiness=self.readiness,
         )
         try:
             runner, bound_port = await serve(app, host, port, self.limits)
@@ -172,6 +180,24 @@ class WebSurface:
         log.info("web_listening", url=url, token_required=bool(token))
         return self.handle
 
+    async def start_metrics(self) -> int | None:
+        """``[metrics] port``: /metrics, /healthz and /readyz on 127.0.0.1 alone; the port bound."""
+        port = self.settings.metrics.port
+        if port is None:
+            return None
+        if self.metrics_listener is None:
+            try:
+                self.metrics_listener = await ops.serve_metrics(self.readiness, port)
+            except OSError as exc:
+                raise WebConfigError(
+                    f"cannot listen on 127.0.0.1:{port} ([metrics] port): {exc.strerror or exc}"
+                ) from None
+            log.info("metrics_listening", url=f"http://127.0.0.1:{self.metrics_listener[1]}/metrics")
+        return self.metrics_listener[1]
+
     async def close(self) -> None:
+        if self.metrics_listener is not None:
+            runner, self.metrics_listener = self.metrics_listener[0], None
+            await runner.cleanup()
         if self.handle is not None:
             await self.handle.close()

@@ -22,6 +22,7 @@ from aiohttp.typedefs import Middleware
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OPEN_PREFIXES = ("/share/", "/games/", "/static/")
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})  # a supervisor's probes: no data, no token (bot/web/ops.py)
 MIN_TOKEN_CHARS = 16
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -135,7 +136,7 @@ def token_middleware(token: str) -> Middleware:
 
     @web.middleware
     async def require_token(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not request.path.startswith(OPEN_PREFIXES):
+        if not request.path.startswith(OPEN_PREFIXES) and request.path not in OPEN_PATHS:
             if not _matches(presented_token(request), expected):
                 if request.path == "/" or _GUILD_PAGE.fullmatch(request.path):
                     return web.Response(

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from bot import metrics
 from bot.config import Settings
 from bot.mouth.audio import RoomMixer
 from bot.mouth.bargein import BargeIn
@@ -320,7 +321,8 @@ class MouthSession:
             frames = [self.mixer.pull()]
             while len(frames) < MAX_FRAMES_PER_APPEND and self.mixer.ready():
                 frames.append(self.mixer.pull())
-            await self._send(append_audio(b"".join(frames)))
+            sent = await self._send(append_audio(b"".join(frames)))
+            metrics.room_to_model(self.mixer.take_oldest(), sent)
         if self.receipts.settle():
             await self._notify()
 
