@@ -204,10 +204,32 @@ class ShareSettings(_Section):
     link_ttl_minutes: float = Field(default=30.0, gt=0, le=24 * 60)
 
 
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+
+
 class VoiceSettings(_Section):
     idle_leave_seconds: float = Field(default=120.0, gt=0)
     narration_cooldown_s: float = Field(default=12.0, ge=0)
     play_update_interval_s: float = Field(default=5.0, ge=0)  # at most one plain play update per this
+    # who he answers with two or more humans in the call (bot/mouth/floor.py): "addressed" only
+    # when spoken to by name, "open" every turn; with one human every turn is answered either way
+    floor: Literal["addressed", "open"] = "addressed"
+    # other names he answers to besides "Clankie" (one or more words each, e.g. "Clank", "Mister Clank")
+    names: list[str] = Field(default_factory=list, max_length=16)
+
+    @field_validator("names")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            words = name.split()
+            if not words or not all(_NAME_WORD.fullmatch(word) for word in words) or len(name) > 40:
+                raise ValueError(
+                    f"{name!r} is not a name: expected one to four words of letters (an apostrophe or "
+                    'hyphen inside a word is fine), at most 40 characters, e.g. "Clank"'
+                )
+            if len(words) > 4:
+                raise ValueError(f"{name!r} is not a name: at most four words")
+        return value
 
 
 class BrowserSettings(_Section):

@@ -1,0 +1,700 @@
+"""The floor: which committed turns he answers when he shares a call with a room (DESIGN.md §12).
+
+The room is heard; the floor is who he answers. Everything said stays in the conversation as
+context, and this module decides, per committed turn, whether he speaks. It is pure: no clock,
+no I/O, no logging, and never a copy of a transcript in anything it returns except
+:attr:`Address` (which the caller must not write anywhere).
+
+The decision (:func:`decide`)
+-----------------------------
+* ``mode == "open"`` or at most one human in the channel: every turn is ``answered``
+  (reason ``open_floor`` / ``one_human``), with no added wait beyond the transcript.
+* Addressed (see below): ``answered``; that speaker now holds the floor and his engagement
+  runs for :data:`ENGAGEMENT_S` from now. The name alone ("Clankie?") is answered with
+  ``acknowledge=True``: a short acknowledgement, and the floor for that speaker.
+* The holder speaks again, not addressing him: ``offered`` (reason ``holder_follow_up``) when
+  the turn starts within :data:`FOLLOW_UP_WINDOW_S` of the end of his last audio, nobody else
+  spoke since that audio ended, and no other name leads ("Bob, did you…"). The session offers
+  the turn with a ``stay_silent`` tool; a decline is recorded by the session as ``declined``
+  with reason ``model_declined``.
+* Otherwise ``listened``, with a reason saying why (see :data:`REASONS`).
+* Engagement lapses :data:`ENGAGEMENT_S` after the last turn that was addressed or offered to
+  him: the holder is then nobody (reason ``floor_lapsed`` on the old holder's next turn).
+
+While he speaks (:func:`may_interrupt`) only the holder, after :data:`INTERRUPT_MIN_SPEECH_MS`
+of speech, or someone addressing him by name interrupts him; with one human or an open floor
+any speech does, as before.
+
+How addressing is matched (:func:`addressed`)
+---------------------------------------------
+The transcript is split into words and punctuation; a comma, semicolon, colon, dash or "…"
+after a word is a *break*, and ".", "!" and "?" end a sentence. A word *names him* in one of
+three strengths:
+
+1. **exact**: the word (or, for a multi-word alias, the words) equals one of ``names``,
+   ignoring case;
+2. **sound-alike**: not exact, but its *phonetic key* is within one edit of a name's key and
+   has the same number of syllables (vowel groups). The key is built for how speech
+   recognisers mishear a name, not for spelling: ``ph``→f, ``ck``/``c``/``q``→k (``c`` before
+   e/i/y → s), ``x``→ks, ``z``→s; a diminutive or unstressed ending (-ie, -y, -ey, -ee, -i, -ea,
+   -er, -a, -ah) becomes one vowel; every vowel group becomes one vowel symbol; doubled
+   letters collapse. So "Clankie", "Clanky", "Clankey", "Klanky", "Clinky", "Clunky" all key
+   ``klVnkV``; "Cranky" (krVnkV) and "Planker" (plVnkV) are one edit away; "clank", "clink"
+   and "clunk" (klVnk) have one syllable, and "clanking" (klVnkVng) is two edits away: never.
+   Names whose key is shorter than 5 symbols get no sound-alikes (too many words are close).
+3. a sound-alike that is also an ordinary English word (:data:`COMMON_SOUNDALIKES`: "clunky",
+   "cranky", "slinky"…) is *weak*: it counts only in the strictly vocative shapes below.
+
+A naming word counts as addressing him only in these positions, checked per sentence:
+
+* **leading**: the first word of a sentence. Followed by a break or the end ("Clankie, …",
+  "Clankie.") it is a vocative. Followed directly by another word, it is read as a sentence
+  *about* him (``about_him``) when that word is a third-person verb or connective ("Clankie
+  said…", "Clankie makes…", "Clankie and I…") or an auxiliary not followed by a subject
+  pronoun ("Clankie is winning" vs. "Clankie is it my turn"); otherwise (an imperative, a
+  question word) it addresses him. A weak sound-alike must be followed by a break, or by an
+  auxiliary + pronoun, "you"/"your", a question word or "please".
+* **after a greeting**: the same, after any run of greetings and fillers ("hey", "hi",
+  "hello", "yo", "ok", "okay", "thanks", "um", "so"…). After a true salutation ("hey", "hi",
+  "hello", "yo", "oi", "hiya") even a weak sound-alike counts ("Hey Cranky").
+* **trailing question**: the last word of a sentence ending in "?". After a break
+  ("…, Clankie?") it counts at any strength. Without one, an exact or sound-alike name counts
+  unless the word before it takes an object ("ask", "about", "like", "with"…: "do you like
+  Clankie?" is about him); a weak sound-alike never counts without the break ("are you
+  cranky?").
+* **name alone**: nothing but greetings, fillers and naming words ("Clankie?", "Hey Clankie!");
+  a weak sound-alike alone needs a "?" or a salutation ("Cranky?").
+
+Never addressed: a possessive ("Clankie's screen", "Clankies turn"), a name right after
+"ask"/"tell" ("ask Clankie"), talk about him (his exact name anywhere else), or a sound-alike
+outside those positions ("this UI is clunky", "clink clink"). Positions are what keep the
+loose key safe: "clunky" keys exactly like "Clankie", and only its place in the sentence
+tells them apart.
+
+Timing: everything is precompiled or cached per name set; a decision is a few microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal
+
+FloorMode = Literal["addressed", "open"]
+Decision = Literal["answered", "offered", "listened"]
+
+HIS_NAME = "Clankie"
+FOLLOW_UP_WINDOW_S = 8.0  # the holder's follow-up is offered within this of the end of his audio
+ENGAGEMENT_S = 60.0  # the holder's engagement lapses after this without a turn addressed to him
+INTERRUPT_MIN_SPEECH_MS = 300.0  # the holder interrupts him after this much speech
+
+REASONS: frozenset[str] = frozenset(
+    {
+        # answered
+        "one_human",
+        "open_floor",
+        "addressed_leading",
+        "addressed_after_greeting",
+        "addressed_trailing_question",
+        "name_alone",
+        # offered
+        "holder_follow_up",
+        # declined (recorded by the session when the model calls stay_silent on an offer)
+        "model_declined",
+        # listened: the holder's turn that is not offered
+        "other_name_leading",
+        "someone_between",
+        "follow_up_late",
+        "floor_lapsed",
+        # listened: anybody's turn that does not address him
+        "possessive",
+        "ask_tell",
+        "about_him",
+        "soundalike_only",
+        "not_addressed",
+        "no_transcript",
+    }
+)
+
+AddressHow = Literal[
+    "leading",
+    "after_greeting",
+    "trailing_question",
+    "name_alone",
+    "possessive",
+    "ask_tell",
+    "about_him",
+    "soundalike_only",
+    "none",
+]
+ADDRESSING: frozenset[str] = frozenset({"leading", "after_greeting", "trailing_question", "name_alone"})
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """How a transcript addresses him (``how`` in :data:`ADDRESSING`), or why it does not."""
+
+    how: AddressHow
+    soundalike: bool = False  # the deciding name word was a sound-alike, not one of the names
+
+    @property
+    def addressed(self) -> bool:
+        return self.how in ADDRESSING
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    speaker_id: int
+    transcript: str
+    started_at: float  # monotonic seconds: the speech span of the committed turn
+    ended_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FloorState:
+    holder: int | None = None  # the human he is engaged with, if any
+    engaged_until: float = 0.0  # monotonic seconds; after this the holder is nobody
+    his_audio_ended_at: float | None = None  # end of his last audio; None while a reply is due/playing
+    someone_else_since: bool = False  # another human spoke since his audio ended
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    decision: Decision
+    reason: str  # one of REASONS
+    acknowledge: bool  # the name alone: answer with a short acknowledgement
+    state: FloorState
+
+
+# --- words -----------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*['’]?|\d+|[.!?…]+|[,;:—–]|(?<=\s)-+(?=\s)")
+_BREAK_CHARS = frozenset(",;:—–-")
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    lower: str  # lower case, ’ as '
+    capitalised: bool
+    brk: str  # punctuation right after: "" none, "," a break, "." "!" "?" a sentence end
+
+
+def _words(text: str) -> list[_Word]:
+    out: list[_Word] = []
+    for token in _TOKEN.findall(text):
+        first = token[0]
+        if first.isalpha() or first.isdigit():
+            out.append(_Word(token.replace("’", "'").lower(), first.isupper(), ""))
+            continue
+        if not out or out[-1].brk:
+            if out and out[-1].brk == "," and token[0] in ".!?":
+                pass  # "Clankie, ?" — let the sentence end win
+            else:
+                continue
+        if "?" in token:
+            brk = "?"
+        elif "!" in token:
+            brk = "!"
+        elif token == ".":
+            brk = "."
+        elif token[0] in ".…" or token[0] in _BREAK_CHARS:
+            brk = ","  # "..." and "…" are pauses, not sentence ends
+        else:
+            brk = ","
+        out[-1] = replace(out[-1], brk=brk)
+    return out
+
+
+def _sentences(words: list[_Word]) -> list[list[_Word]]:
+    sentences: list[list[_Word]] = []
+    current: list[_Word] = []
+    for word in words:
+        current.append(word)
+        if word.brk in (".", "!", "?"):
+            sentences.append(current)
+            current = []
+    if current:
+        sentences.append(current)
+    return sentences
+
+
+# --- the phonetic key ------------------------------------------------------------------------
+
+_VOWELS = frozenset("aeiouy")
+_ENDING = re.compile(r"(?:ie|ey|ee|ea|ah|er|y|i|a)$")
+
+
+@lru_cache(maxsize=4096)
+def phonetic_key(word: str) -> str:
+    """A key for how a word sounds to a speech recogniser ("Clankie" → ``klVnkV``)."""
+    w = "".join(ch for ch in word.lower() if "a" <= ch <= "z")
+    if not w:
+        return ""
+    w = w.replace("ph", "f").replace("ck", "k").replace("q", "k").replace("x", "ks").replace("z", "s")
+    w = re.sub(r"c(?=[eiy])", "s", w).replace("c", "k")
+    ending = _ENDING.search(w)
+    if ending is not None and ending.start() > 0:
+        w = w[: ending.start()] + "a"
+    key: list[str] = []
+    for index, ch in enumerate(w):
+        vowel = ch in _VOWELS and not (ch == "y" and index == 0)
+        symbol = "V" if vowel else ch
+        if key and key[-1] == symbol:
+            continue
+        key.append(symbol)
+    return "".join(key)
+
+
+def _syllables(key: str) -> int:
+    return key.count("V")
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la > lb:
+        a, b, la, lb = b, a, lb, la
+    i = 0
+    while i < la and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
+
+
+# Ordinary English words that sound like him: they count only in strictly vocative shapes.
+COMMON_SOUNDALIKES: frozenset[str] = frozenset(
+    """
+    clunky cranky clinker clinkers blinky slinky kinky lanky hanky planky blanky blankie plinky
+    clanger clinger clunker cranker crinkly clingy clicky clacky clerky plonker plonky banker canker
+    tanker anchor flanker flunky flunkey funky chunky cheeky cookie junkie junky monkey donkey honky
+    hunky spunky stinky pinky winky dinky inky
+    """.split()
+)
+
+Strength = Literal["exact", "soundalike", "weak"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    single: frozenset[str]
+    multi: tuple[tuple[str, ...], ...]  # multi-word aliases, longest first
+    keys: tuple[str, ...]  # phonetic keys of single-word names long enough for sound-alikes
+
+
+@lru_cache(maxsize=64)
+def _compile_names(names: tuple[str, ...]) -> _Names:
+    single: set[str] = set()
+    multi: set[tuple[str, ...]] = set()
+    keys: set[str] = set()
+    for name in names:
+        parts = tuple(w.lower for w in _words(name))
+        if not parts:
+            continue
+        if len(parts) == 1:
+            single.add(parts[0])
+            key = phonetic_key(parts[0])
+            if len(key) >= 5:
+                keys.add(key)
+        else:
+            multi.add(parts)
+    return _Names(frozenset(single), tuple(sorted(multi, key=len, reverse=True)), tuple(sorted(keys)))
+
+
+@lru_cache(maxsize=8192)
+def _strength(word: str, names: _Names) -> Strength | None:
+    if word in names.single:
+        return "exact"
+    if not names.keys or len(word) < 4:
+        return None
+    key = phonetic_key(word)
+    for name_key in names.keys:
+        if _syllables(key) == _syllables(name_key) and _within_one_edit(key, name_key):
+            return "weak" if word in COMMON_SOUNDALIKES else "soundalike"
+    return None
+
+
+def _possessive_base(word: str, names: _Names) -> bool:
+    """ "clankie's", "clankies'", "clankies" (an apostrophe the transcriber dropped)."""
+    for suffix in ("'s", "s'", "'", "s"):
+        if word.endswith(suffix) and _strength(word[: -len(suffix)], names) is not None:
+            return True
+    return False
+
+
+# --- grammar word lists ------------------------------------------------------------------------
+
+SALUTATIONS: frozenset[str] = frozenset({"hey", "hi", "hello", "yo", "oi", "hiya", "heya", "howdy", "ahoy"})
+GREETINGS: frozenset[str] = SALUTATIONS | frozenset(
+    {"ok", "okay", "thanks", "thank", "cheers", "morning", "evening", "sup", "alright", "allright"}
+)
+FILLERS: frozenset[str] = frozenset(
+    """
+    um uh uhm erm er so oh ah and but well right now mm hmm you
+    """.split()
+)
+_AUXILIARIES = frozenset(
+    """
+    is was are were can could will would should did do does have has
+    """.split()
+)
+_SUBJECTS = frozenset({"you", "we", "i", "it", "that", "this", "there", "they", "he", "she", "anyone"})
+_QUESTION_WORDS = frozenset(
+    {"what", "what's", "whats", "how", "how's", "where", "where's", "why", "when", "who", "who's", "which"}
+)
+# Words after his name that speak to him (a question, "you", a common imperative).
+_VOCATIVE_FOLLOW = _AUXILIARIES | frozenset(
+    """
+    you your you're please let's tell look help go stop wait listen check show say try hold press
+    pick give any ready are do
+    """.split()
+)
+_ABOUT_HIM_NEXT = frozenset(
+    """
+    said says thinks thought told wants wanted went keeps kept just always never really also still
+    already totally probably literally actually doesn't didn't isn't wasn't can't won't couldn't
+    wouldn't hasn't hadn't got had made knew saw took lost won ran and or to the of for with from
+    here there again too is was he's seems sounds might may must gonna wanna being been
+    """.split()
+)
+_NOT_THIRD_PERSON_S = frozenset({"is", "this", "us", "yes", "plus", "thanks", "please", "as", "its", "has"})
+_OBJECT_TAKERS = frozenset(
+    """
+    ask asked asking tell told telling like love hate about with to for at from of is was see saw
+    hear heard met meet call called trust use using beat and or the than watch watching by on
+    against ping pinged let mean blame named
+    """.split()
+)
+_ASK_TELL = frozenset({"ask", "asked", "asking", "tell", "told", "telling"})
+# Words that open a sentence with a comma and are not a person's name ("Yeah, did you…").
+_NOT_A_NAME = (
+    GREETINGS
+    | FILLERS
+    | frozenset(
+        """
+    yes yeah yep yup no nope nah wait look listen man dude guys folks everyone everybody anyway
+    anyways actually honestly seriously sure fine cool nice great please sorry see then also like
+    basically lol wow damn dang whoa oops huh really true totally exactly jeez god geez ugh aw aww
+    hm first second plus besides however otherwise meanwhile personally obviously clearly maybe
+    perhaps sadly luckily yesterday today tonight tomorrow bro mate buddy friends team y'all ya'll
+    ha haha hahaha i well there here what why how who when where this that it we they he she
+    """.split()
+    )
+)
+
+
+# --- addressing --------------------------------------------------------------------------------
+
+
+def _merge_aliases(words: list[_Word], names: _Names) -> list[_Word]:
+    if not names.multi:
+        return words
+    out: list[_Word] = []
+    i = 0
+    while i < len(words):
+        for alias in names.multi:
+            n = len(alias)
+            span = words[i : i + n]
+            if len(span) == n and tuple(w.lower for w in span) == alias and all(not w.brk for w in span[:-1]):
+                out.append(_Word(names_token(alias), span[0].capitalised, span[-1].brk))
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def names_token(alias: tuple[str, ...]) -> str:
+    """The single token a multi-word alias is merged into (exact by construction)."""
+    return " ".join(alias)
+
+
+def _name_strength(word: _Word, names: _Names) -> Strength | None:
+    if " " in word.lower:
+        return "exact"  # a merged multi-word alias
+    if _possessive_base(word.lower, names):
+        return None  # "clankie's", "clankies": a possessive never names him
+    return _strength(word.lower, names)
+
+
+def _leading_verdict(sentence: list[_Word], i: int, strength: Strength, salutation: bool) -> bool | None:
+    """Whether the naming word at ``sentence[i]`` (first after greetings) addresses him:
+    True addressed, False about him, None not a vocative shape for this strength."""
+    word = sentence[i]
+    nxt = sentence[i + 1] if i + 1 < len(sentence) else None
+    if word.brk or nxt is None:
+        if strength != "weak" or salutation:
+            return True
+        # a weak sound-alike with a break: only when what follows speaks to him
+        if (
+            word.brk == ","
+            and nxt is not None
+            and (nxt.lower in _QUESTION_WORDS or nxt.lower in _VOCATIVE_FOLLOW)
+        ):
+            return True
+        return True if word.brk == "?" else None
+    if strength == "weak" and salutation:
+        strength = "soundalike"
+    nl = nxt.lower
+    after = sentence[i + 2].lower if i + 2 < len(sentence) else None
+    if nl in _AUXILIARIES:
+        if after in _SUBJECTS:
+            return True
+        return False if strength != "weak" else None
+    if strength == "weak":
+        return True if (nl in _QUESTION_WORDS or nl in ("you", "your", "please")) else None
+    if nl in _QUESTION_WORDS or nl in _VOCATIVE_FOLLOW:
+        return True
+    if nl in _ABOUT_HIM_NEXT or nl.endswith("'s"):
+        return False
+    if len(nl) > 3 and nl.endswith("ed"):
+        return False
+    if len(nl) > 3 and nl.endswith("s") and not nl.endswith("ss") and nl not in _NOT_THIRD_PERSON_S:
+        return False
+    return True
+
+
+def addressed(transcript: str, names: Sequence[str]) -> Address:
+    """How ``transcript`` addresses him by one of ``names`` (or a sound-alike), or why not."""
+    compiled = _compile_names(tuple(names))
+    words = _merge_aliases(_words(transcript), compiled)
+    if not words:
+        return Address("none")
+    strengths = [_name_strength(w, compiled) for w in words]
+
+    # name alone: nothing but greetings, fillers and naming words
+    if any(strengths) and all(
+        s is not None or w.lower in GREETINGS or w.lower in FILLERS
+        for w, s in zip(words, strengths, strict=True)
+    ):
+        saluted = any(w.lower in SALUTATIONS for w in words)
+        naming = [s for s in strengths if s is not None]
+        strongest = "exact" if "exact" in naming else ("soundalike" if "soundalike" in naming else "weak")
+        if strongest != "weak" or saluted or words[-1].brk == "?":
+            return Address("name_alone", soundalike=strongest != "exact")
+
+    about = possessive = ask_tell = soundalike_seen = False
+    position = 0
+    for sentence in _sentences(words):
+        base = position
+        position += len(sentence)
+        i = 0
+        salutation = False
+        while i < len(sentence) and (sentence[i].lower in GREETINGS or sentence[i].lower in FILLERS):
+            salutation = salutation or sentence[i].lower in SALUTATIONS
+            i += 1
+            if sentence[i - 1].lower == "thank" and i < len(sentence) and sentence[i].lower == "you":
+                i += 1
+        # "you" is a filler only in "thank you"; a sentence that starts with "you" is not greeting
+        if i > 0 and sentence[i - 1].lower == "you" and not (i >= 2 and sentence[i - 2].lower == "thank"):
+            i = 0
+            salutation = False
+        if i < len(sentence):
+            strength = strengths[base + i]
+            if strength is not None:
+                verdict = _leading_verdict(sentence, i, strength, salutation)
+                if verdict is True:
+                    return Address("leading" if i == 0 else "after_greeting", soundalike=strength != "exact")
+                if verdict is False:
+                    about = True
+        last = len(sentence) - 1
+        if sentence[last].brk == "?" and last > i:
+            strength = strengths[base + last]
+            if strength is not None:
+                before = sentence[last - 1]
+                if before.brk == ",":
+                    return Address("trailing_question", soundalike=strength != "exact")
+                if strength != "weak" and before.lower not in _OBJECT_TAKERS:
+                    return Address("trailing_question", soundalike=strength != "exact")
+
+    for index, word in enumerate(words):
+        strength = strengths[index]
+        if strength is None:
+            if _possessive_base(word.lower, compiled):
+                possessive = True
+            continue
+        if index > 0 and words[index - 1].lower in _ASK_TELL and not words[index - 1].brk:
+            ask_tell = True
+        elif strength == "exact":
+            about = True
+        else:
+            soundalike_seen = True
+    if possessive:
+        return Address("possessive")
+    if ask_tell:
+        return Address("ask_tell")
+    if about:
+        return Address("about_him")
+    if soundalike_seen:
+        return Address("soundalike_only")
+    return Address("none")
+
+
+def other_name_leading(transcript: str, names: Sequence[str], people: Sequence[str] = ()) -> bool:
+    """Whether the transcript opens by addressing someone else ("Bob, did you…", "Hey Ann, …").
+
+    A leading word that is one of ``people`` (the other humans' display names, any case)
+    counts; so does a capitalised word followed by a comma that is not a greeting, filler,
+    interjection or one of his names."""
+    compiled = _compile_names(tuple(names))
+    words = _merge_aliases(_words(transcript), compiled)
+    i = 0
+    while (
+        i < len(words)
+        and (words[i].lower in GREETINGS or words[i].lower in FILLERS)
+        and words[i].lower != "you"
+    ):
+        i += 1
+    if i >= len(words):
+        return False
+    word = words[i]
+    if _name_strength(word, compiled) is not None:
+        return False
+    if people and word.lower in _people(tuple(people)):
+        return True
+    return word.capitalised and word.brk == "," and word.lower not in _NOT_A_NAME
+
+
+@lru_cache(maxsize=64)
+def _people(people: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for person in people:
+        words = _words(person)
+        if words:
+            out.add(words[0].lower)  # "Ann Smith" is called "Ann"
+    return frozenset(out)
+
+
+# --- the decision ------------------------------------------------------------------------------
+
+
+def _answer_reason(how: AddressHow) -> str:
+    return {
+        "leading": "addressed_leading",
+        "after_greeting": "addressed_after_greeting",
+        "trailing_question": "addressed_trailing_question",
+        "name_alone": "name_alone",
+    }[how]
+
+
+def _listen_reason(how: AddressHow) -> str:
+    return "not_addressed" if how == "none" else how
+
+
+def _engage(speaker_id: int, now: float) -> FloorState:
+    return FloorState(holder=speaker_id, engaged_until=now + ENGAGEMENT_S)
+
+
+def lapsed(state: FloorState, now: float) -> FloorState:
+    """The state with the holder released once engagement has lapsed."""
+    if state.holder is not None and now > state.engaged_until:
+        return FloorState()
+    return state
+
+
+def decide(
+    utterance: Utterance,
+    humans: frozenset[int],
+    state: FloorState,
+    *,
+    names: Sequence[str],
+    mode: FloorMode,
+    now: float,
+    people: Sequence[str] = (),
+) -> Verdict:
+    """Whether he answers, is offered, or listens to this committed turn, and the next state.
+
+    ``humans``: the humans in the channel now (not him, not other bots). ``names``: his name
+    and aliases. ``people``: the other humans' display names, to recognise "Bob, …" (optional;
+    without it a capitalised word plus comma is taken as a name)."""
+    current = lapsed(state, now)
+    text = utterance.transcript
+    address = addressed(text, names)
+    acknowledge = address.how == "name_alone"
+    speaker = utterance.speaker_id
+
+    if mode == "open" or len(humans - {speaker}) == 0:
+        reason = "open_floor" if mode == "open" else "one_human"
+        return Verdict("answered", reason, acknowledge, _engage(speaker, now))
+    if address.addressed:
+        return Verdict("answered", _answer_reason(address.how), acknowledge, _engage(speaker, now))
+
+    if current.holder is not None and current.holder == speaker:
+        why: str | None = None
+        if not text.strip():
+            why = "no_transcript"
+        elif other_name_leading(text, names, people):
+            why = "other_name_leading"
+        elif current.someone_else_since:
+            why = "someone_between"
+        elif (
+            current.his_audio_ended_at is not None
+            and utterance.started_at - current.his_audio_ended_at > FOLLOW_UP_WINDOW_S
+        ):
+            why = "follow_up_late"
+        if why is None:
+            return Verdict("offered", "holder_follow_up", False, _engage(speaker, now))
+        return Verdict("listened", why, False, current)
+
+    if state.holder == speaker and current.holder is None:
+        reason = "floor_lapsed"
+    elif not text.strip():
+        reason = "no_transcript"
+    else:
+        reason = _listen_reason(address.how)
+    return Verdict("listened", reason, False, heard(current, speaker, utterance.ended_at))
+
+
+def heard(state: FloorState, speaker_id: int, ended_at: float) -> FloorState:
+    """Note that ``speaker_id`` spoke until ``ended_at`` (safe to call at commit time, before
+    the transcript is in, so the order transcripts arrive in cannot hide a turn between)."""
+    if state.holder is None or speaker_id == state.holder or state.someone_else_since:
+        return state
+    if state.his_audio_ended_at is not None and ended_at <= state.his_audio_ended_at:
+        return state  # spoke only while he was still talking
+    if state.his_audio_ended_at is None:
+        return state  # he has not answered yet: talk over his reply is not "between"
+    return replace(state, someone_else_since=True)
+
+
+def he_finished_speaking(state: FloorState, at: float) -> FloorState:
+    """His audio ended (or his reply was declined/cancelled) at ``at``: the holder's follow-up
+    window starts here, and only turns after it count as someone speaking between."""
+    return replace(state, his_audio_ended_at=at, someone_else_since=False)
+
+
+def may_interrupt(
+    state: FloorState,
+    speaker_id: int,
+    speech_ms: float,
+    partial_transcript: str | None,
+    humans: frozenset[int],
+    *,
+    names: Sequence[str],
+    mode: FloorMode,
+    now: float | None = None,
+) -> bool:
+    """Whether this speech, heard while he is speaking, cuts him off.
+
+    Open floor or one human: yes, as before. Otherwise the holder after
+    :data:`INTERRUPT_MIN_SPEECH_MS` of speech, or anyone whose partial transcript addresses
+    him by name. ``now``, when given, lets a lapsed holder lose the right."""
+    if mode == "open" or len(humans - {speaker_id}) == 0:
+        return True
+    current = state if now is None else lapsed(state, now)
+    if current.holder is not None and current.holder == speaker_id and speech_ms >= INTERRUPT_MIN_SPEECH_MS:
+        return True
+    if partial_transcript:
+        return addressed(partial_transcript, names).addressed
+    return False
+
+
+def his_names(aliases: Sequence[str]) -> tuple[str, ...]:
+    """His name followed by the configured ``[voice] names`` aliases, for ``names=``."""
+    return (HIS_NAME, *(a for a in aliases if a.lower() != HIS_NAME.lower()))
