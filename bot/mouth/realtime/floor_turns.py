@@ -107,6 +107,7 @@ class FloorTurns:
         self.clock = clock
         self.state = FloorState()
         self.decided: list[tuple[str, str, str]] = []  # (item_id, decision, reason), newest last
+        self.declined: list[str] = []  # item ids of offered turns he declined, newest last
         self._tasks = tasks
         self._open: OrderedDict[str, _Speech] = OrderedDict()  # speech started, not yet stopped
         self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's start
@@ -206,7 +207,7 @@ class FloorTurns:
         decision_ms = (time.perf_counter() - began) * 1000.0
         self.state = verdict.state
         self.decided.append((turn.item_id, verdict.decision, verdict.reason))
-        del self.decided[:-256]
+        del self.decided[:-256], self.declined[:-256]
         data: dict[str, Any] = {
             "decision": verdict.decision,
             "reason": verdict.reason,
@@ -245,7 +246,7 @@ class FloorTurns:
         data["status"] = status
         if declined:
             data["decision"] = "declined"
-        self.decided.append((item_id, data["decision"], data["reason"]))
+            self.declined.append(item_id)
         self._write(item_id, data)
 
     def _write(self, item_id: str, data: dict[str, Any]) -> None:
