@@ -93,12 +93,14 @@ class FloorTurns:
         tasks: TaskOwner,
         *,
         name_of: Callable[[int], str | None] | None = None,
+        changed: Callable[[], Awaitable[None]] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.mode: FloorMode = mode
         self.names = his_names(names)  # "Clankie" and the `[voice] names` aliases
         self.name_of = name_of or (lambda _uid: None)
+        self.changed = changed  # told after each turn decided off the event path
         self.humans = humans
         self.transcripts = transcripts
         self.ask = ask
@@ -185,6 +187,8 @@ class FloorTurns:
                 log.exception("floor_turn_failed", item_id=turn.item_id)
             finally:
                 self.transcripts.forget(turn.item_id)
+            if self.changed is not None:
+                await self.changed()
 
     async def _decide(self, turn: FloorTurn, text: str, outcome: str, waited_ms: float | None) -> None:
         utterance = Utterance(

@@ -160,6 +160,7 @@ class MouthSession:
             lambda: ReceiptTrail(self.receipt_path),
             self._tasks,
             name_of=self._name_of,
+            changed=self._after_floor_turn,
             transcript_wait_s=transcript_wait_s,
         )
         self._narration_hold_s = narration_hold_s
@@ -525,6 +526,10 @@ class MouthSession:
             self.book.request_failed(event_id)
             return None
         return event_id
+
+    async def _after_floor_turn(self) -> None:
+        self._watch_speaking()
+        await self._notify()
 
     def _watch_speaking(self) -> bool:
         """He has just stopped speaking (nothing asked for, in progress or playing): the floor
