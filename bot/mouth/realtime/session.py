@@ -73,7 +73,7 @@ from bot.mouth.realtime.client_events import (
 )
 from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurn, FloorTurns
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
-from bot.mouth.realtime.responses import Request, Response, ResponseBook
+from bot.mouth.realtime.responses import Request, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
@@ -345,7 +345,9 @@ class MouthSession:
                 await self.wait_until(lambda: not self.floor.room_speaking, self._narration_hold_s)
             except TimeoutError:
                 log.info("narration_held_back", label=self.label, turn=settled.turn)
-                ReceiptTrail(self.receipt_path, settled.run_id).suppressed(delivery_id, "speaking", settled.turn)
+                ReceiptTrail(self.receipt_path, settled.run_id).suppressed(
+                    delivery_id, "speaking", settled.turn
+                )
                 return False
         event_id = "evt_narr_" + uuid.uuid4().hex[:16]
         request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
@@ -426,7 +428,10 @@ class MouthSession:
             log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
         elif kind == "response.output_item.added":
             item = event.item
-            if getattr(item, "type", None) == "function_call" and getattr(item, "name", None) == STAY_SILENT_NAME:
+            if (
+                getattr(item, "type", None) == "function_call"
+                and getattr(item, "name", None) == STAY_SILENT_NAME
+            ):
                 await self._decline(event.response_id)
         elif kind == "response.created":
             response = self.book.created(event.response.id, event.response.metadata)

@@ -139,7 +139,9 @@ async def test_ask_clankie_is_refused_in_a_narration_response(
         await session.wait_until(lambda: session.book.last_user_speaker is not None)
         await openai_fake.realtime.wait_for_client_event("response.create")  # the floor answers Ada
         answer = await openai_fake.realtime.speak_tone(40)  # ... and that response is hers
-        await session.wait_until(lambda: not session.book.pending and session.book.get(answer.response_id) is not None)
+        await session.wait_until(
+            lambda: not session.book.pending and session.book.get(answer.response_id) is not None
+        )
         assert await session.narrate(narration_turn())
         await openai_fake.realtime.wait_for_client_event(
             "response.create", lambda e: e["response"]["metadata"]["clankie_origin"] == "narration"
