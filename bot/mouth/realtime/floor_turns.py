@@ -137,10 +137,6 @@ class FloorTurns:
         """The items still being spoken: (item_id, audio_start_ms)."""
         return [(item, speech.audio_start_ms) for item, speech in self._open.items()]
 
-    def audio_start_of(self, item_id: str) -> float | None:
-        speech = self._spans.get(item_id)
-        return speech.audio_start_ms if speech is not None else None
-
     def interrupts(self, speaker: int | None, speech_ms: float, partial: str | None) -> bool:
         """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)"""
         if self.mode == "open":

@@ -458,12 +458,16 @@ class MouthSession:
 
     async def _maybe_interrupt(self, item_id: str, partial: str | None) -> None:
         """Addressed floor: cut him off if this speech may (`FloorTurns.interrupts`)."""
-        start_ms = self.floor.audio_start_of(item_id)
-        if start_ms is None:
+        tracker = self.mixer.tracker
+        span = tracker.span(item_id)
+        if span is None:
             return
-        end_ms = max(self.mixer.position_ms, start_ms + 1)
-        speaker = self.mixer.tracker.dominant(start_ms, end_ms)
-        if self.floor.interrupts(speaker, max(0.0, self.mixer.position_ms - start_ms), partial):
+        start_ms, end_ms = span
+        if end_ms is None:  # still speaking: who is loudest so far, and for how long
+            speaker, speech_ms = tracker.dominant_since(start_ms), self.mixer.position_ms - start_ms
+        else:
+            speaker, speech_ms = tracker.speaker_of(item_id), end_ms - start_ms
+        if self.floor.interrupts(speaker, max(0.0, speech_ms), partial):
             await self._barge_in()
 
     async def _barge_in(self) -> None:
