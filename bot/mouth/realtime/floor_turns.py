@@ -60,6 +60,7 @@ log = structlog.get_logger("clankie.mouth.floor")
 TRANSCRIPT_WAIT_S = 4.0  # a group turn whose words have not come this long after its commit: decided without
 UNKNOWN_SPEAKER = 0  # a turn nobody's audio was loud in (Discord ids are never 0)
 MAX_OPEN_SPEECH = 32
+MAX_DONE = 256
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class FloorTurns:
         self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
         self._consumer = False
         self._offers: dict[str, dict[str, Any]] = {}  # request event id -> the receipt waiting for it
+        self._done: OrderedDict[str, None] = OrderedDict()  # items already decided (newest last)
 
     # -- speech -------------------------------------------------------------------------------------
     def speech_started(self, item_id: str, audio_start_ms: float, at: float) -> None:
@@ -136,6 +138,11 @@ class FloorTurns:
     def open_speech(self) -> list[tuple[str, float]]:
         """The items still being spoken: (item_id, audio_start_ms)."""
         return [(item, speech.audio_start_ms) for item, speech in self._open.items()]
+
+    def decided_already(self, item_id: str) -> bool:
+        """The turn has had its verdict: its words coming later (a one-person call's turn is
+        answered before they come) must not cut off the answer to it."""
+        return item_id in self._done
 
     def interrupts(self, speaker: int | None, speech_ms: float, partial: str | None) -> bool:
         """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)"""
@@ -208,6 +215,9 @@ class FloorTurns:
         self.state = verdict.state
         self.decided.append((turn.item_id, verdict.decision, verdict.reason))
         del self.decided[:-256], self.declined[:-256]
+        self._done[turn.item_id] = None
+        while len(self._done) > MAX_DONE:
+            self._done.popitem(last=False)
         data: dict[str, Any] = {
             "decision": verdict.decision,
             "reason": verdict.reason,

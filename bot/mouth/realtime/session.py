@@ -457,7 +457,10 @@ class MouthSession:
             await self._maybe_interrupt(event.item_id, None)
 
     async def _maybe_interrupt(self, item_id: str, partial: str | None) -> None:
-        """Addressed floor: cut him off if this speech may (`FloorTurns.interrupts`)."""
+        """Addressed floor: cut him off if this speech may (`FloorTurns.interrupts`). A turn already
+        decided never does: he may be answering it."""
+        if self.floor.decided_already(item_id):
+            return
         tracker = self.mixer.tracker
         span = tracker.span(item_id)
         if span is None:

@@ -260,7 +260,20 @@ async def test_one_person_is_answered_at_commit_without_waiting_for_words(
         create = await openai_fake.realtime.wait_for_client_event("response.create")  # no transcript sent
         assert "tools" not in create["response"] and "instructions" not in create["response"]
         assert await room.decided(item) == "answered"
-        await room.he_answers()
+        script = openai_fake.realtime.begin_response()  # he answers ...
+        await script.start()
+        await script.audio(400)
+        await session.wait_until(lambda: session.playback.has_audio)
+        await room.heard(item, "so what are you playing")  # ... and the turn's own words come late
+        await room.barrier()
+        assert openai_fake.realtime.events_of("response.cancel") == []  # they do not cut his answer
+        assert session.playback.active
+        await script.finish()
+        await session.wait_until(lambda: response_done(session, script.response_id))
+        while session.playback.read_audio() is not None:
+            pass
+        await session.tick()
+        assert not session.speaking
     [receipt] = floor_receipts(tmp_path / "receipts.jsonl")
     assert receipt["reason"] == "one_human" and receipt["transcript"] == "not_waited"
     assert receipt["transcriptMs"] is None and receipt["speaker"] == str(ADA) and receipt["sent"] is True
