@@ -148,12 +148,15 @@ class FloorTurns:
         """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)"""
         if self.mode == "open":
             return True
+        humans = self.humans()
+        if speaker is None and len(humans) == 1:
+            speaker = next(iter(humans))  # nobody loud in it yet, and only one person is here
         return may_interrupt(
             self.state,
             speaker if speaker is not None else UNKNOWN_SPEAKER,
             int(speech_ms),
             partial,
-            self.humans(),
+            humans,
             names=self.names,
             mode=self.mode,
             now=self.clock(),
