@@ -20,7 +20,9 @@ it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its rece
 - **Open floor** (`[voice] floor = "open"`): the server's VAD answers every turn itself; the turn
   is only recorded.
 - The verdict: `answered` → `ask` (a name said alone asks for a short acknowledgement);
-  `offered` → `ask` with `stay_silent` among the tools; `listened` → nothing (the audio stays in
+  `offered` → `ask` with `stay_silent` among the tools — unless he is still speaking (the holder's
+  words over his answer did not cut it off: a "yeah" is not a turn), then it is recorded as
+  `listened` with the session's reason `he_was_speaking`; `listened` → nothing (the audio stays in
   the conversation as context).
 
 Receipts: one `discord.voice.floor_turn` line per committed turn, keyed by its `item_id` — the
@@ -61,6 +63,7 @@ TRANSCRIPT_WAIT_S = 4.0  # a group turn whose words have not come this long afte
 UNKNOWN_SPEAKER = 0  # a turn nobody's audio was loud in (Discord ids are never 0)
 MAX_OPEN_SPEECH = 32
 MAX_DONE = 256
+HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while he still speaks is not made
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class FloorTurns:
         *,
         name_of: Callable[[int], str | None] | None = None,
         changed: Callable[[], Awaitable[None]] | None = None,
+        busy: Callable[[], bool] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -102,6 +106,7 @@ class FloorTurns:
         self.names = his_names(names)  # "Clankie" and the `[voice] names` aliases
         self.name_of = name_of or (lambda _uid: None)
         self.changed = changed  # told after each turn decided off the event path
+        self.busy = busy or (lambda: False)  # he is speaking (a response asked for, in progress or playing)
         self.humans = humans
         self.transcripts = transcripts
         self.ask = ask
@@ -241,6 +246,12 @@ class FloorTurns:
             humans=len(turn.humans),
         )
         if self.mode == "open" or verdict.decision == "listened":
+            self._write(turn.item_id, data)
+            return
+        if verdict.decision == "offered" and self.busy():
+            # the holder's words over his own answer that did not cut it ("mm", "yeah"): nothing to
+            # answer, and a second response cannot start while his first is going
+            data.update(decision="listened", reason=HE_WAS_SPEAKING)
             self._write(turn.item_id, data)
             return
         event_id = await self.ask(turn, verdict)

@@ -161,6 +161,7 @@ class MouthSession:
             self._tasks,
             name_of=self._name_of,
             changed=self._after_floor_turn,
+            busy=lambda: self.speaking,
             transcript_wait_s=transcript_wait_s,
         )
         self._narration_hold_s = narration_hold_s

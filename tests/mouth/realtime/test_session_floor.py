@@ -393,6 +393,22 @@ async def test_his_name_interrupts_him_from_anyone(openai_fake: FakeOpenAI, tmp_
         await script.finish()
 
 
+async def test_the_holders_short_words_over_his_answer_are_no_turn_of_their_own(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        room = Room(openai_fake, session)
+        script = await answered_and_speaking(room, openai_fake, ADA, 5)
+        item = await room.say(ADA, 200)  # "mm-hm", under the 300 ms that would cut him off
+        await room.heard(item, "mm yeah")
+        assert await room.decided(item) == "offered"
+        await room.barrier()
+        assert len(creates(openai_fake)) == 1 and session.playback.active  # his answer goes on, alone
+        await script.finish()
+    receipts = floor_receipts(tmp_path / "receipts.jsonl")
+    assert [(r["decision"], r["reason"]) for r in receipts][-1] == ("listened", "he_was_speaking")
+
+
 # -- offered turns -----------------------------------------------------------------------------------
 async def test_a_declined_offer_sends_nothing_to_the_room(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
     async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
