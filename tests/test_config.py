@@ -37,6 +37,27 @@ def test_allowed_urls_default_to_the_bundled_pages_and_a_bad_pattern_is_named(tm
     )
 
 
+def test_voice_floor_and_names(tmp_path):
+    voice = load_settings(REPO / "config.example.toml", env={}).voice
+    assert (voice.floor, voice.names) == ("addressed", [])
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[voice]\nfloor = "open"\nnames = ["Clank", "Mister Robot", "Clank-E", "O\'Clank"]\n')
+    voice = load_settings(cfg, env={}).voice
+    assert (voice.floor, voice.names) == ("open", ["Clank", "Mister Robot", "Clank-E", "O'Clank"])
+    for bad, why in (
+        ('floor = "loud"', "'loud'"),
+        ('names = ["Clank", ""]', "[voice] names: '' is not a name"),
+        ('names = ["   "]', "[voice] names: '   ' is not a name"),
+        ('names = ["R2D2"]', "[voice] names: 'R2D2' is not a name"),
+        ('names = ["a b c d e"]', "at most four words"),
+        ('names = ["Clank!"]', "'Clank!' is not a name"),
+    ):
+        cfg.write_text(f"[voice]\n{bad}\n")
+        with pytest.raises(ConfigError) as info:
+            load_settings(cfg, env={})
+        assert str(cfg) in str(info.value) and "[voice]" in str(info.value) and why in str(info.value), bad
+
+
 def test_unknown_key_and_unknown_section_are_errors(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text("[play]\nturbo = true\n[gizmo]\nx = 1\n")

@@ -2,8 +2,8 @@
 
 The room is heard; the floor is who he answers. Everything said stays in the conversation as
 context, and this module decides, per committed turn, whether he speaks. It is pure: no clock,
-no I/O, no logging, and never a copy of a transcript in anything it returns except
-:attr:`Address` (which the caller must not write anywhere).
+no I/O, no logging, and nothing it returns holds a word of the transcript (a reason is a code
+from :data:`REASONS`), so a verdict may be written to the receipt trail as it is.
 
 The decision (:func:`decide`)
 -----------------------------
@@ -561,13 +561,22 @@ def _clause_vocative(sentence: list[_Word], k: int) -> bool:
     return speaks_to_him and _leading_verdict(sentence, k, "exact", False) is True
 
 
-def addressed(transcript: str, names: Sequence[str]) -> Address:
-    """How ``transcript`` addresses him by one of ``names`` (or a sound-alike), or why not."""
+def addressed(transcript: str, names: Sequence[str], people: Sequence[str] = ()) -> Address:
+    """How ``transcript`` addresses him by one of ``names`` (or a sound-alike), or why not.
+
+    ``people``: the other humans' display names; a word that is one of them is that person,
+    never a sound-alike of him (a "Clancy" in the call is not a misheard "Clankie")."""
     compiled = _compile_names(tuple(names))
     words = _merge_aliases(_words(transcript), compiled)
     if not words:
         return Address("none")
     strengths = [_name_strength(w, compiled) for w in words]
+    if people:
+        others = _people(tuple(people))
+        strengths = [
+            None if s is not None and s != "exact" and w.lower in others else s
+            for w, s in zip(words, strengths, strict=True)
+        ]
 
     # name alone: nothing but greetings, hesitations and naming words
     if any(strengths) and all(
@@ -670,10 +679,13 @@ def other_name_leading(transcript: str, names: Sequence[str], people: Sequence[s
     if i >= len(words):
         return False
     word = words[i]
-    if _name_strength(word, compiled) is not None:
+    strength = _name_strength(word, compiled)
+    if strength == "exact":
         return False
-    if people and word.lower in _people(tuple(people)):
-        return True
+    if people and word.lower in _people(tuple(people)) and word.lower not in _NOT_A_NAME:
+        return True  # ("So" or "Sure" as someone's display name does not make every "So, …" theirs)
+    if strength is not None:
+        return False
     if not (word.capitalised and word.brk == "," and word.lower not in _NOT_A_NAME):
         return False
     # without a list of people: a name is only taken as one when the sentence speaks to "you"
@@ -743,7 +755,7 @@ def decide(
     without it a capitalised word plus comma is taken as a name)."""
     current = lapsed(state, now)
     text = utterance.transcript
-    address = addressed(text, names)
+    address = addressed(text, names, people)
     acknowledge = address.how == "name_alone"
     speaker = utterance.speaker_id
 
