@@ -378,6 +378,25 @@ async def test_the_holder_interrupts_after_300_ms_with_the_truncate_at_the_playe
         assert session.barge.interruptions == 1
 
 
+async def test_on_the_open_floor_anyones_speech_cuts_him_off_as_before(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB, CAT}), floor="open") as session:
+        room = Room(openai_fake, session)
+        script = openai_fake.realtime.begin_response()  # the server's VAD answered someone
+        await script.start()
+        await script.audio(600, chunk_ms=200)
+        await session.wait_until(lambda: session.playback.has_audio)
+        for _ in range(10):
+            session.playback.read()
+        await openai_fake.realtime.speech_started(int(session.mixer.position_ms))  # anyone, at once
+        await openai_fake.realtime.wait_for_client_event("response.cancel")
+        truncate = await openai_fake.realtime.wait_for_client_event("conversation.item.truncate")
+        assert truncate["audio_end_ms"] == 200 - LEAD_MS
+        await script.finish()
+        assert room.session.barge.interruptions == 1
+
+
 async def test_his_name_interrupts_him_from_anyone(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
     async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB, CAT})) as session:
         room = Room(openai_fake, session)
