@@ -155,6 +155,8 @@ class OpenAISettings(_Section):
     realtime_model: str = "gpt-realtime"
     voice: str = "marin"
     turn_detection: Literal["server_vad", "semantic_vad"] = "semantic_vad"
+    # the room's words as text, for the floor (docs/architecture.md §12); never written to disk
+    transcription_model: str = Field(default="gpt-4o-mini-transcribe", min_length=1, max_length=100)
     max_tool_rounds: int = Field(default=4, ge=1, le=16)
 
 

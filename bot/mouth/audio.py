@@ -130,6 +130,24 @@ class SpeakerTracker:
             return None
         return max(totals.items(), key=lambda kv: kv[1])[0]
 
+    def dominant_since(self, start_ms: float) -> int | None:
+        """`dominant(start_ms, now)`, reading only the frames since `start_ms` (newest first): the
+        floor asks it every frame while someone talks over him."""
+        totals: dict[int, float] = {}
+        for frame_start, energies in reversed(self._frames):
+            if frame_start + FRAME_MS <= start_ms:
+                break
+            for user, energy in energies.items():
+                totals[user] = totals.get(user, 0.0) + energy
+        if not totals:
+            return None
+        return max(totals.items(), key=lambda kv: kv[1])[0]
+
+    def span(self, item_id: str) -> tuple[float, float | None] | None:
+        """A turn's (start_ms, end_ms); end None while it is still being spoken."""
+        span = self._items.get(item_id)
+        return (span.start_ms, span.end_ms) if span is not None else None
+
     def speech_started(self, item_id: str, audio_start_ms: float) -> None:
         self._items[item_id] = _Span(audio_start_ms)
         self._items.move_to_end(item_id)

@@ -231,6 +231,7 @@ class Calls:
             client=self.openai_client,
             name_of=name_of,
             label=f"{guild.id}/{link.channel.id}",
+            humans=link.human_ids,
         )
 
     # -- connecting -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ attempt and outcome, appended to `DISCORD_BRIDGE_RECEIPT_PATH` and joined to pla
     trail.played(d, played)                discord.voice.response {played}
     trail.suppressed(d, reason)            discord.voice.play_narration_suppressed {reason}
     trail.refused(d, reason)               discord.voice.play_refusal {reason}
+    trail.floor_turn(d, data)              discord.voice.floor_turn {decision, reason, speaker, …}
     gate_narration(gate, trail, d, …)      the gate, with the suppression receipt written
 
 Every line may carry `runId` and `turn` (given once to the trail or per call).
@@ -207,6 +208,10 @@ class ReceiptTrail:
     def refused(self, delivery_id: str, reason: str, turn: int | None = None) -> ReceiptLine | None:
         metrics.narration("refused")
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
+
+    def floor_turn(self, delivery_id: str, data: dict[str, Any]) -> ReceiptLine | None:
+        """One committed user turn and what the floor made of it (`bot.mouth.realtime.floor_turns`)."""
+        return self.write("discord.voice.floor_turn", delivery_id, data)
 
 
 def gate_narration(
