@@ -38,10 +38,11 @@ class Viewer:
                 self.messages += 1
                 if body["type"] == "error":
                     raise SystemExit(f"refused: {body['message']}")
-                if body["type"] != "status":
+                status = body.get("data") if body["type"] == "status" else body.get("status")
+                if not status:
                     continue
                 self.first.set()
-                url = body["data"].get("stillUrl")
+                url = status.get("stillUrl")
                 if self.fetch_left and url and url.split("&exp=")[0] not in self.asked:
                     self.asked.add(url.split("&exp=")[0])
                     async with self.http.get(self.base + url, headers={"Accept": "image/*"}) as r:

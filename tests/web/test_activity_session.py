@@ -51,9 +51,10 @@ async def wait_playing(world: ActivityWorld, http: aiohttp.ClientSession, creden
         await ws.send_str(json.dumps({"credential": credential}))
         async for message in ws:
             body = json.loads(message.data)
-            assert body["type"] in ("status", "turn"), body
-            if body["type"] == "status" and body["data"]["stillUrl"]:
-                return dict(body["data"])
+            assert body["type"] in ("status", "update"), body
+            status = body["data"] if body["type"] == "status" else body["status"]
+            if status and status["stillUrl"]:
+                return dict(status)
     raise AssertionError("the live socket closed before a picture")
 
 
