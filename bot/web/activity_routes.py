@@ -27,6 +27,7 @@ import functools
 import html
 import re
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ from bot.web import embodiment
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
+from bot.web.views import turn_view
 
 log = structlog.get_logger("clankie.web.activity")
 STATIC = Path(__file__).parent / "static"
@@ -72,11 +74,18 @@ class ActivitySetup:
     send_every_s: float = SEND_EVERY_S
     _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
 
-    def hub(self, feed: embodiment.LiveFeed, guild_id: int) -> SocketHub:
+    def hub(self, app: web.Application, guild_id: int) -> SocketHub:
         """The server's socket hub, made with its first socket."""
         found = self.hubs.get(guild_id)
-        if found is None or found.feed is not feed:
-            found = self.hubs[guild_id] = SocketHub(self, feed, guild_id)
+        if found is None:
+
+            def resolve() -> Any:
+                plays = app.get(embodiment.PLAYS)
+                known = plays.known(guild_id) if plays is not None else None
+                return known if known is not None else embodiment.UNPLAYED
+
+            cap = app[embodiment.FEEDS].max_clients
+            found = self.hubs[guild_id] = SocketHub(self, resolve, guild_id, cap)
         return found
 
     def status_view(self, guild_id: int, status: dict[str, Any]) -> dict[str, Any]:
@@ -305,67 +314,79 @@ def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer 
 
 
 class SocketHub:
-    """One server's live sockets, fed by one subscription to its :class:`LiveFeed`: each status
-    and turn is encoded once and written to every socket in turn, so a hundred viewers cost a
-    hundred writes per event, not a hundred woken tasks. A socket whose send buffer is backed up
-    (a slow viewer) skips messages rather than hold the others up; the next status catches it up.
-    The pump is a task of the app's ``TaskOwner``, made with the hub."""
+    """One server's live sockets and what they are sent. It listens to the server's play host
+    itself (one stream of settled turns: a turn costs play one queue put, whatever the number
+    of viewers) and at most every :data:`SEND_EVERY_S` (and every :data:`STATUS_EVERY_S` when
+    no turn came, for a frame captured late or play that ended) sends one ``update`` — the turns
+    settled since and the status, if either changed — encoded once and written to every socket in
+    turn. A socket whose send buffer is backed up (a slow viewer) skips an update rather than hold
+    the others up; the next status catches it up. Its tasks are the setup's ``TaskOwner``'s."""
 
     BACKLOG_BYTES = 64 * 1024
 
-    def __init__(self, setup: ActivitySetup, feed: embodiment.LiveFeed, guild_id: int) -> None:
+    def __init__(self, setup: ActivitySetup, resolve: Callable[[], Any], guild_id: int, cap: int) -> None:
         self.setup = setup
-        self.feed = feed
+        self.resolve = resolve  # the server's play host now (it may get one after its first viewer)
         self.guild_id = guild_id
+        self.cap = cap
         self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
-        self.status: dict[str, Any] | None = None
-        self._queue = feed.join()
-        self.status = self._first_status()
+        self.host = resolve()
+        self.status: dict[str, Any] = embodiment.status_of(self.host)
+        self._turns: deque[Any] = deque(maxlen=MAX_TURNS_SENT)
+        self._news = asyncio.Event()
+        self._listener = setup.tasks.spawn(self._listen(self.host), f"activity-turns-{guild_id}")
         setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
 
-    def _first_status(self) -> dict[str, Any]:
-        item = self._queue.get_nowait()  # join() queues the current status first
-        assert item is not None and item[0] == "status"
-        return item[1]
-
     def full(self) -> bool:
-        return len(self.sockets) >= self.feed.max_clients
+        return len(self.sockets) >= self.cap
 
     async def add(self, ws: web.WebSocketResponse, transport: Any) -> None:
         self.sockets[ws] = transport
-        if self.status is not None:
-            await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
+        await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
+
+    async def _listen(self, host: Any) -> None:
+        async for settled in host.subscribe():
+            self._turns.append(settled)
+            self._news.set()
 
     async def _pump(self) -> None:
         try:
-            alive = True
-            while alive:
-                alive = await self._flush()
-                if alive:  # what comes meanwhile goes out in one update
-                    await asyncio.sleep(self.setup.send_every_s)
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(embodiment.STATUS_EVERY_S):
+                        await self._news.wait()
+                self._news.clear()
+                if await self._flush():
+                    await asyncio.sleep(self.setup.send_every_s)  # what comes meanwhile goes in one update
         finally:
-            self.feed.leave(self._queue)
             for ws in list(self.sockets):
                 await ws.close(code=1001, message=b"play surface closing")
 
     async def _flush(self) -> bool:
-        """Wait for news, then send everything queued as one ``update``: the turns settled since
-        the last one and the newest status. False once the feed has ended."""
-        items = [await self._queue.get()]
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
-        turns = [data for item in items if item is not None and item[0] == "turn" for data in (item[1],)]
-        statuses = [data for item in items if item is not None and item[0] == "status" for data in (item[1],)]
-        if statuses:
-            self.status = statuses[-1]
-        status = self.setup.status_view(self.guild_id, statuses[-1]) if statuses else None
-        message = orjson.dumps({"type": "update", "turns": turns[-MAX_TURNS_SENT:], "status": status})
+        """Send what changed since the last update; whether anything was sent."""
+        host = self.resolve()
+        if host is not self.host:  # the server got its play host after its first viewer came
+            self._listener.cancel()
+            self.host = host
+            self._turns.clear()
+            self._listener = self.setup.tasks.spawn(self._listen(host), f"activity-turns-{self.guild_id}")
+        if not self.sockets:
+            self._turns.clear()
+            return False
+        turns = [turn_view(t) for t in self._turns]
+        self._turns.clear()
+        status = embodiment.status_of(host)
+        if not turns and status == self.status:
+            return False
+        self.status = status
+        view = self.setup.status_view(self.guild_id, status)
+        message = orjson.dumps({"type": "update", "turns": turns, "status": view})
         for ws, transport in list(self.sockets.items()):
             if ws.closed or transport is None or transport.get_write_buffer_size() > self.BACKLOG_BYTES:
                 continue
             with contextlib.suppress(ConnectionError):
                 await ws.send_bytes(message)
-        return None not in items
+        return True
 
 
 async def live_socket(request: web.Request) -> web.StreamResponse:
@@ -382,7 +403,7 @@ async def live_socket(request: web.Request) -> web.StreamResponse:
         await ws.send_bytes(orjson.dumps({"type": "error", "message": viewer}))
         await ws.close(code=4401, message=b"unauthorized")
         return ws
-    hub = setup.hub(request.app[embodiment.FEEDS].of(embodiment.host_of(request)), guild_id)
+    hub = setup.hub(request.app, guild_id)
     if hub.full():
         busy = "too many live pages are open; updating every few seconds"
         await ws.send_bytes(orjson.dumps({"type": "error", "message": busy}))

@@ -73,6 +73,8 @@ async def test_a_viewer_in_as_instance_sees_as_live_play_and_nothing_of_bs(tmp_p
         assert live["session"]["world"] == "sandbox" and live["activity"]["objective"]
         status, image = await get(http, base + live["stillUrl"], None, "image/*")  # a signed URL: no header
         assert status == 200 and isinstance(image, bytes) and image[:4] == b"\x89PNG"
+        status, polled = await get(http, base + f"v1/guilds/{world.a}/embodiment/activity-status", credential)
+        assert status == 200 and polled["session"]["world"] == "sandbox" and "sig=" in polled["stillUrl"]
         status, digest = await get(http, base + LIVE.format(world.a) + "/activity", credential)
         assert status == 200 and digest["outcome"] == "activity" and digest["activity"]["turn"] >= 1
 
