@@ -27,7 +27,6 @@ import functools
 import html
 import re
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,13 +313,14 @@ def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer 
 
 
 class SocketHub:
-    """One server's live sockets and what they are sent. It listens to the server's play host
-    itself (one stream of settled turns: a turn costs play one queue put, whatever the number
-    of viewers) and at most every :data:`SEND_EVERY_S` (and every :data:`STATUS_EVERY_S` when
-    no turn came, for a frame captured late or play that ended) sends one ``update`` — the turns
-    settled since and the status, if either changed — encoded once and written to every socket in
-    turn. A socket whose send buffer is backed up (a slow viewer) skips an update rather than hold
-    the others up; the next status catches it up. Its tasks are the setup's ``TaskOwner``'s."""
+    """One server's live sockets and what they are sent. Every :data:`SEND_EVERY_S` while anyone
+    watches it reads the server's play host — its status and its recent turns, both already in
+    memory — and when either changed sends one ``update`` (the turns settled since, the status),
+    encoded once and written to every socket in turn. Play is never asked to do anything for its
+    viewers: a turn costs it nothing more however many watch, and they cost a few writes a second
+    however fast play goes. A socket whose send buffer is backed up (a slow viewer) skips an
+    update rather than hold the others up; the next one catches it up. Its task is the setup's
+    ``TaskOwner``'s."""
 
     BACKLOG_BYTES = 64 * 1024
 
@@ -330,11 +330,8 @@ class SocketHub:
         self.guild_id = guild_id
         self.cap = cap
         self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
-        self.host = resolve()
-        self.status: dict[str, Any] = embodiment.status_of(self.host)
-        self._turns: deque[Any] = deque(maxlen=MAX_TURNS_SENT)
-        self._news = asyncio.Event()
-        self._listener = setup.tasks.spawn(self._listen(self.host), f"activity-turns-{guild_id}")
+        self.status: dict[str, Any] = embodiment.status_of(resolve())
+        self._last_turn: tuple[str, int] | None = self._newest(resolve())
         setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
 
     def full(self) -> bool:
@@ -344,40 +341,40 @@ class SocketHub:
         self.sockets[ws] = transport
         await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
 
-    async def _listen(self, host: Any) -> None:
-        async for settled in host.subscribe():
-            self._turns.append(settled)
-            self._news.set()
+    @staticmethod
+    def _newest(host: Any) -> tuple[str, int] | None:
+        turns = host.recent_turns()
+        return (turns[-1].session_id, turns[-1].turn) if turns else None
 
     async def _pump(self) -> None:
         try:
             while True:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(embodiment.STATUS_EVERY_S):
-                        await self._news.wait()
-                self._news.clear()
-                if await self._flush():
-                    await asyncio.sleep(self.setup.send_every_s)  # what comes meanwhile goes in one update
+                await asyncio.sleep(self.setup.send_every_s)
+                if self.sockets:
+                    await self._flush()
         finally:
             for ws in list(self.sockets):
                 await ws.close(code=1001, message=b"play surface closing")
 
-    async def _flush(self) -> bool:
-        """Send what changed since the last update; whether anything was sent."""
+    def _fresh_turns(self, host: Any) -> list[Any]:
+        """The host's recent turns settled since the last update (the last 12 at most)."""
+        recent = host.recent_turns()
+        fresh: list[Any] = []
+        for turn in reversed(recent):
+            if (turn.session_id, turn.turn) == self._last_turn or len(fresh) == MAX_TURNS_SENT:
+                break
+            fresh.append(turn)
+        if recent:
+            self._last_turn = (recent[-1].session_id, recent[-1].turn)
+        return fresh[::-1]
+
+    async def _flush(self) -> None:
+        """Send what changed since the last update."""
         host = self.resolve()
-        if host is not self.host:  # the server got its play host after its first viewer came
-            self._listener.cancel()
-            self.host = host
-            self._turns.clear()
-            self._listener = self.setup.tasks.spawn(self._listen(host), f"activity-turns-{self.guild_id}")
-        if not self.sockets:
-            self._turns.clear()
-            return False
-        turns = [turn_view(t) for t in self._turns]
-        self._turns.clear()
+        turns = [turn_view(t) for t in self._fresh_turns(host)]
         status = embodiment.status_of(host)
         if not turns and status == self.status:
-            return False
+            return
         self.status = status
         view = self.setup.status_view(self.guild_id, status)
         message = orjson.dumps({"type": "update", "turns": turns, "status": view})
@@ -386,7 +383,6 @@ class SocketHub:
                 continue
             with contextlib.suppress(ConnectionError):
                 await ws.send_bytes(message)
-        return True
 
 
 async def live_socket(request: web.Request) -> web.StreamResponse:
