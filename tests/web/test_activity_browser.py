@@ -164,3 +164,31 @@ async def test_the_activity_works_behind_the_nginx_prefix(tmp_path: Path) -> Non
         async with running_nginx(tmp_path / "nginx", nginx_port, block) as nginx:
             await run_in_client(world.handle, world, tmp_path, public + world.launch_query(), "nginx")
             assert "[error]" not in nginx.error_log(), nginx.error_log()
+
+
+async def test_without_its_websocket_the_activity_polls_and_still_follows_play(tmp_path: Path) -> None:
+    async with activity_world(tmp_path, pace_seconds=0.2, poll_interval_s=0.5) as world:
+        url = world.handle.url + world.launch_query()
+        setup = ClientSetup(url, world.fake.member.user, [world.fake.member.user])
+        async with discord_client(world.fake, setup) as client_url, chromium() as browser:
+            page = await browser.new_page()
+            refused: list[str] = []
+
+            async def refuse(ws: Any) -> None:  # the proxy (or a network) that carries no WebSocket
+                refused.append(ws.url)
+                await ws.close(code=1011, reason="no websockets here")
+
+            await page.route_web_socket("**/embodiment/live", refuse)
+            strays = watch_requests(page, origin(url))
+            await page.goto(client_url)
+            frame = await activity_frame(page, origin(url))
+            await frame.wait_for_function(
+                "() => document.getElementById('transport').textContent === 'updating every 0.5 s'"
+            )
+            await frame.wait_for_function(PAINTED)
+            turn = "() => Number((document.getElementById('state').textContent.match(/turn (\\d+)/) || [])[1] || 0)"
+            first = await frame.evaluate(turn)
+            await frame.wait_for_function(
+                f"() => ({turn})() > {first}", timeout=10_000
+            )  # polling follows play
+            assert refused and strays == []

@@ -9,6 +9,8 @@ Discord fake, what the real client's AUTHORIZE would answer).
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -52,6 +54,22 @@ def localhost_is_loopback() -> bool:
     return all(info[4][0] == "127.0.0.1" for info in socket.getaddrinfo("localhost", PORT, socket.AF_INET))
 
 
+async def _listen(runner: web.AppRunner, within_s: float = 60.0) -> None:
+    """Listen on 127.0.0.1:3333; the port is fixed (the SDK trusts that origin), so while another
+    test process on this machine holds it, try again until it is free (up to ``within_s``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while True:
+        site = web.TCPSite(runner, "127.0.0.1", PORT, reuse_address=True)
+        try:
+            await site.start()
+            return
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or loop.time() > deadline:
+                raise
+        await asyncio.sleep(0.2)
+
+
 @asynccontextmanager
 async def discord_client(fake: DiscordFake, setup: ClientSetup) -> AsyncIterator[str]:
     """Serve the client page on 127.0.0.1:3333; yields its URL (``http://localhost:3333/``)."""
@@ -76,8 +94,7 @@ async def discord_client(fake: DiscordFake, setup: ClientSetup) -> AsyncIterator
     app.router.add_post("/code", code)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", PORT, reuse_address=True)
-    await site.start()
+    await _listen(runner)
     try:
         yield ORIGIN + "/"
     finally:
