@@ -54,7 +54,7 @@ FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
 SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
 MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
-_INSTANCE_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")
+_INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a URL path
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 
 

@@ -334,3 +334,13 @@ async def test_disabled_the_root_with_discords_query_is_the_local_page(tmp_path:
                 assert r.status in (404, 405)
     finally:
         await handle.close()
+
+
+async def test_an_instance_id_that_could_walk_the_url_path_is_refused_before_discord_is_asked(
+    tmp_path: Path,
+) -> None:
+    async with activity_world(tmp_path, play=False) as world, aiohttp.ClientSession() as http:
+        for bad in ("..", "../../users/@me", "i-1/../x", ""):
+            status, body = await prove(world, http, instance_id=bad)
+            assert status == 400 and "instance_id" in body["message"], bad
+        assert world.fake.requests_to("oauth2_token") == []
