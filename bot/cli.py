@@ -31,7 +31,12 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
     logs.register_secrets(
         s.get_secret_value() if s else None
-        for s in (settings.discord.token, settings.openai.api_key, settings.web.token)
+        for s in (
+            settings.discord.token,
+            settings.openai.api_key,
+            settings.web.token,
+            settings.activity.client_secret,
+        )
     )
     logs.register_secrets([settings.cluster.redis_password])
     if args.command == "run":

@@ -1,7 +1,7 @@
 """Settings: ``config.toml`` (path from ``--config`` or ``CLANKIE_CONFIG``) plus the environment.
 
-Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``web.token``) are ``SecretStr``: they never
-appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
+Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``DISCORD_CLIENT_SECRET``, ``web.token``) are
+``SecretStr``: they never appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
 was expected (:class:`ConfigError`); an unknown key or section, or a world or mind that is not
 registered, is told with the closest known name ("did you mean `max_turns`?").
 
@@ -200,6 +200,32 @@ class WebSettings(_Section):
     idle_timeout_s: float = Field(default=15.0, gt=0, le=3600)
 
 
+class ActivitySettings(_Section):
+    """The Discord Activity (docs/architecture.md §10 "The Activity"): the web surface's root,
+    opened by Discord with its query, is the watch page inside the call. The application id is
+    ``[discord] application_id``, else learned from Discord with the bot token."""
+
+    enabled: bool = False
+    client_secret: SecretStr | None = None  # from DISCORD_CLIENT_SECRET only
+    # How long a viewer credential holds before the page renews it (Discord is asked again
+    # whether the viewer is still in the call); at most 15 minutes.
+    credential_ttl_s: float = Field(default=600.0, ge=30)
+    # Seconds for each request to Discord (token exchange, /users/@me, the activity instance).
+    discord_timeout_s: float = Field(default=10.0, gt=0, le=60)
+    # Seconds between polls of a live page that cannot hold a WebSocket.
+    poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)
+
+    @field_validator("credential_ttl_s")
+    @classmethod
+    def _at_most_15_minutes(cls, value: float) -> float:
+        if value > 900:
+            raise ValueError(
+                f"a viewer credential may hold at most 900 seconds (15 minutes) before it is renewed "
+                f"(got {value:g})"
+            )
+        return value
+
+
 class ShareSettings(_Section):
     link_ttl_minutes: float = Field(default=30.0, gt=0, le=24 * 60)
 
@@ -304,6 +330,7 @@ class Settings(_Section):
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
     play: PlaySettings = Field(default_factory=PlaySettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    activity: ActivitySettings = Field(default_factory=ActivitySettings)
     share: ShareSettings = Field(default_factory=ShareSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
@@ -343,10 +370,11 @@ class ConfigError(Exception):
     """A configuration problem, phrased for a person: file, key, what was expected."""
 
 
-SECRET_KEYS = {("discord", "token"), ("openai", "api_key")}
+SECRET_KEYS = {("discord", "token"), ("openai", "api_key"), ("activity", "client_secret")}
 ENV_MAP: dict[str, tuple[str, str]] = {
     "DISCORD_TOKEN": ("discord", "token"),
     "OPENAI_API_KEY": ("openai", "api_key"),
+    "DISCORD_CLIENT_SECRET": ("activity", "client_secret"),
     "OPENAI_BASE_URL": ("openai", "base_url"),
     "DISCORD_API_URL": ("discord", "api_url"),
     "CLANKIE_STATE": ("paths", "state_dir"),
@@ -358,7 +386,7 @@ ENV_MAP: dict[str, tuple[str, str]] = {
 _PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
 
 
-_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token")}
+_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token"), ("activity", "client_secret")}
 
 
 def _describe(err: Mapping[str, Any]) -> str:

@@ -204,3 +204,33 @@ def test_world_and_mind_must_be_registered_and_a_near_miss_is_named(tmp_path):
     cfg.write_text('[play]\nworld = "browser"\nmind = "agent"\n')
     settings = load_settings(cfg, env={})
     assert (settings.play.world, settings.play.mind) == ("browser", "agent")
+
+
+def test_activity_is_off_by_default_and_its_secret_comes_from_the_environment_only(tmp_path):
+    settings = load_settings(None, env={})
+    assert settings.activity.enabled is False and settings.activity.client_secret is None
+    assert settings.activity.credential_ttl_s == 600
+    settings = load_settings(None, env={"DISCORD_CLIENT_SECRET": "client-secret-value"})
+    assert settings.activity.client_secret.get_secret_value() == "client-secret-value"
+    assert "client-secret-value" not in repr(settings) + str(settings)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[activity]\nenabled = true\nclient_secret = "abc"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert (
+        str(info.value)
+        == f"{cfg}: [activity] client_secret: secrets are read from $DISCORD_CLIENT_SECRET, not the file"
+    )
+
+
+def test_a_viewer_credential_may_hold_at_most_fifteen_minutes(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[activity]\ncredential_ttl_s = 901\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert str(info.value) == (
+        f"{cfg}: [activity] credential_ttl_s: a viewer credential may hold at most 900 seconds "
+        "(15 minutes) before it is renewed (got 901)"
+    )
+    cfg.write_text("[activity]\ncredential_ttl_s = 900\n")
+    assert load_settings(cfg, env={}).activity.credential_ttl_s == 900

@@ -16,6 +16,7 @@ import yarl
 from aiohttp import web
 
 from . import guild_routes, routes
+from .activity_routes import ActivityApi
 from .admin import GuildAdmin
 from .contract import Contract, Violation, default_contract
 from .gateway import Frame, Gateway
@@ -92,6 +93,8 @@ class DiscordFake(GuildAdmin):
         self.rest = RestApi(self)
         routes.install(self.rest, self)
         guild_routes.install(self.rest, self)
+        # OAuth2 code grant, Bearer /users/@me, activity instances (activity_routes.py)
+        self.activity = ActivityApi(self)
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
         self.voice_server_endpoint: str | None = None
@@ -168,6 +171,7 @@ class DiscordFake(GuildAdmin):
         self._changed = asyncio.Condition()
         app = web.Application()
         app.router.add_get("/gateway", self.gateway.handle)
+        self.activity.install(app, self.rest)  # before the catch-all: /oauth2/token is not in the spec
         app.router.add_route("*", "/api/v10/{tail:.*}", self.rest.handle)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
