@@ -1,5 +1,5 @@
-"""``/play start|stop|status|story`` (docs/architecture.md §5, §13): moderators start and stop play; anyone
-may ask how it goes and for the story so far.
+"""``/play start|stop|status|story|watch`` (docs/architecture.md §5, §13): moderators start and stop
+play; anyone may ask how it goes and for the story so far, and watch him inside their voice call.
 
 Start and stop are checked in code (Manage Server, or a role in ``[discord] moderator_roles``).
 There is no ``default_permissions`` on ``/play``: Discord allows that hint only on a top-level
@@ -10,6 +10,12 @@ role-based moderators. Option values are checked again on arrival (``cogs.OneOf`
 such as a session already running, is answered at once and privately), then defers and edits
 its reply once the first turn has settled (or :data:`START_WAIT_S` passed), so the answer says
 truthfully what started — or why it failed.
+
+``/play watch`` launches the Discord Activity (the watch page inside the call) for someone in a
+voice channel of this server, with the LAUNCH_ACTIVITY interaction callback (type 12). Where
+Discord refuses to launch it, the answer is an invite to their voice channel that opens the
+Activity (``target_type`` 2, embedded application). Without ``[activity] enabled``, or outside a
+voice channel, the answer is one private sentence saying what to do.
 """
 
 from __future__ import annotations
@@ -211,6 +217,35 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
 
 log = structlog.get_logger("clankie.cogs.play")
 INVALID_WEBHOOK_TOKEN = 50027  # Discord's JSON error code for an interaction token past 15 minutes
+INVITE_MAX_AGE_S = 3600  # the fallback invite to the Activity holds an hour
+MISSING_PERMISSIONS = 50013
+
+ACTIVITY_OFF = (
+    "Watching inside the call is not turned on for this bot: its operator sets "
+    '`[activity] enabled = true` in its config.toml (README, "Watch in the call").'
+)
+NOT_IN_VOICE = "Join a voice channel in this server first, then use `/play watch`: he opens inside that call."
+WATCH_HINT = "In a voice channel? `/play watch` opens him inside the call."
+
+
+def watch_hint(settings: Settings) -> str | None:
+    """The line `/play start`'s reply ends with when the Activity is on."""
+    return WATCH_HINT if settings.activity.enabled else None
+
+
+def activity_invite_refused(
+    channel: str, launch: discord.HTTPException, invite: discord.HTTPException
+) -> str:
+    """The sentence when Discord refused both the launch and the invite."""
+    if invite.code == MISSING_PERMISSIONS or isinstance(invite, discord.Forbidden):
+        fix = f"a moderator can give me Create Invite in {channel}"
+    else:
+        fix = "try again in a moment"
+    return _clip(
+        f"Discord would not launch the Activity here ({launch.status}: {launch.text or 'refused'}), and "
+        f"I could not make an invite to it in {channel} ({invite.status}: {invite.text or 'refused'}); {fix}.",
+        1900,
+    )
 
 
 async def report_failure(interaction: discord.Interaction, session: PlaySession, ended: Any) -> None:
@@ -293,9 +328,11 @@ class Play(commands.Cog):
         await interaction.response.defer(thinking=True)
         ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
-        await interaction.edit_original_response(
-            content=started_text(session, _link(self.character, interaction.guild_id))
-        )
+        text = started_text(session, _link(self.character, interaction.guild_id))
+        hint = watch_hint(self.character.settings)
+        if hint is not None and session.state not in ("failed", "stopped"):
+            text += "\n" + hint
+        await interaction.edit_original_response(content=text)
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()  # type: ignore[attr-defined]
             return
@@ -328,6 +365,56 @@ class Play(commands.Cog):
             return
         await interaction.response.send_message(
             embed=story_embed(card, live, _link(self.character, interaction.guild_id))
+        )
+
+    @play.command(name="watch", description="Watch him play, inside your voice call")
+    async def watch(self, interaction: discord.Interaction) -> None:
+        if not self.character.settings.activity.enabled:
+            link = _link(self.character, interaction.guild_id)
+            text = ACTIVITY_OFF + (f" Meanwhile, his page: {link}" if link else "")
+            await interaction.response.send_message(text, ephemeral=True)
+            return
+        member = interaction.user
+        voice = member.voice if isinstance(member, discord.Member) else None
+        channel = voice.channel if voice is not None else None
+        if channel is None or channel.guild.id != interaction.guild_id:
+            await interaction.response.send_message(NOT_IN_VOICE, ephemeral=True)
+            return
+        try:
+            await interaction.response.launch_activity()
+            log.info("activity_launched", guild_id=interaction.guild_id, channel_id=channel.id)
+            return
+        except discord.HTTPException as exc:
+            refused = exc
+        log.info(
+            "activity_launch_refused", guild_id=interaction.guild_id, status=refused.status, code=refused.code
+        )
+        await interaction.response.send_message(
+            await self._invite_text(interaction, channel, refused), ephemeral=True
+        )
+
+    async def _invite_text(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.VoiceChannel | discord.StageChannel,
+        refused: discord.HTTPException,
+    ) -> str:
+        """An invite to ``channel`` that opens the Activity (Discord refused to launch it)."""
+        try:
+            invite = await channel.create_invite(
+                max_age=INVITE_MAX_AGE_S,
+                target_type=discord.InviteTarget.embedded_application,
+                target_application_id=interaction.application_id,
+                reason="/play watch: Discord would not launch the Activity",
+            )
+        except discord.HTTPException as exc:
+            log.warning(
+                "activity_invite_refused", guild_id=interaction.guild_id, status=exc.status, code=exc.code
+            )
+            return activity_invite_refused(channel.mention, refused, exc)
+        return (
+            f"Discord would not launch the Activity from here; this link opens him in {channel.mention} "
+            f"(for an hour): {invite.url}"
         )
 
 

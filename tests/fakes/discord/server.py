@@ -15,7 +15,7 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from . import guild_routes, routes
+from . import activities, guild_routes, routes
 from .admin import GuildAdmin
 from .contract import Contract, Violation, default_contract
 from .gateway import Frame, Gateway
@@ -92,6 +92,10 @@ class DiscordFake(GuildAdmin):
         self.rest = RestApi(self)
         routes.install(self.rest, self)
         guild_routes.install(self.rest, self)
+        # The application's Activity (activities.py): off, as a new application's is;
+        # `fake.activity.enable(fake)` is the portal's Activities → Enable (it adds the Entry Point)
+        self.activity = activities.ActivityApp()
+        activities.install(self.rest, self)
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
         self.voice_server_endpoint: str | None = None
@@ -307,7 +311,7 @@ class DiscordFake(GuildAdmin):
             self, interaction_id=interaction_id, token=token, data=data, member=member, channel=channel
         )
         payload["type"] = kind
-        handle = InteractionHandle(self, interaction_id, token, payload, channel)
+        handle = InteractionHandle(self, interaction_id, token, payload, channel, member=member)
         self.interactions[interaction_id] = handle
         await self.dispatch("INTERACTION_CREATE", payload)
         return handle
