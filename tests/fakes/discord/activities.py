@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from .model import VIEW_CHANNEL, FakeChannel, FakeGuild, FakeMember, now_iso
+from .model import CREATE_INSTANT_INVITE, VIEW_CHANNEL, FakeChannel, FakeGuild, FakeMember, now_iso
 from .rest import RestApi, error, json_response
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ Files = list[tuple[str, bytes]]
 ENTRY_POINT = 4  # ApplicationCommandType PRIMARY_ENTRY_POINT
 DISCORD_LAUNCH_ACTIVITY = 2  # ApplicationCommandHandler
 EMBEDDED_APPLICATION = 2  # InviteTargetTypes
-CREATE_INSTANT_INVITE = 1 << 0
 ENTRY_POINT_REQUIRED = 50240
 NOT_EMBEDDED = (400, 50035, "Invalid Form Body: this application has no Activity to launch")
 
