@@ -30,6 +30,12 @@ _PAGE_HEADERS = {
 }
 
 
+async def healthz(_request: web.Request) -> web.Response:
+    """``GET /healthz``: ``ok`` while the surface answers (no data, no token: ``clankie doctor``
+    reaches it through ``[web] public_url`` to prove the proxy or tunnel leads here)."""
+    return web.Response(text="ok", headers={"Cache-Control": "no-store"})
+
+
 async def activity_page(_request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers=_PAGE_HEADERS)
 
@@ -94,6 +100,7 @@ def make_app(
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
     app.router.add_get("/", activity_page)
+    app.router.add_get("/healthz", healthz)
     app.router.add_get("/guilds/{guild_id:[0-9]{1,20}}/", guild_page)
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/games/{name}.html", game_page)

@@ -41,7 +41,10 @@ async def test_a_good_setup_passes_every_check_and_exits_0(setup: Setup) -> None
         "✓ intents: he asks for guilds, voice_states; none is privileged, nothing to enable"
     )
     assert line(lines, "test server") == f"✓ test server: the bot is in Clankie Test Server ({fake.guild.id})"
-    assert line(lines, "voice channel") == "✓ voice channel: Create Invite, View Channels, Connect, Speak in Lounge"
+    assert (
+        line(lines, "voice channel")
+        == "✓ voice channel: Create Invite, View Channels, Connect, Speak in Lounge"
+    )
     assert line(lines, "models").startswith("✓ models: gpt-4.1-mini (the captain")
     assert setup.openai.models.requests == 1
     # the doctor reads, never writes: no command sync, no message
