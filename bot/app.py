@@ -246,6 +246,7 @@ class ClankieBot(commands.AutoShardedBot):
         return self.character.settings
 
     async def setup_hook(self) -> None:
+        self.character.web.application_id_from(lambda: self.application_id)  # for the Activity
         await self.load_cogs()
         await use_discord_gateway(self.http, self.settings)
         await self._pace_logins()

@@ -31,7 +31,7 @@ def activity_on(settings: Settings) -> None:
 
 def portal_enabled(fake: DiscordFake) -> None:
     """Activities → Enable in the Developer Portal (the fake makes the Entry Point command)."""
-    fake.activity.enable(fake)
+    fake.launcher.enable(fake)
 
 
 @contextmanager
@@ -57,7 +57,7 @@ async def test_watch_in_a_voice_channel_launches_the_activity(tmp_path: Path) ->
         handle = await fake.send_interaction("play watch", by=fake.member)
         callback = await handle.response()
         assert callback.type == LAUNCH_ACTIVITY and callback.message is None
-        (launched,) = fake.activity.launched
+        (launched,) = fake.launcher.launched
         assert (launched.user_id, launched.channel_id) == (fake.member.id, fake.voice_channel.id)
         assert fake.requests_to(INVITE) == []
 
@@ -68,7 +68,7 @@ async def test_watch_outside_voice_says_to_join_one_and_launches_nothing(tmp_pat
         handle = await fake.send_interaction("play watch", by=fake.member)
         reply = await handle.response()
         assert reply.type != LAUNCH_ACTIVITY and reply.ephemeral and reply.content == NOT_IN_VOICE
-        assert fake.activity.launched == []
+        assert fake.launcher.launched == []
 
         # in a voice channel and out again: the bot follows voice states
         await fake.set_voice_state(fake.member, fake.voice_channel)
@@ -88,13 +88,13 @@ async def test_watch_with_the_activity_off_says_what_to_set(tmp_path: Path) -> N
         reply = await handle.response()
         assert reply.ephemeral and reply.content.startswith(ACTIVITY_OFF)
         assert "`[activity] enabled = true`" in reply.content and live.guild_page in reply.content
-        assert fake.activity.launched == [] and fake.requests_to(INVITE) == []
+        assert fake.launcher.launched == [] and fake.requests_to(INVITE) == []
 
 
 async def test_a_refused_launch_falls_back_to_an_invite_that_opens_the_activity(tmp_path: Path) -> None:
     async with live_bot(tmp_path, activity_on, prepare=portal_enabled) as live:
         fake = live.fake
-        fake.activity.refuse_launch = True
+        fake.launcher.refuse_launch = True
         await fake.set_voice_state(fake.member, fake.voice_channel)
         await fake.flush()
         handle = await fake.send_interaction("play watch", by=fake.member)
@@ -104,10 +104,10 @@ async def test_a_refused_launch_falls_back_to_an_invite_that_opens_the_activity(
         assert request.path == f"/channels/{fake.voice_channel.id}/invites" and request.status == 200
         assert request.body["target_type"] == EMBEDDED_APPLICATION
         assert request.body["target_application_id"] == str(fake.application_id)
-        (invite,) = fake.activity.invites
+        (invite,) = fake.launcher.invites
         assert f"https://discord.gg/{invite.code}" in reply.content
         assert f"<#{fake.voice_channel.id}>" in reply.content
-        assert fake.activity.launched == []
+        assert fake.launcher.launched == []
 
 
 async def test_an_app_without_activities_cannot_launch_and_the_invite_is_refused_too(
@@ -130,7 +130,7 @@ async def test_an_app_without_activities_cannot_launch_and_the_invite_is_refused
 async def test_without_create_invite_the_refusal_says_which_permission(tmp_path: Path) -> None:
     async with live_bot(tmp_path, activity_on, prepare=portal_enabled) as live:
         fake = live.fake
-        fake.activity.refuse_launch = True
+        fake.launcher.refuse_launch = True
         deny = FakeOverwrite(fake.guild.id, 0, deny=CREATE_INSTANT_INVITE)  # @everyone, in Lounge
         fake.voice_channel.overwrites.append(deny)
         await fake.set_voice_state(fake.member, fake.voice_channel)

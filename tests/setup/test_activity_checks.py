@@ -103,7 +103,7 @@ def activity(setup: Setup) -> Setup:
     settings = setup.settings
     settings.activity.enabled = True
     settings.activity.client_secret = SecretStr(SECRET)
-    setup.discord.activity.enable(setup.discord)
+    setup.discord.launcher.enable(setup.discord)
     return setup
 
 

@@ -92,7 +92,7 @@ async def test_a_global_sync_keeps_the_entry_point_command_discord_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake = DiscordFake()
-    entry = fake.activity.enable(fake)  # Activities → Enable: Discord adds the Entry Point (type 4)
+    entry = fake.launcher.enable(fake)  # Activities → Enable: Discord adds the Entry Point (type 4)
     await fake.start()
     try:
         settings = make_settings(tmp_path, fake)

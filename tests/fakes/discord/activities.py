@@ -8,7 +8,7 @@ and the Embedded App SDK" (checked against Discord):
 - Enabling Activities in the Developer Portal makes Discord create a global command of type 4
   (``ApplicationCommandType`` PRIMARY_ENTRY_POINT) whose ``handler`` is 2
   (``ApplicationCommandHandler`` DISCORD_LAUNCH_ACTIVITY: Discord launches the Activity itself).
-  :meth:`ActivityApp.enable` does the same to the fake's global commands.
+  :meth:`ActivityLauncher.enable` does the same to the fake's global commands.
 - A global bulk overwrite (``PUT /applications/{application_id}/commands``) whose body leaves out
   an existing Entry Point command is refused: 400, JSON error code 50240 (FACTS.md; Discord's
   "JSON Error Codes" table). :func:`entry_point_dropped` says so for ``routes.put_commands``.
@@ -83,7 +83,7 @@ class CreatedInvite:
 
 
 @dataclass
-class ActivityApp:
+class ActivityLauncher:
     """The application's Activity, as the Developer Portal leaves it."""
 
     enabled: bool = False
@@ -136,16 +136,18 @@ def entry_point_dropped(held: list[dict[str, Any]], body: list[dict[str, Any]]) 
 
 def launch(fake: DiscordFake, member: FakeMember) -> LaunchedActivity | web.Response:
     """A LAUNCH_ACTIVITY callback by ``member``: the launched instance, or Discord's refusal."""
-    app = fake.activity
+    app = fake.launcher
     if not app.enabled:
         return error(*NOT_EMBEDDED)
     if app.refuse_launch:
         return error(400, 0, "Cannot launch this activity here")
     state = member.guild.voice_states.get(member.id)
-    channel_id = state.channel_id if state is not None else None
-    # instance ids look like i-<launch>-gc-<guild>-<channel> (FACTS.md)
-    instance = f"i-{fake.ids.next()}-gc-{member.guild.id}-{channel_id or 0}"
-    launched = LaunchedActivity(instance, member.id, member.guild.id, channel_id)
+    channel = member.guild.channels.get(state.channel_id) if state and state.channel_id else None
+    if channel is not None:  # a running instance, for the Activity's own server to find
+        instance = fake.activity.launch(member.guild, channel, [member.user]).instance_id
+    else:  # launched outside a call: ids look like i-<launch>-gc-<guild>-<channel> (FACTS.md)
+        instance = f"i-{fake.ids.next()}-gc-{member.guild.id}-0"
+    launched = LaunchedActivity(instance, member.id, member.guild.id, channel.id if channel else None)
     app.launched.append(launched)
     return launched
 
@@ -187,10 +189,10 @@ class _InviteRoutes:
                 return invalid_form("target_type", "An embedded application invite needs a voice channel.")
             if str(body.get("target_application_id")) != str(fake.application_id):
                 return invalid_form("target_application_id", "Unknown or missing application.")
-            if not fake.activity.enabled:
+            if not fake.launcher.enabled:
                 return invalid_form("target_application_id", "This application has no Activity.")
         code = secrets.token_urlsafe(6)
-        fake.activity.invites.append(CreatedInvite(code, channel.id, body))
+        fake.launcher.invites.append(CreatedInvite(code, channel.id, body))
         return json_response(self._answer(code, guild, channel, body))
 
     def _answer(

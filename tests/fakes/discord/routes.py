@@ -80,7 +80,8 @@ class _Routes:
 
     async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
         me = {"verified": True, "mfa_enabled": False, "locale": "en-US"}  # UserPIIResponse
-        return json_response(self.fake.bot_user.payload() | me)
+        user = request.get("bearer_user") or self.fake.bot_user  # Bearer: the token's user (rest.py)
+        return json_response(user.payload() | me)
 
     async def application(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files

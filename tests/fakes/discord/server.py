@@ -16,6 +16,7 @@ import yarl
 from aiohttp import web
 
 from . import activities, guild_routes, routes
+from .activity_routes import ActivityApi
 from .admin import GuildAdmin
 from .contract import Contract, Violation, default_contract
 from .gateway import Frame, Gateway
@@ -92,9 +93,11 @@ class DiscordFake(GuildAdmin):
         self.rest = RestApi(self)
         routes.install(self.rest, self)
         guild_routes.install(self.rest, self)
-        # The application's Activity (activities.py): off, as a new application's is;
-        # `fake.activity.enable(fake)` is the portal's Activities → Enable (it adds the Entry Point)
-        self.activity = activities.ActivityApp()
+        # OAuth2 code grant, Bearer /users/@me, activity instances (activity_routes.py)
+        self.activity = ActivityApi(self)
+        # Launching it (activities.py): off, as a new application's is; `fake.launcher.enable(fake)`
+        # is the portal's Activities → Enable (it adds the Entry Point command)
+        self.launcher = activities.ActivityLauncher()
         activities.install(self.rest, self)
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
@@ -172,6 +175,7 @@ class DiscordFake(GuildAdmin):
         self._changed = asyncio.Condition()
         app = web.Application()
         app.router.add_get("/gateway", self.gateway.handle)
+        self.activity.install(app, self.rest)  # before the catch-all: /oauth2/token is not in the spec
         app.router.add_route("*", "/api/v10/{tail:.*}", self.rest.handle)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
