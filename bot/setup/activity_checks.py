@@ -1,5 +1,7 @@
 """The doctor's checks of the Discord Activity (docs/architecture.md §13), made only with
-``[activity] enabled``: the client secret is set (never shown), ``[web] public_url`` is https,
+``[activity] enabled``: the client secret is set (never shown), so is a ``[web] token`` (through
+Discord's proxy the surface is public: everyone but a viewer Discord proved needs it),
+``[web] public_url`` is https,
 the web surface's ``/healthz`` answers ``ok`` through that URL, and Discord holds the Entry Point
 command (type 4) that enabling Activities makes.
 
@@ -28,8 +30,10 @@ from bot.setup.commands import is_entry_point
 from bot.setup.report import Check, failed, not_checked, passed
 from bot.setup.rest import logged_in, token_of
 from bot.web.app import healthz
+from bot.web.auth import MIN_TOKEN_CHARS
 
 SECRET = "client secret"
+WEB_TOKEN = "web token"
 PUBLIC_URL = "public URL"
 REACHABLE = "Activity reachable"
 ENTRY_POINT = "Entry Point command"
@@ -49,10 +53,10 @@ ENABLE_FIX = (
 
 
 async def activity_checks(settings: Settings) -> list[Check]:
-    """The four checks, or none when ``[activity] enabled`` is false."""
+    """The five checks, or none when ``[activity] enabled`` is false."""
     if not settings.activity.enabled:
         return []
-    checks = [secret_check(settings)]
+    checks = [secret_check(settings), web_token_check(settings)]
     url_check = public_url_check(settings)
     checks.append(url_check)
     if url_check.ok:
@@ -70,6 +74,19 @@ def secret_check(settings: Settings) -> Check:
             SECRET, "DISCORD_CLIENT_SECRET is not set (the Activity's sign-in needs it)", SECRET_FIX
         )
     return passed(SECRET, "DISCORD_CLIENT_SECRET is set (not shown)")
+
+
+def web_token_check(settings: Settings) -> Check:
+    token = settings.web.token.get_secret_value().strip() if settings.web.token is not None else ""
+    fix = (
+        f"set [web] token to a random string of at least {MIN_TOKEN_CHARS} characters "
+        "(python -c 'import secrets; print(secrets.token_urlsafe(24))')"
+    )
+    if not token:
+        return failed(WEB_TOKEN, "[web] token is not set; through Discord's proxy the surface is public", fix)
+    if len(token) < MIN_TOKEN_CHARS:
+        return failed(WEB_TOKEN, f"[web] token is {len(token)} characters, fewer than {MIN_TOKEN_CHARS}", fix)
+    return passed(WEB_TOKEN, "set (not shown): only viewers Discord proved see without it")
 
 
 def public_url_check(settings: Settings) -> Check:

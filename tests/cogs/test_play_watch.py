@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
 from structlog.testing import capture_logs
 
 from bot.config import Settings
@@ -26,7 +27,12 @@ INVITE = "create_channel_invite"
 
 
 def activity_on(settings: Settings) -> None:
+    """`[activity] enabled` and what it needs: the client secret, the bot token (DiscordFake's),
+    a web token."""
     settings.activity.enabled = True
+    settings.activity.client_secret = SecretStr("not-a-real-client-secret")
+    settings.discord.token = SecretStr(DiscordFake().token)
+    settings.web.token = SecretStr("a-web-token-of-enough-length")
 
 
 def portal_enabled(fake: DiscordFake) -> None:
@@ -59,6 +65,8 @@ async def test_watch_in_a_voice_channel_launches_the_activity(tmp_path: Path) ->
         assert callback.type == LAUNCH_ACTIVITY and callback.message is None
         (launched,) = fake.launcher.launched
         assert (launched.user_id, launched.channel_id) == (fake.member.id, fake.voice_channel.id)
+        instance = fake.activity.instances[launched.instance_id]  # what the Activity's server asks
+        assert instance.channel is fake.voice_channel and instance.users == [fake.member.id]
         assert fake.requests_to(INVITE) == []
 
 

@@ -26,6 +26,7 @@ from tests.setup.conftest import Setup, line
 from tests.web.nginx import Nginx, free_port, running_nginx
 
 SECRET = "not-a-real-client-secret-7f3a"
+WEB_TOKEN = "a-web-token-of-enough-length"
 
 
 def _name(common: str) -> x509.Name:
@@ -103,6 +104,7 @@ def activity(setup: Setup) -> Setup:
     settings = setup.settings
     settings.activity.enabled = True
     settings.activity.client_secret = SecretStr(SECRET)
+    settings.web.token = SecretStr(WEB_TOKEN)
     setup.discord.launcher.enable(setup.discord)
     return setup
 
@@ -128,7 +130,10 @@ async def test_everything_in_place_passes_and_the_secret_is_never_shown(
     assert line(lines, "Entry Point command") == (
         "✓ Entry Point command: /launch (type 4) is there: Activities are on for the application"
     )
-    assert SECRET not in "\n".join(lines)
+    assert line(lines, "web token") == (
+        "✓ web token: set (not shown): only viewers Discord proved see without it"
+    )
+    assert SECRET not in "\n".join(lines) and WEB_TOKEN not in "\n".join(lines)
     # the doctor's own health answer is gone: the port is free for `clankie run`
     assert f"✓ web port: 127.0.0.1:{settings.web.port} is free" in lines
 
@@ -158,6 +163,13 @@ async def test_no_secret_fails_with_where_to_find_it(activity: Setup) -> None:
     check = by_name(await activity_checks(activity.settings))["client secret"]
     assert not check.ok and check.found.startswith("DISCORD_CLIENT_SECRET is not set")
     assert check.fix is not None and "OAuth2 → Client Secret" in check.fix
+
+
+@pytest.mark.parametrize(("token", "why"), [(None, "is not set"), ("short", "is 5 characters")])
+async def test_no_or_a_short_web_token_fails(activity: Setup, token: str | None, why: str) -> None:
+    activity.settings.web.token = None if token is None else SecretStr(token)
+    check = by_name(await activity_checks(activity.settings))["web token"]
+    assert not check.ok and why in check.found and check.fix is not None and "16 characters" in check.fix
 
 
 @pytest.mark.parametrize("url", [None, "http://clankie.example.org/"])
