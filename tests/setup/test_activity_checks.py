@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import re
+import tomllib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pydantic import SecretStr
 
+from bot.config import Settings
 from bot.setup.activity_checks import activity_checks
 from bot.setup.report import Check
 from bot.web.app import WebSurface
@@ -25,6 +28,7 @@ from bot.web.share_store import ShareStore
 from tests.setup.conftest import Setup, line
 from tests.web.nginx import Nginx, free_port, running_nginx
 
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "not-a-real-client-secret-7f3a"
 WEB_TOKEN = "a-web-token-of-enough-length"
 
@@ -73,23 +77,38 @@ def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
     return paths
 
 
+README_SECTION = "## Watch in the call"
+README_HOST = "clankie.example.org"
+README_WEB = "127.0.0.1:8750"
+
+
+def readme_section() -> str:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index(README_SECTION)
+    return readme[start : readme.index("\n## ", start + 1)]
+
+
+def readme_block(kind: str) -> str:
+    (block,) = re.findall(rf"```{kind}\n(.*?)```", readme_section(), re.S)
+    return str(block)
+
+
 @asynccontextmanager
 async def https_front(tmp_path: Path, web_port: int) -> AsyncIterator[tuple[Nginx, Path]]:
-    """nginx on https://127.0.0.1:<port>/ proxying to the web port, as README's "Watch in the
-    call" puts the surface on https; yields it and the authority that signed its certificate."""
+    """README's "Watch in the call" nginx block as written, on https://127.0.0.1:<port>/ with a
+    test certificate, in front of ``web_port``; yields it and the authority that signed it."""
     ca, cert, key = make_certificates(tmp_path)
     port = free_port()
-    body = f"""
-    server {{
-        listen 127.0.0.1:{port} ssl;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
-        location / {{
-            proxy_pass http://127.0.0.1:{web_port}/;
-            proxy_set_header Host $http_host;
-        }}
-    }}"""
-    async with running_nginx(tmp_path / "nginx", port, body) as nginx:
+    block = readme_block("nginx")
+    for old, new in (
+        ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+        (f"/etc/letsencrypt/live/{README_HOST}/fullchain.pem", str(cert)),
+        (f"/etc/letsencrypt/live/{README_HOST}/privkey.pem", str(key)),
+        (f"http://{README_WEB}/", f"http://127.0.0.1:{web_port}/"),
+    ):
+        assert old in block, old
+        block = block.replace(old, new)
+    async with running_nginx(tmp_path / "nginx", port, block) as nginx:
         yield nginx, ca
 
 
@@ -134,6 +153,14 @@ async def test_everything_in_place_passes_and_the_secret_is_never_shown(
         "✓ web token: set (not shown): only viewers Discord proved see without it"
     )
     assert SECRET not in "\n".join(lines) and WEB_TOKEN not in "\n".join(lines)
+    # README's five lines, for its host and port
+    public = f"127.0.0.1:{nginx.port}"
+    shown = [
+        x.replace(README_HOST, public).replace(README_WEB, f"127.0.0.1:{settings.web.port}")
+        for x in readme_section().splitlines()
+        if x.startswith("✓ ")
+    ]
+    assert lines[-6:-1] == shown
     # the doctor's own health answer is gone: the port is free for `clankie run`
     assert f"✓ web port: 127.0.0.1:{settings.web.port} is free" in lines
 
@@ -242,3 +269,10 @@ async def test_the_global_commands_check_does_not_count_the_entry_point_as_forei
     assert line(lines, "slash commands") == (
         "✓ slash commands: every server (global) has /play, /share, /voice as this code declares"
     )
+
+
+def test_the_readme_configuration_turns_the_activity_on() -> None:
+    settings = Settings.model_validate(tomllib.loads(readme_block("toml")))
+    assert settings.activity.enabled and settings.web.public_url == f"https://{README_HOST}/"
+    assert settings.web.token is not None and len(settings.web.token.get_secret_value()) >= 16
+    assert "export DISCORD_CLIENT_SECRET=" in readme_block("sh")
