@@ -15,12 +15,15 @@ truthfully what started — or why it failed.
 voice channel of this server, with the LAUNCH_ACTIVITY interaction callback (type 12). Where
 Discord refuses to launch it, the answer is an invite to their voice channel that opens the
 Activity (``target_type`` 2, embedded application). Without ``[activity] enabled``, or outside a
-voice channel, the answer is one private sentence saying what to do.
+voice channel, the answer is one private sentence saying what to do. While the Activity is on,
+``/play start``'s reply carries a "Watch in the call" button that does the same for whoever
+presses it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import discord
@@ -225,12 +228,40 @@ ACTIVITY_OFF = (
     '`[activity] enabled = true` in its config.toml (README, "Watch in the call").'
 )
 NOT_IN_VOICE = "Join a voice channel in this server first, then use `/play watch`: he opens inside that call."
-WATCH_HINT = "In a voice channel? `/play watch` opens him inside the call."
+WATCH_ID = "clankie:watch"  # the custom id of the "Watch in the call" button
 
 
-def watch_hint(settings: Settings) -> str | None:
-    """The line `/play start`'s reply ends with when the Activity is on."""
-    return WATCH_HINT if settings.activity.enabled else None
+class WatchButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=WATCH_ID):
+    """ "Watch in the call" under `/play start`'s reply: whoever presses it gets what `/play watch`
+    gives them. A dynamic item (registered with the bot), so a press is handled whatever
+    message carries it, after a restart too, and no view is kept per reply."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Watch in the call", style=discord.ButtonStyle.primary, custom_id=WATCH_ID
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> WatchButton:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await watch_in_call(character_of(interaction), interaction)
+
+
+def watch_view(settings: Settings) -> discord.ui.View | None:
+    """The button `/play start`'s reply carries while the Activity is on. The view is stopped
+    before it is sent, so discord.py keeps nothing for it: presses reach :class:`WatchButton`."""
+    if not settings.activity.enabled:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(WatchButton())
+    view.stop()
+    return view
 
 
 def activity_invite_refused(
@@ -329,10 +360,11 @@ class Play(commands.Cog):
         ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
         text = started_text(session, _link(self.character, interaction.guild_id))
-        hint = watch_hint(self.character.settings)
-        if hint is not None and session.state not in ("failed", "stopped"):
-            text += "\n" + hint
-        await interaction.edit_original_response(content=text)
+        view = watch_view(self.character.settings) if session.state not in ("failed", "stopped") else None
+        if view is None:
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.edit_original_response(content=text, view=view)
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()  # type: ignore[attr-defined]
             return
@@ -369,54 +401,63 @@ class Play(commands.Cog):
 
     @play.command(name="watch", description="Watch him play, inside your voice call")
     async def watch(self, interaction: discord.Interaction) -> None:
-        if not self.character.settings.activity.enabled:
-            link = _link(self.character, interaction.guild_id)
-            text = ACTIVITY_OFF + (f" Meanwhile, his page: {link}" if link else "")
-            await interaction.response.send_message(text, ephemeral=True)
-            return
-        member = interaction.user
-        voice = member.voice if isinstance(member, discord.Member) else None
-        channel = voice.channel if voice is not None else None
-        if channel is None or channel.guild.id != interaction.guild_id:
-            await interaction.response.send_message(NOT_IN_VOICE, ephemeral=True)
-            return
-        try:
-            await interaction.response.launch_activity()
-            log.info("activity_launched", guild_id=interaction.guild_id, channel_id=channel.id)
-            return
-        except discord.HTTPException as exc:
-            refused = exc
-        log.info(
-            "activity_launch_refused", guild_id=interaction.guild_id, status=refused.status, code=refused.code
-        )
-        await interaction.response.send_message(
-            await self._invite_text(interaction, channel, refused), ephemeral=True
-        )
+        await watch_in_call(self.character, interaction)
 
-    async def _invite_text(
-        self,
-        interaction: discord.Interaction,
-        channel: discord.VoiceChannel | discord.StageChannel,
-        refused: discord.HTTPException,
-    ) -> str:
-        """An invite to ``channel`` that opens the Activity (Discord refused to launch it)."""
-        try:
-            invite = await channel.create_invite(
-                max_age=INVITE_MAX_AGE_S,
-                target_type=discord.InviteTarget.embedded_application,
-                target_application_id=interaction.application_id,
-                reason="/play watch: Discord would not launch the Activity",
-            )
-        except discord.HTTPException as exc:
-            log.warning(
-                "activity_invite_refused", guild_id=interaction.guild_id, status=exc.status, code=exc.code
-            )
-            return activity_invite_refused(channel.mention, refused, exc)
-        return (
-            f"Discord would not launch the Activity from here; this link opens him in {channel.mention} "
-            f"(for an hour): {invite.url}"
+
+async def watch_in_call(character: Character, interaction: discord.Interaction) -> None:
+    """`/play watch` and the "Watch in the call" button: launch the Activity in the invoker's
+    voice call (callback type 12); where Discord refuses, an invite that opens it there."""
+    if not character.settings.activity.enabled:
+        link = _link(character, interaction.guild_id)
+        text = ACTIVITY_OFF + (f" Meanwhile, his page: {link}" if link else "")
+        await interaction.response.send_message(text, ephemeral=True)
+        return
+    member = interaction.user
+    voice = member.voice if isinstance(member, discord.Member) else None
+    channel = voice.channel if voice is not None else None
+    if channel is None or channel.guild.id != interaction.guild_id:
+        await interaction.response.send_message(NOT_IN_VOICE, ephemeral=True)
+        return
+    try:
+        await interaction.response.launch_activity()
+        log.info("activity_launched", guild_id=interaction.guild_id, channel_id=channel.id)
+        return
+    except discord.HTTPException as exc:
+        refused = exc
+    log.info(
+        "activity_launch_refused", guild_id=interaction.guild_id, status=refused.status, code=refused.code
+    )
+    await interaction.response.send_message(await _invite_text(interaction, channel, refused), ephemeral=True)
+
+
+async def _invite_text(
+    interaction: discord.Interaction,
+    channel: discord.VoiceChannel | discord.StageChannel,
+    refused: discord.HTTPException,
+) -> str:
+    """An invite to ``channel`` that opens the Activity (Discord refused to launch it)."""
+    try:
+        invite = await channel.create_invite(
+            max_age=INVITE_MAX_AGE_S,
+            target_type=discord.InviteTarget.embedded_application,
+            target_application_id=interaction.application_id,
+            reason="/play watch: Discord would not launch the Activity",
         )
+    except discord.HTTPException as exc:
+        log.warning(
+            "activity_invite_refused", guild_id=interaction.guild_id, status=exc.status, code=exc.code
+        )
+        return activity_invite_refused(channel.mention, refused, exc)
+    return (
+        f"Discord would not launch the Activity from here; this link opens him in {channel.mention} "
+        f"(for an hour): {invite.url}"
+    )
 
 
 async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(WatchButton)
     await bot.add_cog(Play(character_of(bot)))
+
+
+async def teardown(bot: commands.Bot) -> None:
+    bot.remove_dynamic_items(WatchButton)

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from structlog.testing import capture_logs
 
 from bot.config import Settings
-from cogs.play import ACTIVITY_OFF, NOT_IN_VOICE, WATCH_HINT
+from cogs.play import ACTIVITY_OFF, NOT_IN_VOICE, WATCH_ID
 from tests.cogs.harness import live_bot, wait_turns
 from tests.fakes.discord import DiscordFake
 from tests.fakes.discord.activities import EMBEDDED_APPLICATION
@@ -149,13 +149,37 @@ async def test_without_create_invite_the_refusal_says_which_permission(tmp_path:
         assert fake.requests_to(INVITE)[0].error_code == 50013
 
 
-async def test_play_start_offers_watch_when_the_activity_is_on(tmp_path: Path) -> None:
+async def test_play_start_offers_a_button_that_launches_it_for_whoever_presses(tmp_path: Path) -> None:
     async with live_bot(tmp_path, activity_on, prepare=portal_enabled) as live:
+        fake = live.fake
+        stream = live.host.subscribe()
+        handle = await fake.send_interaction("play start", {"world": "sandbox", "turns": 10_000})
+        text = await handle.reply_text(within=15)
+        assert text.startswith("▶️ Playing **sandbox**")
+        await wait_turns(stream, 1)
+        reply = await handle.original(edits=1)
+        ((button,),) = [row["components"] for row in reply.body["components"]]
+        assert (button["label"], button["custom_id"]) == ("Watch in the call", WATCH_ID)
+
+        away = await fake.press_button(reply, WATCH_ID, by=fake.member)  # not in a voice channel
+        answer = await away.response()
+        assert answer.ephemeral and answer.content == NOT_IN_VOICE
+
+        await fake.set_voice_state(fake.member, fake.voice_channel)
+        await fake.flush()
+        pressed = await fake.press_button(reply, WATCH_ID, by=fake.member)
+        assert (await pressed.response()).type == LAUNCH_ACTIVITY
+        (launched,) = fake.launcher.launched
+        assert (launched.user_id, launched.channel_id) == (fake.member.id, fake.voice_channel.id)
+
+
+async def test_play_start_has_no_button_with_the_activity_off(tmp_path: Path) -> None:
+    async with live_bot(tmp_path) as live:
         stream = live.host.subscribe()
         handle = await live.fake.send_interaction("play start", {"world": "sandbox", "turns": 10_000})
-        text = await handle.reply_text(within=15)
-        assert text.startswith("▶️ Playing **sandbox**") and text.endswith(WATCH_HINT)
+        await handle.reply_text(within=15)
         await wait_turns(stream, 1)
+        assert not (await handle.original(edits=1)).body.get("components")
 
 
 async def test_an_entry_point_interaction_is_let_go_and_the_tree_keeps_working(tmp_path: Path) -> None:
