@@ -26,7 +26,8 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OPEN_PREFIXES = ("/share/", "/games/", "/static/")
 OPEN_PATHS = frozenset({"/healthz"})  # says "ok" and nothing else
 MIN_TOKEN_CHARS = 16
-VIEWER_ADMITTED = "clankie_viewer_admitted"  # request key the Activity's gate sets (activity_routes.py)
+# set by the Activity's gate (activity_routes.py) on a request it admits without the web token
+VIEWER_ADMITTED: web.RequestKey[bool] = web.RequestKey("clankie_viewer_admitted", bool)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 

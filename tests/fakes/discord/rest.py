@@ -18,6 +18,7 @@ from aiohttp import BodyPartReader, web
 from .contract import Operation, Violation
 
 BEARER_TEMPLATES = frozenset({"/users/@me"})  # routes a user's access token may call (identify)
+BEARER_USER: web.RequestKey[Any] = web.RequestKey("bearer_user", object)  # that token's FakeUser
 
 if TYPE_CHECKING:
     from .server import DiscordFake
@@ -148,7 +149,7 @@ class RestApi:
             user = fake.activity.bearer_user(authorization)  # a user's access token (activity_routes.py)
             if user is None:
                 return error(401, 0, "401: Unauthorized")
-            request["bearer_user"] = user
+            request[BEARER_USER] = user
         elif not op.template.startswith(("/webhooks/", "/interactions/")):
             if authorization != f"Bot {fake.token}":
                 return error(401, 0, "401: Unauthorized")

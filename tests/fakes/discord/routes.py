@@ -20,7 +20,7 @@ from .interactions import (
     InteractionHandle,
 )
 from .model import EPHEMERAL, FakeMessage
-from .rest import RestApi, error, json_response, no_content
+from .rest import BEARER_USER, RestApi, error, json_response, no_content
 
 if TYPE_CHECKING:
     from .server import DiscordFake
@@ -80,7 +80,7 @@ class _Routes:
 
     async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
         me = {"verified": True, "mfa_enabled": False, "locale": "en-US"}  # UserPIIResponse
-        user = request.get("bearer_user") or self.fake.bot_user  # Bearer: the token's user (rest.py)
+        user = request.get(BEARER_USER) or self.fake.bot_user  # Bearer: the token's user (rest.py)
         return json_response(user.payload() | me)
 
     async def application(
