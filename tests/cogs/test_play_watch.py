@@ -171,6 +171,7 @@ async def test_play_start_offers_a_button_that_launches_it_for_whoever_presses(t
         assert (await pressed.response()).type == LAUNCH_ACTIVITY
         (launched,) = fake.launcher.launched
         assert (launched.user_id, launched.channel_id) == (fake.member.id, fake.voice_channel.id)
+        await stop_play(fake)
 
 
 async def test_play_start_has_no_button_with_the_activity_off(tmp_path: Path) -> None:
@@ -180,6 +181,13 @@ async def test_play_start_has_no_button_with_the_activity_off(tmp_path: Path) ->
         await handle.reply_text(within=15)
         await wait_turns(stream, 1)
         assert not (await handle.original(edits=1)).body.get("components")
+        await stop_play(live.fake)
+
+
+async def stop_play(fake: DiscordFake) -> None:
+    """/play stop, answered: by then `/play start`'s handler has finished after its edit."""
+    stop = await fake.send_interaction("play stop")
+    assert (await stop.reply_text(within=15)).startswith("⏹️ Stopped")
 
 
 async def test_an_entry_point_interaction_is_let_go_and_the_tree_keeps_working(tmp_path: Path) -> None:
