@@ -21,6 +21,7 @@ from cryptography.x509.oid import NameOID
 from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.play.host import PlayHost
 from bot.setup.activity_checks import activity_checks
 from bot.setup.report import Check
 from bot.web.app import WebSurface
@@ -173,12 +174,14 @@ async def test_the_running_surface_answers_its_own_healthz_through_the_proxy(
     async with https_front(tmp_path, settings.web.port) as (nginx, ca):
         monkeypatch.setenv("SSL_CERT_FILE", str(ca))
         settings.web.public_url = f"https://127.0.0.1:{nginx.port}/"
-        surface = WebSurface(settings, None, ShareStore())
-        await surface.start()  # the real app, with its Host rule for public_url
+        host = PlayHost(settings)
+        surface = WebSurface(settings, host, ShareStore())
+        await surface.start()  # the real app, with its token and the Activity's routes
         try:
             checks = by_name(await activity_checks(settings))
         finally:
             await surface.close()
+            await host.stop()
     reached = checks["Activity reachable"]
     assert reached.ok and reached.found.endswith(
         f"(the surface already listening on 127.0.0.1:{settings.web.port})"
