@@ -38,6 +38,7 @@ import structlog
 from aiohttp import WSMsgType, web
 from aiohttp.typedefs import Handler
 
+from bot.tasks import TaskOwner
 from bot.web import embodiment
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
@@ -49,6 +50,8 @@ DISCORD_QUERY = ("frame_id", "instance_id", "platform")
 ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
 VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
 FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
+SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
+MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
@@ -64,25 +67,34 @@ class ActivitySetup:
     application_id: Callable[[], int | None]
     poll_interval_s: float = 2.0
     clock: Callable[[], float] = time.time
-    sockets: set[web.WebSocketResponse] = field(default_factory=set)
-    _encoded: dict[tuple[int, int, int], tuple[Any, bytes]] = field(default_factory=dict)
+    tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
+    hubs: dict[int, SocketHub] = field(default_factory=dict)
+    send_every_s: float = SEND_EVERY_S
+    _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
 
-    def status_message(self, guild_id: int, status: dict[str, Any]) -> bytes:
-        """A status as the Activity's socket sends it, with signed still URLs; encoded once per
+    def hub(self, feed: embodiment.LiveFeed, guild_id: int) -> SocketHub:
+        """The server's socket hub, made with its first socket."""
+        found = self.hubs.get(guild_id)
+        if found is None or found.feed is not feed:
+            found = self.hubs[guild_id] = SocketHub(self, feed, guild_id)
+        return found
+
+    def status_view(self, guild_id: int, status: dict[str, Any]) -> dict[str, Any]:
+        """A status as the Activity's socket sends it, with signed still URLs; made once per
         (status, server, minute) whatever the number of viewers."""
-        now = self.clock()
-        minute = int(now // 60)
+        minute = int(self.clock() // 60)
         key = (id(status), guild_id, minute)
-        found = self._encoded.get(key)
+        found = self._views.get(key)
         if found is not None and found[0] is status:
             return found[1]
-        encoded = orjson.dumps(
-            {"type": "status", "data": self.with_still_urls(guild_id, status, minute * 60)}
-        )
-        if len(self._encoded) > 256:
-            self._encoded.clear()
-        self._encoded[key] = (status, encoded)
-        return encoded
+        view = self.with_still_urls(guild_id, status, minute * 60)
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = (status, view)
+        return view
+
+    def status_message(self, guild_id: int, status: dict[str, Any]) -> bytes:
+        return orjson.dumps({"type": "status", "data": self.status_view(guild_id, status)})
 
     def with_still_urls(self, guild_id: int, status: dict[str, Any], now: float) -> dict[str, Any]:
         base = f"v1/guilds/{guild_id}/embodiment/sessions/live/still?"
@@ -292,10 +304,75 @@ def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer 
     return viewer
 
 
+class SocketHub:
+    """One server's live sockets, fed by one subscription to its :class:`LiveFeed`: each status
+    and turn is encoded once and written to every socket in turn, so a hundred viewers cost a
+    hundred writes per event, not a hundred woken tasks. A socket whose send buffer is backed up
+    (a slow viewer) skips messages rather than hold the others up; the next status catches it up.
+    The pump is a task of the app's ``TaskOwner``, made with the hub."""
+
+    BACKLOG_BYTES = 64 * 1024
+
+    def __init__(self, setup: ActivitySetup, feed: embodiment.LiveFeed, guild_id: int) -> None:
+        self.setup = setup
+        self.feed = feed
+        self.guild_id = guild_id
+        self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
+        self.status: dict[str, Any] | None = None
+        self._queue = feed.join()
+        self.status = self._first_status()
+        setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
+
+    def _first_status(self) -> dict[str, Any]:
+        item = self._queue.get_nowait()  # join() queues the current status first
+        assert item is not None and item[0] == "status"
+        return item[1]
+
+    def full(self) -> bool:
+        return len(self.sockets) >= self.feed.max_clients
+
+    async def add(self, ws: web.WebSocketResponse, transport: Any) -> None:
+        self.sockets[ws] = transport
+        if self.status is not None:
+            await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
+
+    async def _pump(self) -> None:
+        try:
+            alive = True
+            while alive:
+                alive = await self._flush()
+                if alive:  # what comes meanwhile goes out in one update
+                    await asyncio.sleep(self.setup.send_every_s)
+        finally:
+            self.feed.leave(self._queue)
+            for ws in list(self.sockets):
+                await ws.close(code=1001, message=b"play surface closing")
+
+    async def _flush(self) -> bool:
+        """Wait for news, then send everything queued as one ``update``: the turns settled since
+        the last one and the newest status. False once the feed has ended."""
+        items = [await self._queue.get()]
+        while not self._queue.empty():
+            items.append(self._queue.get_nowait())
+        turns = [data for item in items if item is not None and item[0] == "turn" for data in (item[1],)]
+        statuses = [data for item in items if item is not None and item[0] == "status" for data in (item[1],)]
+        if statuses:
+            self.status = statuses[-1]
+        status = self.setup.status_view(self.guild_id, statuses[-1]) if statuses else None
+        message = orjson.dumps({"type": "update", "turns": turns[-MAX_TURNS_SENT:], "status": status})
+        for ws, transport in list(self.sockets.items()):
+            if ws.closed or transport is None or transport.get_write_buffer_size() > self.BACKLOG_BYTES:
+                continue
+            with contextlib.suppress(ConnectionError):
+                await ws.send_bytes(message)
+        return None not in items
+
+
 async def live_socket(request: web.Request) -> web.StreamResponse:
     """Live updates for one server's Activity viewers: the credential first, then ``status``
-    (with signed still URLs) and ``turn`` messages; a renewed credential may be sent at any
-    time, and the socket closes when the one it holds expires."""
+    (with signed still URLs) and ``turn`` messages from the server's :class:`SocketHub`; a
+    renewed credential may be sent at any time, and the socket closes when the one it holds
+    expires."""
     setup = request.app[ACTIVITY]
     guild_id = int(request.match_info["guild_id"])
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=8192)
@@ -305,19 +382,13 @@ async def live_socket(request: web.Request) -> web.StreamResponse:
         await ws.send_bytes(orjson.dumps({"type": "error", "message": viewer}))
         await ws.close(code=4401, message=b"unauthorized")
         return ws
-    feed = request.app[embodiment.FEEDS].of(embodiment.host_of(request))
-    if feed.full():
-        await ws.send_bytes(
-            orjson.dumps(
-                {"type": "error", "message": "too many live pages are open; updating every few seconds"}
-            )
-        )
+    hub = setup.hub(request.app[embodiment.FEEDS].of(embodiment.host_of(request)), guild_id)
+    if hub.full():
+        busy = "too many live pages are open; updating every few seconds"
+        await ws.send_bytes(orjson.dumps({"type": "error", "message": busy}))
         await ws.close(code=4503, message=b"busy")
         return ws
-    queue = feed.join()
-    setup.sockets.add(ws)
-    reader = asyncio.ensure_future(ws.receive())
-    getter: asyncio.Future[Any] = asyncio.ensure_future(queue.get())
+    await hub.add(ws, request.transport)
     try:
         while not ws.closed:
             left = viewer.expires_at - setup.clock()
@@ -326,36 +397,21 @@ async def live_socket(request: web.Request) -> web.StreamResponse:
                     orjson.dumps({"type": "error", "message": "the viewer credential expired"})
                 )
                 break
-            done, _ = await asyncio.wait({reader, getter}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            if reader in done:
-                message = reader.result()
-                if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                    break
-                renewed = _credential_of(message, setup, guild_id)
-                if isinstance(renewed, str):
-                    await ws.send_bytes(orjson.dumps({"type": "error", "message": renewed}))
-                    break
-                viewer = renewed
-                reader = asyncio.ensure_future(ws.receive())
-            if getter in done:
-                item = getter.result()
-                if item is None:
-                    break
-                name, data = item
-                if name == "status":
-                    await ws.send_bytes(setup.status_message(guild_id, data))
-                else:
-                    await ws.send_bytes(orjson.dumps({"type": name, "data": data}))
-                getter = asyncio.ensure_future(queue.get())
+            try:
+                message = await ws.receive(timeout=left)
+            except TimeoutError:
+                continue  # the loop's check says it expired
+            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                break
+            renewed = _credential_of(message, setup, guild_id)
+            if isinstance(renewed, str):
+                await ws.send_bytes(orjson.dumps({"type": "error", "message": renewed}))
+                break
+            viewer = renewed
     except (ConnectionResetError, ConnectionError):
         pass
     finally:
-        for pending in (reader, getter):
-            pending.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await pending
-        feed.leave(queue)
-        setup.sockets.discard(ws)
+        hub.sockets.pop(ws, None)
         await ws.close()
     return ws
 
@@ -369,8 +425,10 @@ def add_routes(app: web.Application, setup: ActivitySetup) -> None:
     app.router.add_get(scoped + "/activity-status", activity_status)
 
     async def on_shutdown(_app: web.Application) -> None:
-        for ws in list(setup.sockets):
-            await ws.close(code=1001, message=b"server shutting down")
+        for hub in setup.hubs.values():
+            for ws in list(hub.sockets):
+                await ws.close(code=1001, message=b"server shutting down")
+        await setup.tasks.close()
         await setup.proof.close()
 
     app.on_shutdown.append(on_shutdown)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +51,10 @@ async def wait_playing(world: ActivityWorld, http: aiohttp.ClientSession, creden
         await ws.send_str(json.dumps({"credential": credential}))
         async for message in ws:
             body = json.loads(message.data)
-            assert body["type"] in ("status", "turn"), body
-            if body["type"] == "status" and body["data"]["stillUrl"]:
-                return dict(body["data"])
+            assert body["type"] in ("status", "update"), body
+            status = body["data"] if body["type"] == "status" else body["status"]
+            if status and status["stillUrl"]:
+                return dict(status)
     raise AssertionError("the live socket closed before a picture")
 
 
@@ -282,3 +284,49 @@ def test_a_credential_lifetime_past_fifteen_minutes_is_refused() -> None:
     with pytest.raises(ValueError, match="at most 900"):
         ViewerKeys("secret", 901)
     assert ActivitySettings(credential_ttl_s=900).credential_ttl_s == 900
+
+
+async def test_enabled_without_what_it_needs_refuses_to_start_with_a_sentence(tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    from bot.config import DiscordSettings, PathSettings, Settings, WebSettings
+    from bot.play.host import PlayHost
+    from bot.web.app import WebSurface
+    from bot.web.auth import WebConfigError
+    from bot.web.share_store import ShareStore
+
+    def settings(secret: str | None, bot: str | None, web: str | None) -> Settings:
+        return Settings(
+            discord=DiscordSettings(token=SecretStr(bot) if bot else None),
+            activity=ActivitySettings(enabled=True, client_secret=SecretStr(secret) if secret else None),
+            web=WebSettings(port=0, token=SecretStr(web) if web else None),
+            paths=PathSettings(state_dir=tmp_path / "state"),
+        )
+
+    for given, missing in (
+        (settings(None, "b", WEB_TOKEN), "DISCORD_CLIENT_SECRET"),
+        (settings("s", None, WEB_TOKEN), "DISCORD_TOKEN"),
+        (settings("s", "b", None), "[web] token"),
+    ):
+        with pytest.raises(WebConfigError, match=re.escape(missing)):
+            await WebSurface(given, PlayHost(given), ShareStore()).start()
+
+
+async def test_disabled_the_root_with_discords_query_is_the_local_page(tmp_path: Path) -> None:
+    from bot.config import PathSettings, Settings, WebSettings
+    from bot.play.host import PlayHost
+    from bot.web.app import WebSurface
+    from bot.web.share_store import ShareStore
+
+    given = Settings(web=WebSettings(port=0), paths=PathSettings(state_dir=tmp_path / "state"))
+    handle = await WebSurface(given, PlayHost(given), ShareStore()).start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            query = "?frame_id=f&instance_id=i-1-gc-2-3&platform=desktop&guild_id=2&channel_id=3"
+            async with http.get(handle.url + query) as r:
+                page = await r.text()
+                assert r.status == 200 and 'src="./static/activity.js"' in page and "discord" not in page
+            async with http.post(handle.url + "v1/activity/session", json={}) as r:
+                assert r.status in (404, 405)
+    finally:
+        await handle.close()

@@ -15,7 +15,9 @@ from bot.web import vendor_sdk
 from bot.web.vendor_sdk import MANIFEST, TARGET, VERSION, VendorError, check
 
 ROOT = Path(__file__).resolve().parents[2]
-IMPORT = re.compile(r"""(?:^|\s)(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]""")
+IMPORT = re.compile(
+    r"""(?:^|\s)(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]"""
+)
 
 
 def test_every_vendored_file_matches_its_checksum_at_the_pinned_version() -> None:

@@ -93,8 +93,10 @@ function transport(guild, credential, pollMs) {
       });
       ws.addEventListener("message", async (e) => {
         const msg = JSON.parse(typeof e.data === "string" ? e.data : await e.data.text());
-        if (msg.type === "status") on.status(msg.data);
-        else if (msg.type === "turn") on.turn(msg.data);
+        if (msg.type === "update") {  // the turns since the last update, then the newest status
+          for (const t of msg.turns) on.turn(t);
+          if (msg.status) on.status(msg.status);
+        } else if (msg.type === "status") on.status(msg.data);
         else if (msg.type === "error") say(msg.message, true);
       });
       ws.addEventListener("close", () => { if (!given) { given = true; on.failed(); } });
