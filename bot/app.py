@@ -52,7 +52,7 @@ from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
 from bot.play.host import PlayRefused
-from bot.setup.commands import SyncRecord, declared, digest
+from bot.setup.commands import ENTRY_POINT, SyncRecord, declared, digest, entry_points
 from bot.setup.endpoints import use_discord_gateway
 from bot.web.auth import WebConfigError
 from cogs import BadOptionValue, NotModerator
@@ -179,8 +179,27 @@ async def reply_privately(interaction: discord.Interaction, text: str) -> None:
         log.warning("error_reply_failed", status=exc.status, code=exc.code)
 
 
+def is_entry_point(interaction: discord.Interaction) -> bool:
+    """An application command interaction for the Entry Point command (type 4), which Discord
+    makes when Activities are enabled and answers itself by launching the Activity (its handler
+    is DISCORD_LAUNCH_ACTIVITY)."""
+    data: dict[str, Any] = dict(interaction.data or {})
+    return interaction.type is discord.InteractionType.application_command and data.get("type") == ENTRY_POINT
+
+
 class ClankieTree(app_commands.CommandTree):
-    """The bot's command tree; its ``on_error`` is the one error handler for every command."""
+    """The bot's command tree; its ``on_error`` is the one error handler for every command.
+
+    An Entry Point command's interaction (type 4) is let go in :meth:`interaction_check`, before
+    discord.py looks the command up: it has no ``AppCommandType`` for 4 and would raise out of
+    its invoker task. Discord launches the Activity for it itself; the bot answers nothing."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if is_entry_point(interaction):
+            data: dict[str, Any] = dict(interaction.data or {})
+            log.info("entry_point_left_to_discord", command=data.get("name"), guild_id=interaction.guild_id)
+            return False
+        return True
 
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
@@ -301,11 +320,23 @@ class ClankieBot(commands.AutoShardedBot):
         digest of what was synced is recorded in the state directory."""
         payload = declared(self.tree, guild_id)
         if guild_id is None:
-            synced = await self.tree.sync()
+            synced = await self._sync_global(payload)
         else:
             synced = await self.tree.sync(guild=discord.Object(id=guild_id))
         self._record().remember(self._app_id(), guild_id, digest(payload))
         return synced
+
+    async def _sync_global(self, payload: list[dict[str, Any]]) -> list[app_commands.AppCommand]:
+        """The global bulk overwrite, keeping the Entry Point command Discord made when Activities
+        were enabled: an overwrite that leaves it out is refused (400, code 50240), so the global
+        commands are read first and any of type 4 goes back unchanged."""
+        app_id = self._app_id()
+        held = await self.http.get_global_commands(app_id)
+        kept = entry_points([dict(c) for c in held])
+        if kept:
+            log.info("entry_point_kept", commands=[c["name"] for c in kept])
+        data = await self.http.bulk_upsert_global_commands(app_id, payload=[*payload, *kept])
+        return [app_commands.AppCommand(data=d, state=self._connection) for d in data]
 
     async def on_ready(self) -> None:
         log.info(
@@ -478,6 +509,9 @@ async def _shutdown(bot: ClankieBot, character: Character) -> None:
 def describe(commands_: list[app_commands.AppCommand]) -> list[str]:
     lines = []
     for cmd in commands_:
+        if cmd.type.value == ENTRY_POINT:
+            lines.append(f"/{cmd.name} (the Activity's Entry Point, Discord's own: kept as it was)")
+            continue
         subs = [opt.name for opt in cmd.options if isinstance(opt, app_commands.AppCommandGroup)]
         lines.append(f"/{cmd.name}" + (f" ({', '.join(subs)})" if subs else ""))
     return lines

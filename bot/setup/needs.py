@@ -48,6 +48,14 @@ class Need:
 
 NEEDS: tuple[Need, ...] = (
     Need(
+        "create_instant_invite",
+        "Create Invite",
+        "give you a link that opens him inside your voice call when Discord will not launch "
+        "/play watch's Activity there",
+        (("cogs/play.py", "await channel.create_invite("),),
+        True,
+    ),
+    Need(
         "view_channel",
         "View Channels",
         "see the channels he posts in and the voice channel he joins",

@@ -2,8 +2,9 @@
 127.0.0.1 unless told otherwise, refuses any other address without ``web.token``, and when a
 token is set every data request must carry it (``Authorization: Bearer …`` or ``?token=…``).
 Share links carry their own per-person token and the bundled game pages and static files hold no
-data, so those paths need no web token; nor does what the Discord Activity's gate admits
-(``activity_routes.viewer_gate``: a viewer proven by Discord, on their own server's routes). A token must be at least :data:`MIN_TOKEN_CHARS` long
+data, so those paths need no web token; nor does ``/healthz``, which says only ``ok``, nor what
+the Discord Activity's gate admits (``activity_routes.viewer_gate``: a viewer proven by Discord,
+on their own server's routes). A token must be at least :data:`MIN_TOKEN_CHARS` long
 when it is required (a bind beyond loopback). Without a token the surface answers only requests
 that name it by a loopback name or address and its own port (``Host``), or by
 ``[web] public_url``'s host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a
