@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Report  # noqa: E402
-from bot.worlds.browser import BrowserWorld  # noqa: E402
 from bot.worlds.browser.model_2048 import Board  # noqa: E402
 from bot.worlds.browser.watch_2048 import CONFIRM_S, BoardWatch, Shoot  # noqa: E402
+from bot.worlds.browser.world import BrowserWorld  # noqa: E402
 from journal.actions import Press  # noqa: E402
 
 TURNS = 60

@@ -35,7 +35,8 @@ from bot.play.host import PlayHost, StartRequest  # noqa: E402
 from bot.play.minds.agent import AgentMind  # noqa: E402
 from bot.play.minds.base import DecisionView  # noqa: E402
 from bot.play.minds.openai_mind import OpenAIMind  # noqa: E402
-from bot.worlds.sandbox import SandboxWorld, guide  # noqa: E402
+from bot.worlds.sandbox import guide  # noqa: E402
+from bot.worlds.sandbox.world import SandboxWorld  # noqa: E402
 
 TURNS = 1000
 PROBES = (10, 100, 500, 1000)

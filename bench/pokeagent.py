@@ -28,8 +28,8 @@ from bench._common import Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
-from bot.worlds.pokeagent import PokeAgentWorld  # noqa: E402
 from bot.worlds.pokeagent.mapping import press_timing  # noqa: E402
+from bot.worlds.pokeagent.world import PokeAgentWorld  # noqa: E402
 from journal.actions import GBA_CATALOG  # noqa: E402
 from journal.reader import read_journal  # noqa: E402
 

@@ -45,9 +45,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Report  # noqa: E402
-from bot.worlds.browser import BrowserWorld  # noqa: E402
 from bot.worlds.browser.browsers import Browsers  # noqa: E402
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction  # noqa: E402
+from bot.worlds.browser.world import BrowserWorld  # noqa: E402
 from journal.actions import Press  # noqa: E402
 from tests.worlds.browser.run_server import descendants, driver_pids, playwright_run_server, rss_kb  # noqa: E402
 

@@ -64,7 +64,7 @@ async def play_bundled(report: Report) -> float:
     """Moves per second and the median turn (seconds) on the bundled page."""
     from bot.play.minds.autopilot import AutopilotMind
     from bot.play.turn import run_turn
-    from bot.worlds.browser import BrowserWorld
+    from bot.worlds.browser.world import BrowserWorld
 
     world = BrowserWorld("builtin:2048?seed=1")
     await world.start()
@@ -109,8 +109,8 @@ async def page_stills(url: str) -> tuple[bytes, bytes, Any, list[list[int]]]:
     region's pixels, and the page's own board."""
     from bot.play.minds.autopilot import AutopilotMind
     from bot.play.turn import run_turn
-    from bot.worlds.browser import BrowserWorld
     from bot.worlds.browser.sight_2048 import BoardGeometry, locate_board, pixels_of
+    from bot.worlds.browser.world import BrowserWorld
 
     world = BrowserWorld(url)
     await world.start()

@@ -59,7 +59,7 @@ from bot.play.host import PlayHost, StartRequest  # noqa: E402
 from bot.play.journal_sink import JournalSink, Written  # noqa: E402
 from bot.play.minds.base import MindInfo  # noqa: E402
 from bot.play.session import SettledTurn  # noqa: E402
-from bot.worlds.sandbox import SandboxWorld  # noqa: E402
+from bot.worlds.sandbox.world import SandboxWorld  # noqa: E402
 from journal.actions import GBA_CATALOG  # noqa: E402
 from journal.reader import read_journal  # noqa: E402
 

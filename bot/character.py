@@ -18,6 +18,7 @@ from bot.health import Readiness
 from bot.mouth.calls import Calls
 from bot.play.host import PlayHost
 from bot.play.hosts import PlayHosts
+from bot.registered import check_registered
 from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
 from bot.tools.base import Surface
 from bot.web.app import WebHandle, WebSurface
@@ -113,6 +114,8 @@ class InCall:
 
 
 def build_character(settings: Settings) -> Character:
+    """Everything, made from ``settings`` once they are checked against the registries."""
+    check_registered(settings)
     plays = PlayHosts(settings)
     share_store = ShareStore(settings.share.link_ttl_minutes, base_url=settings.web.public_url or "")
     registry = build_registry()

@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.config import ConfigError, PlaySettings, Settings, WebSettings, load_settings, shard_problem
+from bot.config import ConfigError, PlaySettings, Settings, WebSettings, shard_problem
 from bot.tasks import TaskOwner
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = load_settings(Path(args.config) if getattr(args, "config", None) else None)
+    from bot.registered import load_checked
+
+    settings = load_checked(Path(args.config) if getattr(args, "config", None) else None)
     journal_dir = getattr(args, "journal_dir", None)
     if journal_dir:
         settings.paths.journal_dir = Path(journal_dir)

@@ -2,13 +2,15 @@
 
 Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``DISCORD_CLIENT_SECRET``, ``web.token``) are
 ``SecretStr``: they never appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
-was expected (:class:`ConfigError`); an unknown key or section, or a world or mind that is not
-registered, is told with the closest known name ("did you mean `max_turns`?").
+was expected (:class:`ConfigError`); an unknown key or section is told with the closest known name
+("did you mean `max_turns`?").
 
-``[play] world`` and ``[play] mind`` are checked against the registries of worlds
-(:mod:`bot.worlds.factory`) and minds (:mod:`bot.play.minds.factory`), where each is declared
-once (docs/architecture.md §4, §5); they are imported when a value is checked, not with this
-module, which the registries' builders read.
+This module knows no world and no mind (docs/architecture.md §2, §4): it imports neither registry,
+so loading the configuration imports no world's code (no Playwright) and nothing of play.
+``[play] world`` and ``[play] mind`` are checked here only for their form; that each is registered
+is checked by :func:`bot.registries.load_checked`, which also reads each world's own table. A
+world's table (``[browser]``, ``[pokeagent]``, ``[worlds.<name>]``) is kept here as written and
+read through the world's :class:`WorldSettings` model (:meth:`Settings.world_settings`).
 """
 
 from __future__ import annotations
@@ -20,20 +22,21 @@ import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self, TypeVar, get_args
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
-
-from bot.url_patterns import UrlPattern, parse_pattern
 
 
 def did_you_mean(word: str, known: Iterable[str], *, shown: str = "`{}`") -> str:
@@ -160,31 +163,37 @@ class OpenAISettings(_Section):
     max_tool_rounds: int = Field(default=4, ge=1, le=16)
 
 
+NAME_FORM = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+"""The form of a world's or a mind's name (``bot/worlds/info.py`` ``WorldInfo`` holds worlds to it)."""
+
+
+def name_problem(kind: str, name: str) -> str | None:
+    """What is wrong with the form of a world's or mind's name, in a sentence; None if nothing."""
+    if NAME_FORM.match(name):
+        return None
+    return (
+        f"{name!r} is not a {kind} name: expected a lowercase letter, then lowercase letters, "
+        f"digits or _ (at most 32 characters), such as {'sandbox' if kind == 'world' else 'autopilot'}"
+    )
+
+
 class PlaySettings(_Section):
-    world: str = "sandbox"  # a registered world (bot/worlds/factory.py)
-    mind: str = "autopilot"  # a registered mind (bot/play/minds/factory.py)
+    # a registered world (bot/worlds/factory.py) and mind (bot/play/minds/factory.py); here only
+    # their form is checked, the registries by bot/registries.py
+    world: str = "sandbox"
+    mind: str = "autopilot"
     max_turns: int = Field(default=500, ge=1, le=100_000)
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
     max_invalid_in_a_row: int = Field(default=20, ge=1, le=10_000)  # then play ends failed
     seed: int = 0
 
-    @field_validator("world")
+    @field_validator("world", "mind")
     @classmethod
-    def _registered_world(cls, value: str) -> str:
-        from bot.worlds.factory import WORLDS
-
-        if value not in WORLDS:
-            raise ValueError(unknown_name("world", value, WORLDS))
-        return value
-
-    @field_validator("mind")
-    @classmethod
-    def _registered_mind(cls, value: str) -> str:
-        from bot.play.minds.factory import MINDS
-
-        if value not in MINDS:
-            raise ValueError(unknown_name("mind", value, MINDS))
+    def _name_form(cls, value: str, info: ValidationInfo) -> str:
+        problem = name_problem(str(info.field_name), value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
 
@@ -258,49 +267,20 @@ class VoiceSettings(_Section):
         return value
 
 
-class BrowserSettings(_Section):
-    chromium_path: str = "/usr/bin/chromium"
-    url: str = "builtin:2048"
-    # pages a moderator may name in /play start url:… (bot/url_patterns.py); `clankie play --url`
-    # is not limited by it
-    allowed_urls: list[str] = Field(default_factory=lambda: ["builtin:*"], max_length=256)
-    # a Playwright server (`playwright run-server`, browserless) to use instead of launching
-    # Chromium here; chromium_path then names Chromium on the server's machine
-    ws_endpoint: str | None = None
-
-    @field_validator("ws_endpoint")
-    @classmethod
-    def _ws_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        parts = urlsplit(value)
-        # a query may carry a token (browserless takes one there), the authority a password
-        shown = re.sub(r"//[^/@?#]*@", "//***@", value.split("?", 1)[0])
-        try:
-            ok = parts.scheme in ("ws", "wss") and bool(parts.hostname) and (parts.port or 1) > 0
-        except ValueError:  # a port that is not a number or out of range
-            ok = False
-        if not ok:
-            raise ValueError(
-                f"expected a ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3000/ (got {shown!r})"
-            )
-        return value
-
-    @field_validator("allowed_urls")
-    @classmethod
-    def _patterns(cls, value: list[str]) -> list[str]:
-        for text in value:
-            parse_pattern(text)  # a ValueError names the pattern and what is wrong with it
-        return value
-
-    @property
-    def allowed_patterns(self) -> tuple[UrlPattern, ...]:
-        return tuple(parse_pattern(text) for text in self.allowed_urls)
+WORLDS_TABLE = "worlds"
+"""``[worlds.<name>]``: where a world's own table goes unless it keeps one it had before."""
 
 
-class PokeAgentSettings(_Section):
-    url: str = "http://127.0.0.1:8000"
-    timeout_s: float = Field(default=5.0, gt=0, le=120)
+class WorldSettings(_Section):
+    """A world's own table of ``config.toml``, declared by the world's package (its
+    ``WorldEntry.settings``, docs/architecture.md §4): ``table`` names it as written in the file,
+    ``"browser"`` for ``[browser]`` or ``"worlds.tiny"`` for ``[worlds.tiny]``. Every key has a
+    default, so a file without the table takes them all."""
+
+    table: ClassVar[str]
+
+
+W = TypeVar("W", bound=WorldSettings)
 
 
 class LimitsSettings(_Section):
@@ -333,12 +313,59 @@ class Settings(_Section):
     activity: ActivitySettings = Field(default_factory=ActivitySettings)
     share: ShareSettings = Field(default_factory=ShareSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
-    browser: BrowserSettings = Field(default_factory=BrowserSettings)
-    pokeagent: PokeAgentSettings = Field(default_factory=PokeAgentSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+
+    # Tables this model does not hold, as written: each world's own (``[browser]``,
+    # ``[worlds.tiny]``), read through world_settings; bot/registries.py refuses any that no
+    # registered world declares.
+    _tables: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _worlds: dict[type[WorldSettings], WorldSettings] = PrivateAttr(default_factory=dict)
+    _source: str = PrivateAttr(default="<defaults>")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_world_tables(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Every table of the file that is not one of this model's own sections is kept as
+        written, for the worlds to read: a table at the top (``[browser]``) and each table under
+        ``[worlds]``. A key that is not a table and not a section stays an unknown key."""
+        tables: dict[str, Any] = {}
+        if isinstance(data, dict):
+            data = dict(data)
+            for name in [k for k, v in data.items() if k not in cls.model_fields and isinstance(v, dict)]:
+                table = data.pop(name)
+                if name == WORLDS_TABLE:
+                    tables.update({f"{name}.{key}": value for key, value in table.items()})
+                else:
+                    tables[name] = table
+        settings = handler(data)
+        settings._tables = tables
+        return settings
+
+    @property
+    def source(self) -> str:
+        """Where these settings were read from: the file, ``<environment>``, or ``<defaults>``."""
+        return self._source
+
+    def world_tables(self) -> dict[str, Any]:
+        """The tables kept for the worlds, by name as written (``browser``, ``worlds.tiny``)."""
+        return dict(self._tables)
+
+    def world_settings(self, model: type[W]) -> W:
+        """A world's own table, read through its model (its defaults where the file says
+        nothing); read once, then the same object, so a change made to it is kept. A table that
+        does not fit the model is a :class:`ConfigError` naming the file, table and key."""
+        found = self._worlds.get(model)
+        if isinstance(found, model):
+            return found
+        try:
+            read = model.model_validate(self._tables.get(model.table, {}))
+        except ValidationError as exc:
+            raise ConfigError(problems_of(exc, self._source, model, model.table)) from None
+        self._worlds[model] = read
+        return read
 
     # -- derived paths ---------------------------------------------------------------
     @property
@@ -386,21 +413,42 @@ ENV_MAP: dict[str, tuple[str, str]] = {
 _PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
 
 
-_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token"), ("activity", "client_secret")}
+def _field_at(model: type[BaseModel], loc: tuple[str, ...]) -> tuple[type[BaseModel], Any] | None:
+    """The model holding the field at ``loc`` and that field's annotation, or None."""
+    for i, part in enumerate(loc):
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        if i == len(loc) - 1:
+            return model, field.annotation
+        if not (isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)):
+            return None
+        model = field.annotation
+    return None
 
 
-def _describe(err: Mapping[str, Any]) -> str:
+def _is_secret(model: type[BaseModel], loc: tuple[str, ...]) -> bool:
+    found = _field_at(model, loc)
+    return found is not None and (found[1] is SecretStr or SecretStr in get_args(found[1]))
+
+
+def _describe(err: Mapping[str, Any], model: type[BaseModel] = Settings) -> str:
+    """One validation error of ``model`` (the settings, or a world's table) in a few words."""
     kind = err.get("type", "")
     loc = tuple(str(p) for p in err.get("loc", ()))
     got = err.get("input")
     if kind == "extra_forbidden":
-        return _unknown(loc, got)
+        return _unknown(loc, model)
     shown = (
-        f" (got {got!r})" if isinstance(got, (str, int, float, bool)) and loc[:2] not in _SECRET_LOCS else ""
+        f" (got {got!r})"
+        if isinstance(got, (str, int, float, bool)) and not _is_secret(model, loc[:2])
+        else ""
     )
-    if kind in ("model_type", "dict_type") and len(loc) == 1:
+    if kind in ("model_type", "dict_type", "model_attributes_type") and len(loc) <= (
+        1 if model is Settings else 0
+    ):
         return f"expected a table{shown}"
-    if kind == "is_instance_of" and loc[-1:] and loc[-1] in _PATH_KEYS:
+    if kind == "is_instance_of" and model is Settings and loc[-1:] and loc[-1] in _PATH_KEYS:
         return f"expected a path (a string){shown}"
     msg = str(err.get("msg", "invalid value"))
     if kind == "value_error":  # a validator's own sentence already names the value
@@ -408,17 +456,27 @@ def _describe(err: Mapping[str, Any]) -> str:
     return f"{msg}{shown}" if kind != "missing" else msg
 
 
-def _unknown(loc: tuple[str, ...], got: Any) -> str:
-    """An unknown section or key, with the closest known name of its table."""
-    model: type[BaseModel] = Settings
-    for part in loc[:-1]:
-        annotation = model.model_fields[part].annotation if part in model.model_fields else None
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
-            return "unknown key"
-        model = annotation
-    if len(loc) == 1 and isinstance(got, dict):
-        return "unknown section" + did_you_mean(loc[0], model.model_fields, shown="[{}]")
-    return "unknown key" + did_you_mean(loc[-1], model.model_fields)
+def _unknown(loc: tuple[str, ...], model: type[BaseModel]) -> str:
+    """An unknown key, with the closest known name of its table. (A table that is not a section
+    is kept for the worlds, and refused by bot/registries.py if no world declares it.)"""
+    found = _field_at(model, loc[:-1]) if loc[:-1] else (model, model)
+    table = found[1] if found else None
+    if not (isinstance(table, type) and issubclass(table, BaseModel)):
+        return "unknown key"
+    return "unknown key" + did_you_mean(loc[-1], table.model_fields)
+
+
+def problems_of(exc: ValidationError, where: str, model: type[BaseModel] = Settings, table: str = "") -> str:
+    """Each error of ``exc`` on a line: the file, ``[section] key`` and what was wrong. ``table``
+    names the table of the file ``model`` read (a world's), when it is not the settings."""
+    problems = []
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        if table:
+            loc = [table, *loc]
+        key = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else f"[{loc[0]}]" if loc else "?"
+        problems.append(f"{where}: {key}: {_describe(err, model)}")
+    return "\n".join(problems)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -479,11 +537,8 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     if isinstance(raw.get("web"), dict) and isinstance(raw["web"].get("token"), str):
         raw["web"]["token"] = SecretStr(raw["web"]["token"]) if raw["web"]["token"] else None
     try:
-        return Settings.model_validate(raw)
+        settings = Settings.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = [str(p) for p in err["loc"]]
-            key = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else f"[{loc[0]}]" if loc else "?"
-            problems.append(f"{where}: {key}: {_describe(err)}")
-        raise ConfigError("\n".join(problems)) from None
+        raise ConfigError(problems_of(exc, where)) from None
+    settings._source = where
+    return settings

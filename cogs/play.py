@@ -39,6 +39,7 @@ from bot.play.session import PlaySession
 from bot.tasks import TaskOwner
 from bot.url_patterns import allowed
 from bot.worlds.browser.info import INFO as BROWSER
+from bot.worlds.browser.settings import BrowserSettings
 from bot.worlds.factory import world_names
 from cogs import Bounded, OneOf, character_of, moderator_only
 from journal.metrics import metrics_text
@@ -92,9 +93,9 @@ def url_refusal(url: str, world: str, settings: Settings) -> str | None:
             f"The url option is for the {BROWSER.name} world (world: {BROWSER.name}); "
             f"this would start {world}."
         )
-    if allowed(url, settings.browser.allowed_patterns):
+    if allowed(url, settings.world_settings(BrowserSettings).allowed_patterns):
         return None
-    listed = ", ".join(f"`{p}`" for p in settings.browser.allowed_urls) or "nothing"
+    listed = ", ".join(f"`{p}`" for p in settings.world_settings(BrowserSettings).allowed_urls) or "nothing"
     return _clip(
         f"That page is not allowed: moderators may choose only pages that `[browser] allowed_urls` "
         f"in the bot's configuration allows (now {listed}).",

@@ -13,6 +13,7 @@ from bot.play.state import StateUnwritable, check_state
 from bot.setup.commands import RECORD_FILE
 from bot.setup.report import Check, failed, not_checked, passed
 from bot.web.auth import WebConfigError, check_bind
+from bot.worlds.browser.settings import BrowserSettings
 
 NO_KEY_FIX = (
     "export OPENAI_API_KEY=… (platform.openai.com → API keys), or set OPENAI_BASE_URL to an "
@@ -97,7 +98,7 @@ def _executable(configured: str) -> str | None:
 
 async def chromium_check(settings: Settings) -> Check:
     """The browser world's Chromium runs (``--version``)."""
-    configured = settings.browser.chromium_path
+    configured = settings.world_settings(BrowserSettings).chromium_path
     path = _executable(configured)
     fix = "install it (Debian/Ubuntu: apt-get install chromium), or set [browser] chromium_path"
     if path is None:

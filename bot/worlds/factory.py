@@ -3,8 +3,10 @@
 ``/play start world:`` choices.
 
 Each world package declares a :class:`~bot.worlds.info.WorldEntry` (its
-:class:`~bot.worlds.info.WorldInfo` and a builder); adding a world is that package and one
-:func:`register_world` line below. A builder takes a :class:`WorldRequest` (a seed, a URL) and
+:class:`~bot.worlds.info.WorldInfo`, a builder and, if it has one, the model of its own table of
+``config.toml``); adding a world, with its settings, is that package and one
+:func:`register_world` line below. Importing this module imports no world's body (no Playwright,
+no Pillow): each package's ``__init__`` holds only its entry. A builder takes a :class:`WorldRequest` (a seed, a URL) and
 the settings, so nothing here knows about play (``bot/worlds`` imports nothing from
 ``bot/play``; tests/worlds/test_layering.py holds it to that). It returns the world, its
 environment id and its scenario id, which go into the journal header as identifiers
@@ -13,7 +15,9 @@ environment id and its scenario id, which go into the journal header as identifi
 
 from __future__ import annotations
 
-from bot.config import Settings, unknown_name
+import re
+
+from bot.config import WORLDS_TABLE, Settings, unknown_name
 from bot.worlds import browser, pokeagent, sandbox
 from bot.worlds.base import World
 from bot.worlds.info import WorldEntry, WorldInfo, WorldRequest, ident_of
@@ -24,11 +28,29 @@ WORLDS: dict[str, WorldEntry] = {}
 """Every registered world, by name, in the order registered (the order choices are shown in)."""
 
 
+_TABLE_FORM = re.compile(rf"^(?:{WORLDS_TABLE}\.)?[a-z][a-z0-9_]{{0,31}}$")
+
+
 def register_world(entry: WorldEntry) -> None:
-    """Add a world to the registry; a name already taken is a ValueError."""
-    if entry.info.name in WORLDS:
-        raise ValueError(f"a world named {entry.info.name!r} is already registered")
-    WORLDS[entry.info.name] = entry
+    """Add a world to the registry; a name already taken, or a table of ``config.toml`` that is
+    not well formed, is the configuration's own or another world's, is a ValueError."""
+    name = entry.info.name
+    if name in WORLDS:
+        raise ValueError(f"a world named {name!r} is already registered")
+    if entry.settings is not None:
+        table = entry.settings.table
+        if not _TABLE_FORM.match(table):
+            raise ValueError(
+                f"world {name!r}: its table {table!r} should be named like [{WORLDS_TABLE}.{name}]"
+            )
+        if table in Settings.model_fields:
+            raise ValueError(f"world {name!r}: [{table}] is a section of the configuration itself")
+        taken = next(
+            (other for other in WORLDS.values() if other.settings and other.settings.table == table), None
+        )
+        if taken is not None:
+            raise ValueError(f"world {name!r}: [{table}] is already the table of world {taken.info.name!r}")
+    WORLDS[name] = entry
 
 
 def world_names() -> tuple[str, ...]:

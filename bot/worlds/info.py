@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    from bot.config import Settings, WorldSettings
     from bot.worlds.base import World
 
 _METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -101,10 +101,13 @@ Builder = Callable[[WorldRequest, "Settings"], Built]
 
 @dataclass(frozen=True)
 class WorldEntry:
-    """A world as the registry holds it: what it declares and how it is built."""
+    """A world as the registry holds it: what it declares, how it is built, and its own table of
+    ``config.toml`` if it has one (a :class:`bot.config.WorldSettings` model naming the table; the
+    builder reads it with ``settings.world_settings(model)``)."""
 
     info: WorldInfo
     build: Builder
+    settings: type[WorldSettings] | None = None
 
 
 def ident_of(text: str) -> str:

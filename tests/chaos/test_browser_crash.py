@@ -19,14 +19,15 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from bot.config import BrowserSettings, WebSettings
+from bot.config import WebSettings
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
 from bot.play.minds.base import DecisionView
 from bot.play.terminal import format_turn
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
-from bot.worlds.browser import BrowserWorld
+from bot.worlds.browser.settings import BrowserSettings
+from bot.worlds.browser.world import BrowserWorld
 from bot.worlds.factory import WorldRequest, make_world
 from journal.evaluate import evaluate
 from journal.reader import read_journal
@@ -78,9 +79,8 @@ class KillsChromiumAfterDeciding(AutopilotMind):
 async def test_chromium_killed_between_decision_and_action_is_refused_told_and_the_next_turn_plays_the_new_game(
     tmp_path: Path,
 ) -> None:
-    settings = settings_for(
-        tmp_path, web=WebSettings(port=0), browser=BrowserSettings(chromium_path=need_chromium())
-    )
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    settings.world_settings(BrowserSettings).chromium_path = need_chromium()
     worlds: list[BrowserWorld] = []
 
     def world_factory(name: str, request: WorldRequest, s: Any) -> Any:

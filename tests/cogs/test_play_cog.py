@@ -13,7 +13,9 @@ from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.play.minds.factory import mind_names
+from bot.worlds.browser.settings import BrowserSettings
 from bot.worlds.factory import world_names
+from bot.worlds.pokeagent.settings import PokeAgentSettings
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, wait_turns
@@ -254,7 +256,7 @@ async def test_a_failure_after_deferring_is_answered_with_an_ephemeral_follow_up
 
 async def test_a_world_that_cannot_start_is_reported_in_the_start_reply(tmp_path: Path) -> None:
     def configure(settings: Settings) -> None:
-        settings.browser.chromium_path = str(tmp_path / "no-chromium-here")
+        settings.world_settings(BrowserSettings).chromium_path = str(tmp_path / "no-chromium-here")
 
     async with live_bot(tmp_path, configure) as live:
         handle = await live.fake.send_interaction("play start", {"world": "browser", "turns": 5})
@@ -362,8 +364,8 @@ async def test_play_start_world_browser_plays_the_builtin_2048_page(tmp_path: Pa
     chromium = need_chromium()
 
     def configure(settings: Settings) -> None:
-        settings.browser.chromium_path = chromium
-        settings.browser.url = "builtin:2048?seed=2"
+        settings.world_settings(BrowserSettings).chromium_path = chromium
+        settings.world_settings(BrowserSettings).url = "builtin:2048?seed=2"
 
     async with live_bot(tmp_path, configure) as live:
         host = live.host
@@ -410,8 +412,8 @@ async def test_a_moderator_plays_an_allowed_page_of_their_choosing(tmp_path: Pat
     chromium = need_chromium()
 
     def configure(settings: Settings) -> None:
-        settings.browser.chromium_path = chromium
-        settings.browser.allowed_urls = ["builtin:*", "http://127.0.0.1:*/*"]
+        settings.world_settings(BrowserSettings).chromium_path = chromium
+        settings.world_settings(BrowserSettings).allowed_urls = ["builtin:*", "http://127.0.0.1:*/*"]
 
     async with live_bot(tmp_path, configure) as live:
         host = live.host
@@ -445,7 +447,7 @@ async def test_play_start_world_pokeagent_plays_a_server_and_reports_one_that_is
     await server.start()
 
     def configure(settings: Settings) -> None:
-        settings.pokeagent.url = server.base_url
+        settings.world_settings(PokeAgentSettings).url = server.base_url
 
     try:
         async with live_bot(tmp_path, configure) as live:

@@ -11,7 +11,7 @@ import pytest
 from bot.config import load_settings
 from bot.play.host import PlayRefused, StartRequest
 from bot.play.hosts import PlayHosts
-from bot.worlds.sandbox import SandboxWorld
+from bot.worlds.sandbox.world import SandboxWorld
 from tests.play.scripted import ScriptedMind, press
 
 

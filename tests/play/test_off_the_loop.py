@@ -35,9 +35,9 @@ import pytest
 from bot.config import load_settings
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
-from bot.worlds.sandbox import SandboxWorld
 from bot.worlds.sandbox import world as sandbox_world
 from bot.worlds.sandbox.game import Game
+from bot.worlds.sandbox.world import SandboxWorld
 from journal.reader import read_journal
 
 SLOW_FSYNC_S = 0.030

@@ -10,7 +10,8 @@ import pytest
 
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
-from bot.worlds.sandbox import MILESTONE_IDS, SandboxWorld
+from bot.worlds.sandbox import MILESTONE_IDS
+from bot.worlds.sandbox.world import SandboxWorld
 from journal.evaluate import evaluate
 from journal.reader import read_journal
 

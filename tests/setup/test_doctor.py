@@ -7,6 +7,7 @@ import socket
 
 from pydantic import SecretStr
 
+from bot.worlds.browser.settings import BrowserSettings
 from tests.fakes.discord.model import CONNECT, SEND_MESSAGES, SPEAK, VIEW_CHANNEL
 from tests.setup.conftest import Setup, line
 
@@ -195,7 +196,7 @@ async def test_a_key_openai_refuses_is_named(setup: Setup) -> None:
 
 async def test_no_chromium_is_named_with_where_it_was_looked_for(setup: Setup) -> None:
     missing = setup.tmp / "no-chromium"
-    setup.settings.browser.chromium_path = str(missing)
+    setup.settings.world_settings(BrowserSettings).chromium_path = str(missing)
     _code, lines = await setup.doctor()
     assert line(lines, "Chromium") == (
         f"✗ Chromium: no Chromium at {missing} — fix: install it (Debian/Ubuntu: apt-get install "
@@ -204,7 +205,7 @@ async def test_no_chromium_is_named_with_where_it_was_looked_for(setup: Setup) -
     broken = setup.tmp / "chromium"
     broken.write_text("#!/bin/sh\necho 'cannot open display' >&2\nexit 3\n")
     broken.chmod(0o755)
-    setup.settings.browser.chromium_path = str(broken)
+    setup.settings.world_settings(BrowserSettings).chromium_path = str(broken)
     _code, lines = await setup.doctor()
     assert line(lines, "Chromium").startswith(f"✗ Chromium: {broken} does not run (cannot open display)")
 

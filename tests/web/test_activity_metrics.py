@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.config import BrowserSettings, WebSettings
+from bot.config import WebSettings
 from bot.play.host import PlayHost, StartRequest
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
+from bot.worlds.browser.settings import BrowserSettings
 from tests.web.browser import chromium, need_chromium
 from tests.web.sandbox import next_turns, settings_for
 
@@ -18,9 +19,8 @@ METRICS = re.compile(r"^score (\d[\d\u00a0]*) · best tile (\d+)$")
 
 
 async def test_the_page_shows_score_and_best_tile_as_2048_is_played(tmp_path: Path) -> None:
-    settings = settings_for(
-        tmp_path, web=WebSettings(port=0), browser=BrowserSettings(chromium_path=need_chromium())
-    )
+    settings = settings_for(tmp_path, web=WebSettings(port=0))
+    settings.world_settings(BrowserSettings).chromium_path = need_chromium()
     host = PlayHost(settings)
     surface = await WebSurface(settings, host, ShareStore()).start()
     stream = host.subscribe()

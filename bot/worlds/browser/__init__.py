@@ -1,7 +1,8 @@
-"""The browser world (Playwright + Debian Chromium) and its bundled pages."""
+"""The browser world (Playwright + Debian Chromium) and its bundled pages.
+
+Importing the package imports no Playwright: what the registry reads (:mod:`.info`) is light;
+the world itself is :mod:`bot.worlds.browser.world` ``BrowserWorld``."""
 
 from bot.worlds.browser.info import INFO, WORLD
-from bot.worlds.browser.pages import BUILTIN_PAGES
-from bot.worlds.browser.world import BrowserWorld
 
-__all__ = ["BUILTIN_PAGES", "INFO", "WORLD", "BrowserWorld"]
+__all__ = ["INFO", "WORLD"]

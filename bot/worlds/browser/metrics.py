@@ -21,10 +21,8 @@ import re
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from bot.worlds.base import Metric
+from bot.worlds.browser.info import METRICS
 from journal.metrics import SEPARATOR, format_number
-
-METRICS = (Metric("score", "score"), Metric("bestTile", "best tile"))
 
 # Runs in the page: the score display's own number as text, or null.
 SCOREBOARD_JS = """

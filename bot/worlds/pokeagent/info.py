@@ -1,13 +1,15 @@
 """What the PokeAgent world declares (docs/architecture.md §4): the progress metrics its
 ``/state`` reports (mapping.py's ``state["metrics"]``), a game the emulator keeps between
 sittings, and the server's http(s) URL (``[pokeagent] url`` unless one is named). Its
-milestones are the server's own, so it declares none up front."""
+milestones are the server's own, so it declares none up front. Its table of ``config.toml`` is
+``[pokeagent]`` (:mod:`bot.worlds.pokeagent.settings`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from bot.worlds.info import Built, Metric, WorldEntry, WorldInfo, WorldRequest, ident_of
+from bot.worlds.pokeagent.settings import PokeAgentSettings
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -28,8 +30,9 @@ INFO = WorldInfo(
 def build(request: WorldRequest, settings: Settings) -> Built:
     from bot.worlds.pokeagent.world import PokeAgentWorld
 
-    url = request.url or settings.pokeagent.url
-    return PokeAgentWorld(url, timeout_s=settings.pokeagent.timeout_s), INFO.name, ident_of(url)
+    own = settings.world_settings(PokeAgentSettings)
+    url = request.url or own.url
+    return PokeAgentWorld(url, timeout_s=own.timeout_s), INFO.name, ident_of(url)
 
 
-WORLD = WorldEntry(INFO, build)
+WORLD = WorldEntry(INFO, build, PokeAgentSettings)

@@ -12,7 +12,7 @@ from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.autopilot import AutopilotMind
 from bot.play.minds.base import DecisionView, Look, look_at
 from bot.worlds.base import Observation
-from bot.worlds.browser import BrowserWorld
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 
 

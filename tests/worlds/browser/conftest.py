@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from bot.worlds.browser import BrowserWorld
+from bot.worlds.browser.world import BrowserWorld
 from tests.web.browser import need_chromium
 from tests.worlds.browser.run_server import RunServer, playwright_run_server
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.worlds.browser import BrowserWorld
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 
 

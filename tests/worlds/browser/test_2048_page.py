@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction
 from bot.worlds.browser.model_2048 import Mulberry32, max_tile, move, new_game, spawn, to_board
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 from tests.worlds.browser.autoplay import page_board
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bot.worlds.browser import BrowserWorld
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import ButtonPress
 from tests.worlds.browser.input_probe import act, observe_until, page_log
 

@@ -15,6 +15,7 @@ from PIL import Image
 from bot.config import load_settings
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.agent import AgentMind
+from bot.worlds.browser.settings import BrowserSettings
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, tool_call
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
@@ -56,7 +57,7 @@ async def test_the_agent_mind_looks_closer_and_plays_2048(
 
     openai_fake.chat.responder = model
     settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
-    settings.browser.chromium_path = chromium
+    settings.world_settings(BrowserSettings).chromium_path = chromium
     host = PlayHost(settings, mind_factory=lambda *_: AgentMind(openai_fake.client(), "vision-model"))
     session = await host.start(
         StartRequest(world="browser", mind="agent", url="builtin:2048?seed=4", turns=6, pace_seconds=0)

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.metrics import score_of
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import Press
 from tests.worlds.browser.autoplay import page_board
 

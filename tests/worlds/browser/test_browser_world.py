@@ -10,7 +10,8 @@ import pytest
 from aiohttp import web
 
 from bot.worlds.base import World, WorldUnavailable
-from bot.worlds.browser import BUILTIN_PAGES, BrowserWorld
+from bot.worlds.browser.pages import BUILTIN_PAGES
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 from tests.worlds.browser.input_probe import act, observe_until, page_log
 

@@ -15,6 +15,7 @@ from PIL import Image
 from bot.config import load_settings
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.openai_mind import OpenAIMind
+from bot.worlds.browser.settings import BrowserSettings
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, Structured
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture)
@@ -64,7 +65,7 @@ async def test_the_openai_mind_plays_2048_by_sight(
 
     openai_fake.chat.responder = model
     settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
-    settings.browser.chromium_path = chromium
+    settings.world_settings(BrowserSettings).chromium_path = chromium
     host = PlayHost(
         settings, mind_factory=lambda name, world, s: OpenAIMind(openai_fake.client(), "vision-model")
     )

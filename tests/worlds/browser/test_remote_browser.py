@@ -24,8 +24,9 @@ import pytest
 from bot.config import ConfigError, load_settings
 from bot.play.host import PlayHost, StartRequest
 from bot.worlds.base import WorldUnavailable
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.browsers import Browsers
+from bot.worlds.browser.settings import BrowserSettings
+from bot.worlds.browser.world import BrowserWorld
 from journal.reader import read_journal
 from tests.worlds.browser.input_probe import act, page_log
 from tests.worlds.browser.run_server import (
@@ -50,8 +51,8 @@ async def test_the_bundled_2048_plays_through_a_playwright_run_server(
     chromium: str, run_server: RunServer, tmp_path: Path
 ) -> None:
     settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
-    settings.browser.chromium_path = chromium
-    settings.browser.ws_endpoint = run_server.ws_endpoint
+    settings.world_settings(BrowserSettings).chromium_path = chromium
+    settings.world_settings(BrowserSettings).ws_endpoint = run_server.ws_endpoint
     host = PlayHost(settings)
     stream = host.subscribe()
     before = set(driver_pids())
@@ -125,7 +126,7 @@ async def test_a_bad_endpoint_is_refused_naming_it_and_never_its_query(chromium:
     assert Browsers.shared().users == 0  # the driver it took is let go
 
     settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
-    settings.browser.ws_endpoint = endpoint
+    settings.world_settings(BrowserSettings).ws_endpoint = endpoint
     host = PlayHost(settings)
     session = await host.start(StartRequest(world="browser", mind="autopilot", turns=3, pace_seconds=0))
     assert await host.wait() == "failed"

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.browsers import Browsers
+from bot.worlds.browser.world import BrowserWorld
 from tests.worlds.browser.input_probe import act, page_log
 from tests.worlds.browser.run_server import chromium_pids, driver_pids
 

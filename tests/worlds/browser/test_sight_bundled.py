@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from bot.play.minds.autopilot import AutopilotMind
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.sight_2048 import read_board
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 from tests.worlds.browser.autoplay import autoplay, page_board
 

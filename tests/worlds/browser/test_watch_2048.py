@@ -17,9 +17,10 @@ from bot.config import load_settings
 from bot.play.effect import derive_effect
 from bot.play.host import PlayHost, StartRequest
 from bot.worlds.base import Observation
-from bot.worlds.browser import BrowserWorld
 from bot.worlds.browser.model_2048 import max_tile
+from bot.worlds.browser.settings import BrowserSettings
 from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
+from bot.worlds.browser.world import BrowserWorld
 from journal.actions import BROWSER_CATALOG
 from journal.reader import read_journal
 from tests.worlds.browser.autoplay import animations_done, page_board
@@ -211,7 +212,7 @@ async def test_the_play_loop_journals_the_board_seen_on_a_page_built_unlike_ours
     chromium: str, test_site: str, tmp_path: Path
 ) -> None:
     settings = load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
-    settings.browser.chromium_path = chromium
+    settings.world_settings(BrowserSettings).chromium_path = chromium
     host = PlayHost(settings)
     session = await host.start(
         StartRequest(

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from pydantic import BaseModel
 
-from bot.worlds.pokeagent import PokeAgentWorld
+from bot.worlds.pokeagent.world import PokeAgentWorld
 from journal.actions import GBA_CATALOG
 from tests.fakes.pokeagent.server import FakePokeAgent
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.worlds.pokeagent import PokeAgentWorld
+from bot.worlds.pokeagent.world import PokeAgentWorld
 from journal.actions import ButtonPress
 from tests.fakes.pokeagent.frames import DIALOG_FPS_FACTOR
 from tests.fakes.pokeagent.server import SIGN_TEXT, FakePokeAgent

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from bot.worlds.base import World, WorldUnavailable
-from bot.worlds.pokeagent import PokeAgentWorld
+from bot.worlds.pokeagent.world import PokeAgentWorld
 from journal.actions import GBA_CATALOG, Click
 from tests.fakes.pokeagent.game import PRIZE_MONEY
 from tests.fakes.pokeagent.server import FakePokeAgent

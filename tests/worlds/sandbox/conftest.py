@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from bot.worlds.base import ActionResult
-from bot.worlds.sandbox import SandboxWorld
+from bot.worlds.sandbox.world import SandboxWorld
 from journal.actions import GBA_CATALOG
 
 

@@ -8,7 +8,8 @@ from typing import Any
 import orjson
 import pytest
 
-from bot.worlds.sandbox import MILESTONE_IDS, SandboxWorld, guide
+from bot.worlds.sandbox import MILESTONE_IDS, guide
+from bot.worlds.sandbox.world import SandboxWorld
 from journal.actions import GBA_CATALOG
 from tests.worlds.sandbox.conftest import FakeClock, act, walk
 

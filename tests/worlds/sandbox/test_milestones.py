@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.worlds.sandbox import MILESTONE_IDS, MILESTONES, SandboxWorld
+from bot.worlds.sandbox import MILESTONE_IDS, MILESTONES
 from bot.worlds.sandbox.game import Game
+from bot.worlds.sandbox.world import SandboxWorld
 from tests.worlds.sandbox.conftest import act, face_and_press_a, to_lab_with_professor, to_town, walk
 
 

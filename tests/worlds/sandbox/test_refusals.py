@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.worlds.base import World
-from bot.worlds.sandbox import SandboxWorld
+from bot.worlds.sandbox.world import SandboxWorld
 from journal.actions import GBA_CATALOG, Click, WalkTo
 from tests.worlds.sandbox.conftest import act, to_lab_with_professor, to_town, walk
 

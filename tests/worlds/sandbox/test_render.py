@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from bot.worlds.sandbox import SandboxWorld
+from bot.worlds.sandbox.world import SandboxWorld
 from tests.worlds.sandbox.conftest import FakeClock, act, face_and_press_a, to_lab_with_professor, walk
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.worlds.sandbox import SandboxWorld
 from bot.worlds.sandbox.maps import MAPS
+from bot.worlds.sandbox.world import SandboxWorld
 from tests.worlds.sandbox.conftest import act, to_town, walk
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.worlds.sandbox import SandboxWorld
+from bot.worlds.sandbox.world import SandboxWorld
 from tests.worlds.sandbox.conftest import act, face_and_press_a, to_lab_with_professor, walk
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.worlds.sandbox import SandboxWorld
-from bot.worlds.sandbox.world import MAX_CATCH_UP
+from bot.worlds.sandbox.world import MAX_CATCH_UP, SandboxWorld
 from tests.worlds.sandbox.conftest import FakeClock, act
 
 SCRIPT: list[dict[str, Any]] = [
