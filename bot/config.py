@@ -333,13 +333,8 @@ class Settings(_Section):
         ``[worlds]``. A key that is not a table and not a section stays an unknown key."""
         tables: dict[str, Any] = {}
         if isinstance(data, dict):
-            data = dict(data)
-            for name in [k for k, v in data.items() if k not in cls.model_fields and isinstance(v, dict)]:
-                table = data.pop(name)
-                if name == WORLDS_TABLE:
-                    tables.update({f"{name}.{key}": value for key, value in table.items()})
-                else:
-                    tables[name] = table
+            tables = world_tables_of(data)
+            data = {k: v for k, v in data.items() if k in cls.model_fields or not isinstance(v, dict)}
         settings = handler(data)
         settings._tables = tables
         return settings
@@ -504,8 +499,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
+def world_tables_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The tables of a read configuration that are not its own sections, by name as written: a
+    table at the top (``browser``) and each entry of ``[worlds]`` (``worlds.tiny``)."""
+    tables: dict[str, Any] = {}
+    for name, table in raw.items():
+        if name in Settings.model_fields or not isinstance(table, dict):
+            continue
+        if name == WORLDS_TABLE:
+            tables.update({f"{name}.{key}": value for key, value in table.items()})
+        else:
+            tables[name] = table
+    return tables
+
+
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Load settings from a TOML file (optional) and the environment (which wins)."""
+    return settings_from(*read_config(path, env))
+
+
+def read_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], str]:
+    """The configuration as read, before it is validated: the file's tables (``path``, else
+    ``$CLANKIE_CONFIG``, else none) with the environment's values over them; and where it came
+    from (the file, or ``<environment>``), as problems name it."""
     env = os.environ if env is None else env
     if path is None and env.get("CLANKIE_CONFIG"):
         path = Path(env["CLANKIE_CONFIG"])
@@ -536,6 +552,12 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
                 raw[section][key] = value
     if isinstance(raw.get("web"), dict) and isinstance(raw["web"].get("token"), str):
         raw["web"]["token"] = SecretStr(raw["web"]["token"]) if raw["web"]["token"] else None
+    return raw, where
+
+
+def settings_from(raw: Mapping[str, Any], where: str) -> Settings:
+    """Settings from a read configuration (:func:`read_config`); a :class:`ConfigError` with a
+    line for each problem, naming ``where``."""
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:

@@ -19,8 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from bot.config import ConfigError, Settings, WorldSettings, did_you_mean, load_settings, unknown_name
+from pydantic import ValidationError
+
+from bot.config import (
+    NAME_FORM,
+    ConfigError,
+    Settings,
+    WorldSettings,
+    did_you_mean,
+    problems_of,
+    read_config,
+    settings_from,
+    unknown_name,
+    world_tables_of,
+)
 from bot.play.minds.factory import MINDS
 from bot.worlds.factory import WORLDS
 
@@ -31,35 +45,52 @@ def world_tables() -> dict[str, type[WorldSettings]]:
 
 
 def check_registered(settings: Settings) -> Settings:
-    """``settings`` if what it names is registered and each world's table fits its world; else a
+    """``settings`` if what they name is registered and each world's table fits its world; else a
     :class:`ConfigError` with a line for each problem."""
-    where = settings.source
-    problems = []
-    if settings.play.world not in WORLDS:
-        problems.append(f"{where}: [play] world: {unknown_name('world', settings.play.world, WORLDS)}")
-    if settings.play.mind not in MINDS:
-        problems.append(f"{where}: [play] mind: {unknown_name('mind', settings.play.mind, MINDS)}")
-    tables = world_tables()
-    problems += [
-        f"{where}: [{name}]: {_unknown_table(name, tables)}"
-        for name in settings.world_tables()
-        if name not in tables
-    ]
-    for model in tables.values():
-        try:
-            settings.world_settings(model)
-        except ConfigError as exc:
-            problems.append(str(exc))
+    problems = registry_problems(
+        settings.source, settings.play.world, settings.play.mind, settings.world_tables()
+    )
     if problems:
         raise ConfigError("\n".join(problems))
     return settings
 
 
 def load_checked(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
-    """:func:`bot.config.load_settings`, then :func:`check_registered`."""
-    return check_registered(load_settings(path, env))
+    """:func:`bot.config.load_settings`, checked against the registries: every problem, the
+    configuration's own and the registries', told at once."""
+    raw, where = read_config(path, env)
+    problems: list[str] = []
+    try:
+        settings = settings_from(raw, where)
+    except ConfigError as exc:
+        problems.append(str(exc))
+    play = raw.get("play")
+    play = play if isinstance(play, dict) else {}
+    problems += registry_problems(
+        where, play.get("world", "sandbox"), play.get("mind", "autopilot"), world_tables_of(raw)
+    )
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return settings
 
 
-def _unknown_table(name: str, tables: Mapping[str, object]) -> str:
-    known = [*Settings.model_fields, *tables]
-    return f"unknown section{did_you_mean(name, known, shown='[{}]')}"
+def registry_problems(where: str, world: object, mind: object, tables: Mapping[str, Any]) -> list[str]:
+    """What only the registries can say is wrong, a line each: a world or mind not registered (a
+    name not even well formed is the configuration's own problem, told by bot/config.py), a table no
+    registered world declares, a world's table that does not fit its model."""
+    problems = []
+    for kind, name, known in (("world", world, WORLDS), ("mind", mind, MINDS)):
+        if isinstance(name, str) and NAME_FORM.match(name) and name not in known:
+            problems.append(f"{where}: [play] {kind}: {unknown_name(kind, name, known)}")
+    declared = world_tables()
+    for table, value in tables.items():
+        model = declared.get(table)
+        if model is None:
+            guess = did_you_mean(table, [*Settings.model_fields, *declared], shown="[{}]")
+            problems.append(f"{where}: [{table}]: unknown section{guess}")
+            continue
+        try:
+            model.model_validate(value)
+        except ValidationError as exc:
+            problems.append(problems_of(exc, where, model, table))
+    return problems
