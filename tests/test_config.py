@@ -1,15 +1,19 @@
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bot.config import ConfigError, load_settings
+from bot.registered import load_checked
+from bot.worlds.browser.settings import BrowserSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def test_example_config_loads_with_every_section():
-    settings = load_settings(REPO / "config.example.toml", env={})
+    settings = load_checked(REPO / "config.example.toml", env={})
     assert settings.play.world == "sandbox"
     assert settings.web.host == "127.0.0.1"
     assert settings.openai.turn_detection == "semantic_vad"
@@ -27,11 +31,11 @@ def test_wrong_type_names_file_key_and_expectation(tmp_path):
 
 
 def test_allowed_urls_default_to_the_bundled_pages_and_a_bad_pattern_is_named(tmp_path):
-    assert load_settings(None, env={}).browser.allowed_urls == ["builtin:*"]
+    assert load_checked(None, env={}).world_settings(BrowserSettings).allowed_urls == ["builtin:*"]
     cfg = tmp_path / "config.toml"
     cfg.write_text('[browser]\nallowed_urls = ["https://play2048.co/*", "https://evil@host/*"]\n')
     with pytest.raises(ConfigError) as info:
-        load_settings(cfg, env={})
+        load_checked(cfg, env={})
     assert f"{cfg}: [browser] allowed_urls: 'https://evil@host/*': a pattern may not name a user" in str(
         info.value
     )
@@ -62,7 +66,7 @@ def test_unknown_key_and_unknown_section_are_errors(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text("[play]\nturbo = true\n[gizmo]\nx = 1\n")
     with pytest.raises(ConfigError) as info:
-        load_settings(cfg, env={})
+        load_checked(cfg, env={})
     assert "[play] turbo: unknown key" in str(info.value)
     assert "[gizmo]: unknown section" in str(info.value)
 
@@ -183,7 +187,7 @@ def test_an_unknown_key_or_section_names_the_closest_known_one(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text("[play]\nmax_turn = 3\n[webb]\nport = 1\n[openai]\nxyzzy = 1\n")
     with pytest.raises(ConfigError) as info:
-        load_settings(cfg, env={})
+        load_checked(cfg, env={})
     lines = str(info.value).splitlines()
     assert f"{cfg}: [play] max_turn: unknown key (did you mean `max_turns`?)" in lines
     assert f"{cfg}: [webb]: unknown section (did you mean [web]?)" in lines
@@ -194,7 +198,7 @@ def test_world_and_mind_must_be_registered_and_a_near_miss_is_named(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text('[play]\nworld = "sandbx"\nmind = "psychic"\n')
     with pytest.raises(ConfigError) as info:
-        load_settings(cfg, env={})
+        load_checked(cfg, env={})
     lines = str(info.value).splitlines()
     assert lines == [
         f"{cfg}: [play] world: 'sandbx' is not a world (did you mean `sandbox`?); "
@@ -202,8 +206,50 @@ def test_world_and_mind_must_be_registered_and_a_near_miss_is_named(tmp_path):
         f"{cfg}: [play] mind: 'psychic' is not a mind; choose one of autopilot, openai, agent",
     ]
     cfg.write_text('[play]\nworld = "browser"\nmind = "agent"\n')
-    settings = load_settings(cfg, env={})
+    settings = load_checked(cfg, env={})
     assert (settings.play.world, settings.play.mind) == ("browser", "agent")
+
+
+def test_the_configuration_alone_checks_only_the_form_of_a_world_or_mind_name(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[play]\nworld = "sandbx"\nmind = "psychic"\n')
+    settings = load_settings(cfg, env={})  # whether they are registered is bot/registered.py's to say
+    assert (settings.play.world, settings.play.mind) == ("sandbx", "psychic")
+    cfg.write_text('[play]\nworld = "Sand box"\nmind = ""\n')
+    for load in (load_settings, load_checked):
+        with pytest.raises(ConfigError) as info:
+            load(cfg, env={})
+        assert str(info.value).splitlines() == [
+            f"{cfg}: [play] world: 'Sand box' is not a world name: expected a lowercase letter, then lowercase "
+            "letters, digits or _ (at most 32 characters), such as sandbox",
+            f"{cfg}: [play] mind: '' is not a mind name: expected a lowercase letter, then lowercase "
+            "letters, digits or _ (at most 32 characters), such as autopilot",
+        ]
+
+
+def test_loading_the_configuration_imports_no_world_and_nothing_of_play(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text((REPO / "config.example.toml").read_text())
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import bot.config\n"
+        "bot.config.Settings()\n"
+        f"settings = bot.config.load_settings(Path({str(cfg)!r}), env={{}})\n"
+        "assert settings.world_tables()['browser']['url'] == 'builtin:2048'\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert run.returncode == 0, run.stderr
+    loaded = set(run.stdout.split())
+    assert "bot.config" in loaded and "pydantic" in loaded  # it did load, and we see what it loaded
+    heavy = sorted(
+        name
+        for name in loaded
+        if name.split(".")[0] in ("playwright", "PIL", "openai") or name.startswith("bot.play")
+    )
+    assert heavy == []
+    assert sorted(name for name in loaded if name.startswith(("bot.", "cogs", "journal"))) == ["bot.config"]
 
 
 def test_activity_is_off_by_default_and_its_secret_comes_from_the_environment_only(tmp_path):

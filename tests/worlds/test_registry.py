@@ -12,10 +12,11 @@ import pytest
 from pydantic import BaseModel
 
 from bot.cli import build_parser
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings
 from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.minds.factory import MINDS, mind_names
 from bot.play.terminal import run_play
+from bot.registered import load_checked
 from bot.worlds.base import ActionResult, Metric, Observation, Still, World
 from bot.worlds.factory import WORLDS, make_world, register_world, world_info, world_names
 from bot.worlds.info import WorldEntry, WorldInfo, WorldRequest
@@ -106,7 +107,7 @@ def settings_for(tmp_path: Path, openai: FakeOpenAI | None = None, config: str =
     if config:
         path = tmp_path / "config.toml"
         path.write_text(config)
-    return load_settings(path, env=env)
+    return load_checked(path, env=env)
 
 
 def press_a(openai: FakeOpenAI) -> None:
