@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 import structlog
 
 from bot import metrics
-from bot.captain import Captain
+from bot.captain.consult import Captain
 from bot.config import Settings
 from bot.health import Readiness
 from bot.mouth.calls import Calls
 from bot.play.host import PlayHost
 from bot.play.hosts import PlayHosts
 from bot.registered import check_registered
-from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
 from bot.tools.base import Surface
+from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.defaults import build_registry
+from bot.tools.registry import ToolRegistry
 from bot.web.app import WebHandle, WebSurface
 from bot.web.share_store import ShareStore
 from bot.web.share_types import Place

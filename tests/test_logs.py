@@ -94,7 +94,8 @@ def test_secrets_of_any_length_are_redacted():
 def test_a_tool_name_a_model_made_up_is_escaped_in_the_console_line():
     import asyncio
 
-    from bot.tools import ToolContext, ToolServices, build_registry
+    from bot.tools.context import ToolContext, ToolServices
+    from bot.tools.defaults import build_registry
 
     buf = io.StringIO()
     logs.configure(json=False, stream=buf)

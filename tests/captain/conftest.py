@@ -4,7 +4,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.captain import Captain
+from bot.captain.consult import Captain
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401
 
 

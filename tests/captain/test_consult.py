@@ -11,12 +11,12 @@ import pytest
 from pydantic import SecretStr
 from structlog.testing import capture_logs
 
-from bot.captain import Captain
-from bot.captain.consult import FAILED, NO_MODEL, NOT_A_MODEL
+from bot.captain.consult import FAILED, NO_MODEL, NOT_A_MODEL, Captain
 from bot.captain.conversation import REMOVED, image_label
 from bot.config import OpenAISettings, Settings
 from bot.play.host import PlayHost
-from bot.tools import Speaker, ToolContext, ToolServices, build_registry
+from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.defaults import build_registry
 from bot.tools.escalate import NO_SPEAKER
 from tests.fakes.openai import Hang, HttpError, Text, ToolCall, ToolCalls, tool_call
 from tests.fakes.openai.intercepted import (

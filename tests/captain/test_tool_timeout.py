@@ -7,9 +7,10 @@ from __future__ import annotations
 from pydantic import SecretStr
 from structlog.testing import capture_logs
 
-from bot.captain import Captain
+from bot.captain.consult import Captain
 from bot.config import OpenAISettings, Settings
-from bot.tools import ToolServices, build_registry
+from bot.tools.context import ToolServices
+from bot.tools.defaults import build_registry
 from tests.captain.test_consult import ADA
 from tests.fakes.openai import FakeOpenAI, Text, tool_call
 from tests.tools.fakes import playing, png_still

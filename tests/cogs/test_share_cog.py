@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.mouth.call_link import CallLink
-from bot.tools import Speaker
+from bot.tools.context import Speaker
 from bot.web.share_types import Place
 from tests.captain.test_consult import images_in
 from tests.cogs.harness import Live, live_bot

@@ -3,7 +3,7 @@ every request and event against the openai package's own types, strictly)."""
 
 from __future__ import annotations
 
-from bot.tools import build_registry
+from bot.tools.defaults import build_registry
 from tests.fakes.openai import Text
 
 

@@ -12,18 +12,10 @@ from openai.types.realtime.realtime_tools_config_param import RealtimeToolsConfi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from structlog.testing import capture_logs
 
-from bot.tools import (
-    DEFAULT_TOOLS,
-    NoArgs,
-    RegistryError,
-    Speaker,
-    Tool,
-    ToolContext,
-    ToolRegistry,
-    ToolResult,
-    ToolServices,
-)
-from bot.tools.defaults import build_registry
+from bot.tools.base import NoArgs, Tool, ToolResult
+from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.defaults import DEFAULT_TOOLS, build_registry
+from bot.tools.registry import RegistryError, ToolRegistry
 from tests.fakes.openai.validate import strict_validator
 
 # the openai package's own request types, strictly (unknown keys are errors, as on the service)

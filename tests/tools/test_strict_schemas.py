@@ -11,7 +11,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.play.decision import decision_json_schema
-from bot.tools import ToolResult, build_registry
+from bot.tools.base import ToolResult
+from bot.tools.defaults import build_registry
 from bot.tools.schema import strict_json_schema, strict_schema
 from bot.tools.world import world_action_tools
 from journal.actions import BROWSER_CATALOG, GBA_CATALOG, Catalog

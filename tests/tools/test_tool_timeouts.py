@@ -11,9 +11,11 @@ import math
 import pytest
 from structlog.testing import capture_logs
 
-from bot.tools import DEFAULT_TOOLS, NoArgs, RegistryError, Tool, ToolContext, ToolRegistry, ToolResult
-from bot.tools.base import DEFAULT_TIMEOUT_S, READ_TIMEOUT_S
+from bot.tools.base import DEFAULT_TIMEOUT_S, READ_TIMEOUT_S, NoArgs, Tool, ToolResult
+from bot.tools.context import ToolContext
+from bot.tools.defaults import DEFAULT_TOOLS
 from bot.tools.escalate import ASK_TIMEOUT_S
+from bot.tools.registry import RegistryError, ToolRegistry
 from bot.tools.world import ACTION_TIMEOUT_S, Move, world_action_tools
 from journal.actions import GBA_CATALOG
 from tests.tools.test_registry import Counter, ctx

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bot.tools import Speaker, ToolContext, ToolServices, build_registry
+from bot.tools.context import Speaker, ToolContext, ToolServices
+from bot.tools.defaults import build_registry
 from bot.tools.escalate import NO_SPEAKER
 from bot.tools.screen import NOT_PLAYING, STARTING
 from bot.web.share_store import ShareStore

@@ -12,7 +12,10 @@ from pydantic import BaseModel
 
 from bot.captain.conversation import Conversation
 from bot.captain.engine import CaptainEngine
-from bot.tools import RegistryError, ToolContext, ToolResult, ToolServices, build_registry
+from bot.tools.base import ToolResult
+from bot.tools.context import ToolContext, ToolServices
+from bot.tools.defaults import build_registry
+from bot.tools.registry import RegistryError
 from bot.tools.world import Move, world_action_tools
 from journal.actions import BROWSER_CATALOG, GBA_CATALOG, Catalog, Click, WalkTo
 from tests.fakes.openai import Text, tool_call

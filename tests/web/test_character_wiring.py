@@ -8,7 +8,7 @@ import aiohttp
 
 from bot.character import build_character
 from bot.config import WebSettings
-from bot.tools import Speaker
+from bot.tools.context import Speaker
 from bot.tools.escalate import NO_SPEAKER
 from bot.web.share_types import Place
 from tests.web.sandbox import settings_for

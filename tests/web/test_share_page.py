@@ -13,7 +13,8 @@ from PIL import Image
 
 from bot.config import WebSettings
 from bot.play.host import PlayHost
-from bot.tools import ToolContext, ToolServices, build_registry
+from bot.tools.context import ToolContext, ToolServices
+from bot.tools.defaults import build_registry
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
 from bot.web.share_types import Place

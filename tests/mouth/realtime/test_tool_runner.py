@@ -12,8 +12,8 @@ from structlog.testing import capture_logs
 
 from bot.character import build_character
 from bot.play.session import SettledTurn
-from bot.tools import ToolRegistry
 from bot.tools.escalate import ASK_CLANKIE, NO_SPEAKER
+from bot.tools.registry import ToolRegistry
 from bot.tools.screen import LOOK_AT_SCREEN, NOT_PLAYING
 from tests.fakes.openai import FakeOpenAI, Hang, Text
 from tests.mouth.realtime.test_session import (
