@@ -8,7 +8,7 @@ was expected (:class:`ConfigError`); an unknown key or section is told with the 
 This module knows no world and no mind (docs/architecture.md §2, §4): it imports neither registry,
 so loading the configuration imports no world's code (no Playwright) and nothing of play.
 ``[play] world`` and ``[play] mind`` are checked here only for their form; that each is registered
-is checked by :func:`bot.registries.load_checked`, which also reads each world's own table. A
+is checked by :func:`bot.registered.load_checked`, which also reads each world's own table. A
 world's table (``[browser]``, ``[pokeagent]``, ``[worlds.<name>]``) is kept here as written and
 read through the world's :class:`WorldSettings` model (:meth:`Settings.world_settings`).
 """
@@ -179,7 +179,7 @@ def name_problem(kind: str, name: str) -> str | None:
 
 class PlaySettings(_Section):
     # a registered world (bot/worlds/factory.py) and mind (bot/play/minds/factory.py); here only
-    # their form is checked, the registries by bot/registries.py
+    # their form is checked, the registries by bot/registered.py
     world: str = "sandbox"
     mind: str = "autopilot"
     max_turns: int = Field(default=500, ge=1, le=100_000)
@@ -319,7 +319,7 @@ class Settings(_Section):
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
 
     # Tables this model does not hold, as written: each world's own (``[browser]``,
-    # ``[worlds.tiny]``), read through world_settings; bot/registries.py refuses any that no
+    # ``[worlds.tiny]``), read through world_settings; bot/registered.py refuses any that no
     # registered world declares.
     _tables: dict[str, Any] = PrivateAttr(default_factory=dict)
     _worlds: dict[type[WorldSettings], WorldSettings] = PrivateAttr(default_factory=dict)
@@ -453,7 +453,7 @@ def _describe(err: Mapping[str, Any], model: type[BaseModel] = Settings) -> str:
 
 def _unknown(loc: tuple[str, ...], model: type[BaseModel]) -> str:
     """An unknown key, with the closest known name of its table. (A table that is not a section
-    is kept for the worlds, and refused by bot/registries.py if no world declares it.)"""
+    is kept for the worlds, and refused by bot/registered.py if no world declares it.)"""
     found = _field_at(model, loc[:-1]) if loc[:-1] else (model, model)
     table = found[1] if found else None
     if not (isinstance(table, type) and issubclass(table, BaseModel)):
