@@ -219,3 +219,10 @@ def test_a_circle_across_packages_is_found_and_printed_and_one_inside_a_package_
     assert circles_across_packages(inside, packages) == []
     across = {**inside, "p.two": {"p", "q.x"}, "q.x": {"q.y"}, "q.y": {"p.one"}}
     assert circles_across_packages(across, packages) == [["p.two", "q.x", "q.y", "p.one", "p.two"]]
+
+
+def test_the_configuration_imports_nothing_of_the_tree_and_the_mouth_only_the_settled_turn_of_play() -> None:
+    graph, _packages = _tree()
+    assert graph["bot.config"] == set()  # below both registries: they import it, never the other way
+    mouth_to_play = {dst for src, dsts in graph.items() if src.startswith("bot.mouth") for dst in dsts}
+    assert {m for m in mouth_to_play if m.startswith("bot.play")} == {"bot.play", "bot.play.settled"}
