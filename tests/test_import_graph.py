@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections import deque
+from functools import cache
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -175,6 +176,7 @@ def circles_across_packages(graph: Mapping[str, set[str]], packages: set[str]) -
     return circles
 
 
+@cache  # read once for the tests of this module; none changes it
 def _tree() -> tuple[dict[str, set[str]], set[str]]:
     files = module_files()
     sources = {module: (path.read_text(), path.name == "__init__.py") for module, path in files.items()}
