@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from functools import cache
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
