@@ -4,8 +4,8 @@ Each world package declares one :class:`WorldInfo` — its name, the label peopl
 milestones it can reach, the progress metrics it reports, whether its game lasts between
 sittings, whether it can photograph part of its picture, the URL forms it accepts and how a
 decision made on a game it lost is refused — and
-one :class:`WorldEntry`: that info and the builder that makes the world from a
-:class:`WorldRequest`. The registry (:mod:`bot.worlds.factory`) holds the entries by name;
+one :class:`WorldEntry`: that info, the builder that makes the world from a
+:class:`WorldRequest`, and the model of the world's own table of ``config.toml``, if it has one. The registry (:mod:`bot.worlds.factory`) holds the entries by name;
 config choices, the play host, the CLI and the slash commands all read it, and the play loop
 reads a world's ``info`` (never probing the world for attributes).
 """
