@@ -227,29 +227,46 @@ def test_the_configuration_alone_checks_only_the_form_of_a_world_or_mind_name(tm
         ]
 
 
+def _modules_after(script: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running ``script`` in the repository."""
+    script += "\nimport sys\nprint(' '.join(sorted(sys.modules)))\n"
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return set(run.stdout.split())
+
+
+def _heavy(loaded: set[str]) -> list[str]:
+    return sorted(
+        name
+        for name in loaded
+        if name.split(".")[0] in ("playwright", "PIL", "openai") or name.startswith("bot.play.session")
+    )
+
+
 def test_loading_the_configuration_imports_no_world_and_nothing_of_play(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text((REPO / "config.example.toml").read_text())
-    script = (
-        "import sys\n"
+    loaded = _modules_after(
         "from pathlib import Path\n"
         "import bot.config\n"
         "bot.config.Settings()\n"
         f"settings = bot.config.load_settings(Path({str(cfg)!r}), env={{}})\n"
         "assert settings.world_tables()['browser']['url'] == 'builtin:2048'\n"
-        "print(' '.join(sorted(sys.modules)))\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
-    assert run.returncode == 0, run.stderr
-    loaded = set(run.stdout.split())
     assert "bot.config" in loaded and "pydantic" in loaded  # it did load, and we see what it loaded
-    heavy = sorted(
-        name
-        for name in loaded
-        if name.split(".")[0] in ("playwright", "PIL", "openai") or name.startswith("bot.play")
-    )
-    assert heavy == []
+    assert _heavy(loaded) == [] and not any(name.startswith("bot.play") for name in loaded)
     assert sorted(name for name in loaded if name.startswith(("bot.", "cogs", "journal"))) == ["bot.config"]
+
+    # checked against the registries (the composition root's load), still no world's body: the
+    # registries read each world's entry, never the world
+    loaded = _modules_after(
+        "from pathlib import Path\n"
+        "from bot.registered import load_checked\n"
+        "from bot.worlds.browser.settings import BrowserSettings\n"
+        f"settings = load_checked(Path({str(cfg)!r}), env={{}})\n"
+        "assert settings.world_settings(BrowserSettings).url == 'builtin:2048'\n"
+    )
+    assert {"bot.worlds.factory", "bot.play.minds.factory"} <= loaded and _heavy(loaded) == []
 
 
 def test_activity_is_off_by_default_and_its_secret_comes_from_the_environment_only(tmp_path):
