@@ -23,6 +23,7 @@ import pytest
 
 from bot.config import ConfigError, load_settings
 from bot.play.host import PlayHost, StartRequest
+from bot.registered import load_checked
 from bot.worlds.base import WorldUnavailable
 from bot.worlds.browser.browsers import Browsers
 from bot.worlds.browser.settings import BrowserSettings
@@ -175,7 +176,7 @@ async def test_a_server_that_goes_away_is_refused_naming_it(chromium: str, test_
 def test_ws_endpoint_takes_a_websocket_url(endpoint: str, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'[browser]\nws_endpoint = "{endpoint}"\n')
-    assert load_settings(config, env={}).browser.ws_endpoint == endpoint
+    assert load_checked(config, env={}).world_settings(BrowserSettings).ws_endpoint == endpoint
 
 
 @pytest.mark.parametrize(
@@ -186,7 +187,7 @@ def test_ws_endpoint_refuses_anything_else_naming_the_key(endpoint: str, tmp_pat
     config = tmp_path / "config.toml"
     config.write_text(f'[browser]\nws_endpoint = "{endpoint}"\n')
     with pytest.raises(ConfigError) as caught:
-        load_settings(config, env={})
+        load_checked(config, env={})
     message = str(caught.value)
     assert message.startswith(f"{config}: [browser] ws_endpoint: expected a ws:// or wss:// URL with a host")
     assert "token=abc" not in message
