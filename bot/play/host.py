@@ -157,6 +157,7 @@ class PlayHost:
             else request.pace_seconds,
             exit_when_done=request.exit_when_done,
             max_invalid_in_a_row=self.settings.play.max_invalid_in_a_row,
+            max_crashes_in_a_row=self.settings.play.max_crashes_in_a_row,
             scenario_id=scenario_id,
             environment_id=environment_id,
             journey_id=_journey_of(world, environment_id),

@@ -154,7 +154,8 @@ class PlaySession(Watched):
 
     async def _turns(self) -> Ended:
         # (the sink's await lets the loop breathe every turn)
-        streaks, finale = MindStreaks(self.spec.max_invalid_in_a_row), False
+        streaks = MindStreaks(self.spec.max_invalid_in_a_row, self.spec.max_crashes_in_a_row)
+        finale = False
         while True:
             if self._stop:
                 return Ended("stopped")
@@ -180,7 +181,8 @@ class PlaySession(Watched):
             if permanent is not None:  # known before settling, so whoever hears this turn sees why
                 self.error = permanent
             rec = await act(self.world, rec)
-            if (ending := streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected)) is not None:
+            ending = streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected, crashed=rec.crashed)
+            if ending is not None:
                 self.error = ending  # known before settling too
             if rec.post is not None:  # the watched picture shows the turn before anyone hears it
                 self.last_still = await self._stills.after_action() or self.last_still
