@@ -22,13 +22,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report, sandbox_playing  # noqa: E402
+from bench._common import SMOKE, Report, sandbox_playing  # noqa: E402
 
-CONCURRENCY = 64
-SECONDS = 1.2
-WARMUP_S = 0.7
+CONCURRENCY = 4 if SMOKE else 64
+SECONDS = 0.2 if SMOKE else 1.2
+WARMUP_S = 0.1 if SMOKE else 0.7
 PACE_S = 0.25
-ROUNDS = 5
+ROUNDS = 1 if SMOKE else 5
 PATH = "/v1/embodiment/sessions/live/still"
 
 

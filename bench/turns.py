@@ -52,7 +52,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
@@ -85,8 +85,8 @@ def turn_clock() -> float:
     return time.process_time() + _io_wait
 
 
-BLOCK = 100  # turns per block
-BLOCKS = 20  # pairs of blocks
+BLOCK = 10 if SMOKE else 100  # turns per block
+BLOCKS = 2 if SMOKE else 20  # pairs of blocks
 BUTTONS = ("left", "right")
 
 

@@ -91,7 +91,7 @@ sys.path.append(str(HERE))
 
 import aiohttp  # noqa: E402
 import discord  # noqa: E402
-from _common import Report  # noqa: E402
+from _common import SMOKE, Report  # noqa: E402
 from _voice_probes import Probes  # noqa: E402
 from _voice_samples import Figure, Joiner  # noqa: E402
 from discord.gateway import DiscordVoiceWebSocket  # noqa: E402
@@ -109,9 +109,9 @@ from bot.mouth.receive.receiver import VoiceReceiver, loop_sink  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
 
 BOT_ID, BOT_SSRC, CHANNEL_ID, GUILD_ID = 900, 777, 5, 6
-BLOCK_S = float(os.environ.get("VOICE_LATENCY_BLOCK_S", "20"))
-PAIRS = int(os.environ.get("VOICE_LATENCY_PAIRS", "3"))
-WARMUP_S = 6.0
+BLOCK_S = float(os.environ.get("VOICE_LATENCY_BLOCK_S", "1" if SMOKE else "20"))
+PAIRS = int(os.environ.get("VOICE_LATENCY_PAIRS", "1" if SMOKE else "3"))
+WARMUP_S = 1.0 if SMOKE else 6.0
 LOAD_PLAYS = 4
 SLOW_FSYNC_S = 0.030
 TARGETS = {"room → model": 60.0, "model → room": 40.0, "barge-in": 40.0, "glance": 150.0}
