@@ -116,13 +116,28 @@ class PlayHost:
         s = self.session
         return s if s is not None and s.state in ("requested", "running", "stopping") else None
 
+    def refusal(self, request: StartRequest) -> PlayRefused | None:
+        """What refuses this start now that is known without a disk or a network: a session
+        already running here, a world or mind not registered, a budget out of range. For
+        ``/play start`` to answer privately at once, before it defers; :meth:`start` asks again
+        under its lock (and then the caps, and the disk)."""
+        try:
+            self._check_now(request)
+        except PlayRefused as exc:
+            return exc
+        return None
+
+    def _check_now(self, request: StartRequest) -> tuple[str, str]:
+        if self.active is not None:
+            raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
+        world_name = request.world or self.settings.play.world
+        mind_name = request.mind or self.settings.play.mind
+        _check(request, world_name, mind_name)
+        return world_name, mind_name
+
     async def start(self, request: StartRequest) -> PlaySession:
         async with self._lock:
-            if self.active is not None:
-                raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
-            world_name = request.world or self.settings.play.world
-            mind_name = request.mind or self.settings.play.mind
-            _check(request, world_name, mind_name)
+            world_name, mind_name = self._check_now(request)
             if self._admit is not None:
                 self._admit(self, world_name)  # no await between the count and the claim
             self.starting = world_name
