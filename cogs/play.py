@@ -208,7 +208,7 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
     except TimeoutError:
         pass
     finally:
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()
 
 
 log = structlog.get_logger("clankie.cogs.play")
@@ -306,7 +306,7 @@ class Play(commands.Cog):
             content=started_text(session, _link(self.character, interaction.guild_id))
         )
         if session.state in ("failed", "stopped"):  # the reply said how it ended
-            await ended.aclose()  # type: ignore[attr-defined]
+            await ended.aclose()
             return
         self._reporters.spawn(report_failure(interaction, session, ended), name="play-failure-report")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,7 +268,7 @@ class PlayHost:
         await self._tasks.close()
 
     # -- what others read ------------------------------------------------------------------
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
+    def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
         """Settled turns of whatever session is playing, for as long as the caller listens."""
         return self._feed.subscribe()
 
