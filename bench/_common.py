@@ -3,11 +3,13 @@
 Every bench script creates a :class:`Report`, calls :meth:`Report.check` for each target and
 ends with ``raise SystemExit(report.exit_code())`` so a missed target exits 1.
 
-Every bench script also takes ``--smoke`` (:data:`SMOKE`): it runs the same code at a smoke
-size — a few turns, frames or requests, seconds in all — prints its figures and judges no
-target (:meth:`Report.check` says ``not judged``), so it exits 0 unless the script itself fails.
+Every bench script also takes ``--smoke``: it runs the same code at a smoke size — a few turns,
+frames or requests, seconds in all — and exits 0 unless the script itself fails (or, for a
+script that judges some targets at any size, such as bench/floor.py's corpus, one of those).
 tests/bench/test_smoke.py runs every script in bench/ that way, so a bench that no longer runs
-fails the tests.
+fails the tests. :data:`SMOKE` says whether this run is one; ``Report(title, smoke=True)``
+prints every figure beside its target and judges none (:meth:`Report.check` says ``not
+judged``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ SMOKE = "--smoke" in sys.argv[1:]
 
 
 class Report:
-    def __init__(self, title: str, *, smoke: bool = SMOKE) -> None:
+    def __init__(self, title: str, *, smoke: bool = False) -> None:
         self.title = title
         self.smoke = smoke
         self.missed: list[str] = []

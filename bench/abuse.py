@@ -201,7 +201,7 @@ def finish(proc: subprocess.Popen[str]) -> dict[str, Any]:
 
 
 async def main() -> int:
-    report = Report("/still beside hostile clients")
+    report = Report("/still beside hostile clients", smoke=SMOKE)
     limit = raise_fd_limit()
     report.info(
         "setup",

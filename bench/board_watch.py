@@ -102,7 +102,7 @@ async def main(report: Report) -> int:
 
 
 if __name__ == "__main__":
-    bench = Report("browser 2048 board by sight (bundled page, 3 observations + 1 key per turn)")
+    bench = Report("browser 2048 board by sight (bundled page, 3 observations + 1 key per turn)", smoke=SMOKE)
     if not Path(CHROMIUM).exists():
         bench.info("skipped", f"{CHROMIUM} is not installed")
         raise SystemExit(0)

@@ -29,7 +29,7 @@ from openai import AsyncOpenAI
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
@@ -114,7 +114,7 @@ class MeasuringAgent(AgentMind):
 
 async def main() -> int:
     logs.configure(level="WARNING")
-    report = Report("bounded context (bench/context.py)")
+    report = Report("bounded context (bench/context.py)", smoke=SMOKE)
     turns, probes = (SMOKE_TURNS, SMOKE_PROBES) if report.smoke else (TURNS, PROBES)
     model = WalkthroughModel()
     fake = await FakeOpenAI().start()

@@ -285,7 +285,7 @@ def bench_eval(report: Report, root: Path) -> None:
 
 
 def main() -> int:
-    report = Report("journal")
+    report = Report("journal", smoke=SMOKE)
     with tempfile.TemporaryDirectory(prefix="clankie-bench-") as tmp:
         root = Path(tmp)
         bench_read(report, root)

@@ -139,7 +139,7 @@ async def autopilot(url: str, report: Report) -> None:
 
 async def main() -> int:
     logs.configure(level="WARNING")
-    report = Report("pokeagent: frame_advance and autopilot against the faithful fake at 80 fps")
+    report = Report("pokeagent: frame_advance and autopilot against the faithful fake at 80 fps", smoke=SMOKE)
     proc, url = start_fake()
     try:
         rtt = await round_trip(url)

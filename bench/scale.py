@@ -226,7 +226,7 @@ async def main(report: Report) -> int:
 
 
 if __name__ == "__main__":
-    bench = Report("scale: what each session adds in one process")
+    bench = Report("scale: what each session adds in one process", smoke=SMOKE)
     if not Path(CHROMIUM).exists():
         bench.info("browser section skipped", f"{CHROMIUM} is not installed")
         SECTIONS = (sandbox,)

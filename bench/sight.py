@@ -149,7 +149,7 @@ def read_region(png: bytes, geometry: Any) -> Any:
 async def main() -> int:
     from bot.worlds.browser.sight_2048 import read_board
 
-    report = Report("2048 by sight")
+    report = Report("2048 by sight", smoke=SMOKE)
     runner, base = await serve_pages()
     try:
         turn_s = await play_bundled(report)

@@ -141,7 +141,7 @@ def stop_server(proc: subprocess.Popen[str]) -> dict[str, int]:
 
 
 async def main() -> int:
-    report = Report("still endpoint under load")
+    report = Report("still endpoint under load", smoke=SMOKE)
     report.info(
         "setup", f"{CONCURRENCY} concurrent clients, {SECONDS:g} s per run, {ROUNDS} paired rounds, loopback"
     )

@@ -166,7 +166,7 @@ async def baseline(
 
 async def main() -> int:
     logs.configure(level="WARNING")
-    report = Report("turn overhead (bench/turns.py)")
+    report = Report("turn overhead (bench/turns.py)", smoke=SMOKE)
     harness_turns: list[float] = []
     baseline_turns: list[float] = []
     harness_blocks: list[float] = []

@@ -223,7 +223,9 @@ def against_the_floor(report: Report, packets: Packets, label: str) -> float:
 
 
 def main() -> int:
-    report = Report("voice CPU: the receive path against the codec's floor, 10 continuous speakers")
+    report = Report(
+        "voice CPU: the receive path against the codec's floor, 10 continuous speakers", smoke=SMOKE
+    )
     ensure_opus_loaded()
     rng = np.random.default_rng(7)
     frames = [speaker_frames(rng, user, DISTINCT_PACKETS) for user in range(SPEAKERS)]

@@ -4,7 +4,7 @@ the model, both ways, when he is talked over, and when he glances at his screen.
 The real path: discord.py 2.7.1's own ``VoiceClient`` on loopback UDP, welcomed into a real
 DAVE (MLS) group by the test voice gateway; three people sending real Opus through real DAVE;
 the receive path (``VoiceReceiver``), the mouth (``MouthSession``) and its playback through
-discord.py's player (``VoicePlayback``), as ``cogs/voice.py`` wires them; the openai package's
+discord.py's player (``VoicePlayback``), as ``bot/mouth/discord_call.py`` wires them; the openai package's
 realtime client over a real websocket to the realtime fake. The gateway, the people and the
 fake run in a process of their own (``bench/_voice_world.py``); each side stamps what crosses
 the bot's boundary with the same clock (``CLOCK_MONOTONIC``), and probes inside the bot
@@ -23,6 +23,22 @@ The figures (milliseconds, p50 / p99 beside the target):
   against the audio that had gone out on UDP (every one within 20 ms);
 * glance: a ``look_at_screen`` call sent → the ``input_image`` item written (p99 ≤ 150), with
   his own sandbox play running.
+
+That call runs on the open floor (``[voice] floor = "open"``: any speech cuts him off), so the
+barge-in figure is the cut itself; who may cut him is the floor's policy. The floor's own cost
+is measured apart, in this process, against the realtime fake (``tests/fakes/openai``) with the
+model's time to first audio and the transcription model's delay scripted:
+
+* one person in the call, end of speech (the server's ``input_audio_buffer.speech_stopped`` and
+  ``committed`` sent) → his first audio in the playback buffer: on the addressed floor (the
+  mouth's own ``response.create`` at the commit) against the open floor (the server's VAD answers
+  by itself, as before the floor), median ratio ≤ 1.05×;
+* a group: the time each turn waits for its transcript (commit → transcript in, as the turn's
+  receipt records it), p50 / p99 beside the fake's configured transcription delay, and the
+  policy's own decision (p99 ≤ 2 ms).
+
+``--smoke``: every part at its smallest size (a test runs it so it cannot rot; its figures are
+printed but not judged). ``--floor``: only the floor's figures.
 
 Traffic: people talk in spurts (0.4–1.6 s, pauses of 0.2–1.2 s) at random phases to the
 bot's clocks, sent on their 20 ms by a thread of the far side's own; meanwhile the model speaks
@@ -91,7 +107,8 @@ sys.path.append(str(HERE))
 
 import aiohttp  # noqa: E402
 import discord  # noqa: E402
-from _common import SMOKE, Report  # noqa: E402
+import numpy as np  # noqa: E402
+from _common import Report  # noqa: E402
 from _voice_probes import Probes  # noqa: E402
 from _voice_samples import Figure, Joiner  # noqa: E402
 from discord.gateway import DiscordVoiceWebSocket  # noqa: E402
@@ -101,23 +118,38 @@ from pydantic import SecretStr  # noqa: E402
 
 from bot import logs  # noqa: E402
 from bot.character import build_character  # noqa: E402
-from bot.config import OpenAISettings, PathSettings, Settings, WebSettings, load_settings  # noqa: E402
+from bot.config import (  # noqa: E402
+    OpenAISettings,
+    PathSettings,
+    Settings,
+    VoiceSettings,
+    WebSettings,
+    load_settings,
+)
 from bot.mouth.audio import Upsampler  # noqa: E402
 from bot.mouth.discord_audio import VoicePlayback  # noqa: E402
 from bot.mouth.realtime.session import MouthSession  # noqa: E402
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
+from journal.oplog import read_receipts  # noqa: E402
+from tests.fakes.openai import FakeOpenAI  # noqa: E402
 
 BOT_ID, BOT_SSRC, CHANNEL_ID, GUILD_ID = 900, 777, 5, 6
-BLOCK_S = float(os.environ.get("VOICE_LATENCY_BLOCK_S", "1" if SMOKE else "20"))
-PAIRS = int(os.environ.get("VOICE_LATENCY_PAIRS", "1" if SMOKE else "3"))
-WARMUP_S = 1.0 if SMOKE else 6.0
+BLOCK_S = float(os.environ.get("VOICE_LATENCY_BLOCK_S", "20"))
+PAIRS = int(os.environ.get("VOICE_LATENCY_PAIRS", "3"))
+WARMUP_S = 6.0
 LOAD_PLAYS = 4
 SLOW_FSYNC_S = 0.030
 TARGETS = {"room → model": 60.0, "model → room": 40.0, "barge-in": 40.0, "glance": 150.0}
 LOAD_RATIO = 1.25
 FLOOR_MS = 20.0  # one frame: the least idle p99 a loaded one is compared with
 TRUNCATE_TOLERANCE_MS = 20
+FLOOR_TURNS = 40
+MODEL_FIRST_AUDIO_S = 0.25  # the model's own time to first audio, scripted in the fake
+TRANSCRIPT_DELAY_S = 0.15  # the transcription model's delay after the commit, scripted in the fake
+FLOOR_RATIO = 1.05
+DECISION_MS = 2.0
+ADA, BOB, CAT = 1001, 1002, 1003
 
 _real_fsync = os.fsync
 
@@ -305,11 +337,14 @@ def report_figure(report: Report, name: str, blocks: list[tuple[str, Figure]]) -
     )
 
 
-async def call(world: WorldProcess, root: Path, report: Report) -> int:
+async def call(
+    world: WorldProcess, root: Path, report: Report, *, block_s: float, pairs: int, warmup_s: float
+) -> int:
     """Join the call, run the blocks, report; returns the exit code."""
     loop = asyncio.get_running_loop()
     settings = Settings(
         openai=OpenAISettings(base_url=world.where["openai"], api_key=SecretStr("bench"), max_retries=0),
+        voice=VoiceSettings(floor="open"),  # any speech cuts him: the barge-in figure is the cut itself
         web=WebSettings(enabled=False),
         paths=PathSettings(state_dir=root / "state", receipt_path=root / "receipts.jsonl"),
     )
@@ -322,7 +357,7 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
     loads: list[float] = []
     far_late: dict[str, list[float]] = {"idle": [], "load": []}
     async with voice_client(world) as vc:
-        # wired as cogs/voice.py wires them, with the probes between
+        # wired as bot/mouth/discord_call.py wires them, with the probes between
         receiver = VoiceReceiver(vc, probes.sink(loop_sink(loop, probes.feed(session.feed, session.mixer))))
         receiver.start()
         joined = await world.ask("join", bot_port=vc._connection.socket.getsockname()[1])
@@ -343,15 +378,15 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
         up = Upsampler()
         up.convert(bytes(960))
         joiner = Joiner(probes, up.lead_samples * 4)
-        joiner.join(await world.ask("run", seconds=WARMUP_S, seed=0))  # imports, caches, first spurts
-        for block in range(2 * PAIRS):
+        joiner.join(await world.ask("run", seconds=warmup_s, seed=0))  # imports, caches, first spurts
+        for block in range(2 * pairs):
             mode = "load" if block % 4 in (1, 2) else "idle"  # idle, load, load, idle, idle, load, ...
             loads.append(os.getloadavg()[0])
             if mode == "load":
                 async with plays(root / f"block{block}", LOAD_PLAYS, 0.0):
-                    stamps = await world.ask("run", seconds=BLOCK_S, seed=block + 1)
+                    stamps = await world.ask("run", seconds=block_s, seed=block + 1)
             else:
-                stamps = await world.ask("run", seconds=BLOCK_S, seed=block + 1)
+                stamps = await world.ask("run", seconds=block_s, seed=block + 1)
             far_late[mode] += [behind * 1000 for *_, behind in stamps["udp_sent"]]
             result = joiner.join(stamps)
             problems += result.problems
@@ -368,7 +403,7 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
     stats = receiver.stats
     report.info(
         "conditions",
-        f"{2 * PAIRS} blocks of {BLOCK_S:.0f} s (idle and under load alternating), 3 people, "
+        f"{2 * pairs} blocks of {block_s:.0f} s (idle and under load alternating), 3 people, "
         f"{os.cpu_count()} CPUs, load average at each block {', '.join(f'{x:.1f}' for x in loads)}",
     )
     report.info(
@@ -396,19 +431,160 @@ async def call(world: WorldProcess, root: Path, report: Report) -> int:
     return report.exit_code()
 
 
-async def main() -> int:
+# -- the floor ----------------------------------------------------------------------------------
+@contextlib.asynccontextmanager
+async def floor_mouth(
+    fake: FakeOpenAI, root: Path, floor: str, humans: frozenset[int]
+) -> AsyncIterator[MouthSession]:
+    settings = Settings(
+        openai=OpenAISettings(base_url=fake.base_url, api_key=SecretStr("bench"), max_retries=0),
+        voice=VoiceSettings(floor=floor),  # type: ignore[arg-type]
+        web=WebSettings(enabled=False),
+        paths=PathSettings(state_dir=root / "state", receipt_path=root / "receipts.jsonl"),
+    )
+    character = build_character(settings)
+    session = MouthSession(
+        character, client=fake.client(), pump_interval=None, humans=lambda: humans, label=f"floor-{floor}"
+    )
+    await session.start()
+    try:
+        await session.wait_until(lambda: session.listening, 10)
+        yield session
+    finally:
+        await session.close()
+        await character.close()
+
+
+async def speak_turn(
+    fake: FakeOpenAI, session: MouthSession, who: int, ms: int = 200
+) -> tuple[str, int, int]:
+    """`who`'s audio into the mixer, the server's speech_started; returns (item, start, end)."""
+    start = int(session.mixer.position_ms)
+    frame = np.zeros(480, dtype="<i2")
+    frame[::2] = 6000  # loud enough to be somebody's
+    for _ in range(ms // 20):
+        session.feed(who, frame.tobytes())
+        await session.tick()
+    item = await fake.realtime.speech_started(start)
+    return item, start, int(session.mixer.position_ms)
+
+
+async def his_turn_over(session: MouthSession) -> None:
+    """His answer has come and the room has heard all of it."""
+    await session.wait_until(lambda: not session.book.pending and not session.barge.responses_in_progress, 10)
+    while session.playback.read_audio() is not None:
+        pass
+    await session.tick()
+
+
+async def first_audio(fake: FakeOpenAI, root: Path, floor: str, turns: int) -> list[float]:
+    """One person: end of speech → the first audio of his answer in the playback buffer (ms)."""
+    samples: list[float] = []
+    stamps: list[float] = []
+    async with floor_mouth(fake, root, floor, frozenset({ADA})) as session:
+        session.playback.set_listener(lambda: stamps.append(time.perf_counter()))
+        for _ in range(turns):
+            item, _start, end = await speak_turn(fake, session, ADA)
+            mark = len(stamps)
+            t0 = time.perf_counter()
+            await fake.realtime.speech_stopped(end, item)  # speech_stopped, committed
+            await session.wait_until(lambda: len(stamps) > mark, 10)  # noqa: B023
+            samples.append((stamps[mark] - t0) * 1000)
+            await his_turn_over(session)
+    return samples
+
+
+async def group_waits(fake: FakeOpenAI, root: Path, turns: int) -> tuple[list[float], list[float]]:
+    """Three people, each turn addressed to him by name: (transcript waits, decisions) in ms, as
+    the turns' receipts record them."""
+    speakers = (ADA, BOB, CAT)
+    async with floor_mouth(fake, root, "addressed", frozenset(speakers)) as session:
+        for k in range(turns):
+            item, _start, end = await speak_turn(fake, session, speakers[k % 3])
+            await fake.realtime.speech_stopped(end, item)
+            await fake.realtime.transcribe(
+                item, "Hey Clankie, how is it going?", delay_s=TRANSCRIPT_DELAY_S, wait=False
+            )
+            await session.wait_until(lambda: any(d[0] == item for d in session.floor.decided), 10)  # noqa: B023
+            await his_turn_over(session)
+    lines = [
+        r.data for r in read_receipts(root / "receipts.jsonl").lines if r.type == "discord.voice.floor_turn"
+    ]
+    return [float(d["transcriptMs"]) for d in lines], [float(d["decisionMs"]) for d in lines]
+
+
+async def floor_figures(root: Path, report: Report, turns: int) -> None:
+    async with FakeOpenAI() as fake:
+        fake.realtime.auto_respond(first_audio_s=MODEL_FIRST_AUDIO_S, audio_ms=40, chunk_ms=40)
+        today = await first_audio(fake, root / "open", "open", turns)
+        floor = await first_audio(fake, root / "addressed", "addressed", turns)
+        waits, decisions = await group_waits(fake, root / "group", turns)
+        problems = fake.violations
+    report.info(
+        "floor: one person, end of speech → his first audio",
+        f"open floor (the server's VAD answers; as before) {spread(today)}; addressed floor (our "
+        f"response.create at the commit) {spread(floor)}; the model's own time to first audio "
+        f"{MODEL_FIRST_AUDIO_S * 1000:.0f} ms (scripted), {turns} turns each",
+    )
+    added = percentile(floor, 50) - percentile(today, 50)
+    report.info("floor: one person, added by the addressed floor", f"p50 {added:+.1f} ms")
+    ratio = percentile(floor, 50) / percentile(today, 50)
+    report.info(
+        "floor: one person, p99 addressed / p99 open", f"{percentile(floor, 99) / percentile(today, 99):.3f}×"
+    )
+    report.check(
+        "floor: one person, end of speech → first audio, p50 addressed / p50 open",
+        ratio,
+        f"≤ {FLOOR_RATIO}×",
+        ratio <= FLOOR_RATIO,
+        "{:.3f}×",
+    )
+    report.info(
+        "floor: a group, waiting for the transcript (commit → words in)",
+        f"{spread(waits)} against the fake's transcription delay of {TRANSCRIPT_DELAY_S * 1000:.0f} ms"
+        f" (over it: p50 {percentile(waits, 50) - TRANSCRIPT_DELAY_S * 1000:+.1f} /"
+        f" p99 {percentile(waits, 99) - TRANSCRIPT_DELAY_S * 1000:+.1f} ms)",
+    )
+    p99 = percentile(decisions, 99)
+    report.check(
+        f"floor: the policy's decision ({spread(decisions)})",
+        p99,
+        f"p99 ≤ {DECISION_MS:.0f} ms",
+        p99 <= DECISION_MS,
+        "p99 {:.3f} ms",
+    )
+    report.check("floor: invalid events", len(problems), "= 0", not problems, "{:.0f}")
+    for problem in problems[:5]:
+        report.info("  invalid", problem)
+
+
+async def main(argv: list[str]) -> int:
+    smoke = "--smoke" in argv
     logs.configure(level="WARNING")
     report = Report("voice latency: what the bridge adds (bench/voice_latency.py)")
-    os.fsync = _slow_fsync
-    world = await WorldProcess.spawn()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            return await call(world, Path(tmp), report)
-    finally:
-        await world.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        await floor_figures(Path(tmp) / "floor", report, 3 if smoke else FLOOR_TURNS)
+        if "--floor" in argv:
+            return 0 if smoke else report.exit_code()
+        os.fsync = _slow_fsync
+        world = await WorldProcess.spawn()
+        try:
+            sizes = {"block_s": 2.0, "pairs": 1, "warmup_s": 1.0} if smoke else {}
+            code = await call(
+                world,
+                Path(tmp),
+                report,
+                block_s=sizes.get("block_s", BLOCK_S),
+                pairs=int(sizes.get("pairs", PAIRS)),
+                warmup_s=sizes.get("warmup_s", WARMUP_S),
+            )
+        finally:
+            await world.close()
+            os.fsync = _real_fsync
+    return 0 if smoke else code
 
 
 if __name__ == "__main__":
-    code = asyncio.run(main())
+    code = asyncio.run(main(sys.argv[1:]))
     gc.collect()  # the call's resamplers go before the interpreter does (nanobind warns otherwise)
     raise SystemExit(code)

@@ -47,12 +47,12 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
-from bot import logs
+from bot import logs, metrics
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
 from bot.play.host import PlayRefused
-from bot.setup.commands import SyncRecord, declared, digest
+from bot.setup.commands import ENTRY_POINT, SyncRecord, declared, digest, entry_points
 from bot.setup.endpoints import use_discord_gateway
 from bot.web.auth import WebConfigError
 from cogs import BadOptionValue, NotModerator
@@ -91,6 +91,9 @@ NO_RECONNECT = {
     4012: "invalid API version",
     4013: "invalid intents",
 }
+
+
+DROPPED = "the connection dropped with no close frame"
 
 
 def gave_up_sentence(code: int) -> str:
@@ -176,8 +179,27 @@ async def reply_privately(interaction: discord.Interaction, text: str) -> None:
         log.warning("error_reply_failed", status=exc.status, code=exc.code)
 
 
+def is_entry_point(interaction: discord.Interaction) -> bool:
+    """An application command interaction for the Entry Point command (type 4), which Discord
+    makes when Activities are enabled and answers itself by launching the Activity (its handler
+    is DISCORD_LAUNCH_ACTIVITY)."""
+    data: dict[str, Any] = dict(interaction.data or {})
+    return interaction.type is discord.InteractionType.application_command and data.get("type") == ENTRY_POINT
+
+
 class ClankieTree(app_commands.CommandTree):
-    """The bot's command tree; its ``on_error`` is the one error handler for every command."""
+    """The bot's command tree; its ``on_error`` is the one error handler for every command.
+
+    An Entry Point command's interaction (type 4) is let go in :meth:`interaction_check`, before
+    discord.py looks the command up: it has no ``AppCommandType`` for 4 and would raise out of
+    its invoker task. Discord launches the Activity for it itself; the bot answers nothing."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if is_entry_point(interaction):
+            data: dict[str, Any] = dict(interaction.data or {})
+            log.info("entry_point_left_to_discord", command=data.get("name"), guild_id=interaction.guild_id)
+            return False
+        return True
 
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
@@ -221,12 +243,17 @@ class ClankieBot(commands.AutoShardedBot):
         self.synced: list[app_commands.AppCommand] | None = None
         self.login_pacer: LoginPacer | None = None
         self._lost: dict[int, float] = {}  # shard id -> when its connection was lost (monotonic)
+        self._ready_shards: set[int] = set()  # READY or RESUMED since their last disconnect
+        metrics.watch_gateway(self.gateway_state)
+        if character.readiness is not None:
+            character.readiness.gateway = self.gateway_problem
 
     @property
     def settings(self) -> Settings:
         return self.character.settings
 
     async def setup_hook(self) -> None:
+        self.character.web.application_id_from(lambda: self.application_id)  # for the Activity
         await self.load_cogs()
         await use_discord_gateway(self.http, self.settings)
         await self._pace_logins()
@@ -293,11 +320,23 @@ class ClankieBot(commands.AutoShardedBot):
         digest of what was synced is recorded in the state directory."""
         payload = declared(self.tree, guild_id)
         if guild_id is None:
-            synced = await self.tree.sync()
+            synced = await self._sync_global(payload)
         else:
             synced = await self.tree.sync(guild=discord.Object(id=guild_id))
         self._record().remember(self._app_id(), guild_id, digest(payload))
         return synced
+
+    async def _sync_global(self, payload: list[dict[str, Any]]) -> list[app_commands.AppCommand]:
+        """The global bulk overwrite, keeping the Entry Point command Discord made when Activities
+        were enabled: an overwrite that leaves it out is refused (400, code 50240), so the global
+        commands are read first and any of type 4 goes back unchanged."""
+        app_id = self._app_id()
+        held = await self.http.get_global_commands(app_id)
+        kept = entry_points([dict(c) for c in held])
+        if kept:
+            log.info("entry_point_kept", commands=[c["name"] for c in kept])
+        data = await self.http.bulk_upsert_global_commands(app_id, payload=[*payload, *kept])
+        return [app_commands.AppCommand(data=d, state=self._connection) for d in data]
 
     async def on_ready(self) -> None:
         log.info(
@@ -311,15 +350,18 @@ class ClankieBot(commands.AutoShardedBot):
     async def on_shard_ready(self, shard_id: int) -> None:
         guilds = sum(1 for g in self.guilds if g.shard_id == shard_id)
         log.info("discord_shard_ready", shard_id=shard_id, shard_count=self.shard_count, guilds=guilds)
+        self._ready_shards.add(shard_id)
         self._healed(shard_id, "identified")
 
     async def on_shard_resumed(self, shard_id: int) -> None:
+        self._ready_shards.add(shard_id)
         self._healed(shard_id, "resumed")
 
     async def on_shard_disconnect(self, shard_id: int) -> None:
         """The shard's gateway connection ended; discord.py reconnects by itself unless the bot is
         closing or the close code is one it stops on (then :func:`serve` says so, once). The
         first loss until the heal is the one said (a failed attempt ends again)."""
+        self._ready_shards.discard(shard_id)
         if self.is_closed() or shard_id in self._lost:
             return
         why = self._why_lost(shard_id)
@@ -327,10 +369,38 @@ class ClankieBot(commands.AutoShardedBot):
             return
         self._lost[shard_id] = time.monotonic()
         cause, fault = why
+        metrics.gateway_lost(
+            "reconnect_requested" if not fault else "dropped" if DROPPED in cause else "closed_by_discord"
+        )
         said = logs.reconnect_said(shard_id)  # discord.py's own warning said this loss already
         (log.warning if fault and not said else log.info)(
             "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
         )
+
+    def _owned_shards(self) -> tuple[int, ...]:
+        """The shards this process runs: ``shard_ids`` when given, else those discord.py made."""
+        return tuple(self.shard_ids) if self.shard_ids is not None else tuple(sorted(self.shards))
+
+    def gateway_state(self) -> metrics.GatewayState:
+        """This process's shards for the metrics (discord.py's public ``shards``/``latencies``)."""
+        shards = self.shards
+        connected = frozenset(i for i, info in shards.items() if not info.is_closed())
+        return metrics.GatewayState(
+            self._owned_shards(), connected, frozenset(self._ready_shards), tuple(self.latencies)
+        )
+
+    def gateway_problem(self) -> str | None:
+        """None when every shard this process owns is connected and ready (``/readyz``)."""
+        if self.is_closed():
+            return "the bot is closed"
+        owned = self._owned_shards()
+        if not owned:
+            return "no shard has connected yet"
+        state = self.gateway_state()
+        down = [i for i in owned if i not in state.connected or i not in state.ready]
+        if down:
+            return f"shard {', '.join(map(str, down))} of {len(owned)} not connected and ready"
+        return None
 
     def _healed(self, shard_id: int, how: str) -> None:
         logs.reconnect_said(shard_id)  # its failed attempts until now were said; forget them
@@ -355,7 +425,7 @@ class ClankieBot(commands.AutoShardedBot):
         if code in NO_RECONNECT or code == 4014:  # gateway.py _can_handle_close: it stops
             return None
         if code is None or code == aiohttp.WSCloseCode.ABNORMAL_CLOSURE:
-            return "the connection dropped with no close frame", True
+            return DROPPED, True
         return f"Discord closed it with code {code}", True
 
 
@@ -439,6 +509,9 @@ async def _shutdown(bot: ClankieBot, character: Character) -> None:
 def describe(commands_: list[app_commands.AppCommand]) -> list[str]:
     lines = []
     for cmd in commands_:
+        if cmd.type.value == ENTRY_POINT:
+            lines.append(f"/{cmd.name} (the Activity's Entry Point, Discord's own: kept as it was)")
+            continue
         subs = [opt.name for opt in cmd.options if isinstance(opt, app_commands.AppCommandGroup)]
         lines.append(f"/{cmd.name}" + (f" ({', '.join(subs)})" if subs else ""))
     return lines

@@ -1,5 +1,6 @@
 """The Character (docs/architecture.md §1): one object that owns the play hosts (one per
-server, and the local one), the share store, the tool registry, the captain and the web surface. Everything is made here, in one place, and
+server, and the local one), the voice calls (one per server, and their play relays), the share
+store, the tool registry, the captain and the web surface. Everything is made here, in one place, and
 handed to whoever needs it (the Discord app and its cogs receive a Character; they build
 nothing)."""
 
@@ -10,8 +11,11 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from bot import metrics
 from bot.captain import Captain
 from bot.config import Settings
+from bot.health import Readiness
+from bot.mouth.calls import Calls
 from bot.play.host import PlayHost
 from bot.play.hosts import PlayHosts
 from bot.tools import Speaker, ToolContext, ToolRegistry, ToolServices, build_registry
@@ -32,6 +36,11 @@ class Character:
     captain: Captain
     web: WebSurface
     services: ToolServices = field(default_factory=ToolServices)
+    readiness: Readiness | None = None  # /readyz's checks; the bot adds its gateway's
+    calls: Calls = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.calls = Calls(self.settings, self.plays, self.in_call)
 
     def tool_context(
         self, surface: Surface, speaker: Speaker | None = None, place: Place | None = None
@@ -56,8 +65,8 @@ class Character:
 
     async def start(self) -> WebHandle | None:
         """Check the state directory (PlayRefused ``state_unwritable`` if it cannot be
-        written); close sessions a dead holder left running, in every server's state; start the
-        web surface."""
+        written); close sessions a dead holder left running, in every server's state; give every
+        server whose play begins its play relay (``Calls.start``); start the web surface."""
         await asyncio.to_thread(self.plays.local.preflight)
         self.plays.load()
         lapsed = await asyncio.to_thread(self.plays.reconcile)
@@ -67,6 +76,8 @@ class Character:
         # later story queries only read what was appended since.
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
+        self.calls.start()
+        await self.web.start_metrics()
         if not self.settings.web.enabled:
             return None
         return await self.web.start()
@@ -77,7 +88,9 @@ class Character:
         return handle.url if handle is not None else self.settings.web.public_url
 
     async def close(self) -> None:
-        """Stop play (the journal gets its summary), the web surface and the captain's client."""
+        """End the voice calls (their relays, and the receipt writer last), stop play (the journal
+        gets its summary), the web surface and the captain's client."""
+        await self.calls.close()
         await self.plays.close()
         await self.web.close()
         await self.captain.aclose()
@@ -106,5 +119,7 @@ def build_character(settings: Settings) -> Character:
     services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
     services.captain = captain
-    web = WebSurface(settings, plays.local, share_store, plays=plays)
-    return Character(settings, plays, share_store, registry, captain, web, services)
+    metrics.configure(per_guild=settings.metrics.per_guild)
+    readiness = Readiness(settings.state_dir, settings.event_log)
+    web = WebSurface(settings, plays.local, share_store, plays=plays, readiness=readiness)
+    return Character(settings, plays, share_store, registry, captain, web, services, readiness)

@@ -31,7 +31,12 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
     logs.register_secrets(
         s.get_secret_value() if s else None
-        for s in (settings.discord.token, settings.openai.api_key, settings.web.token)
+        for s in (
+            settings.discord.token,
+            settings.openai.api_key,
+            settings.web.token,
+            settings.activity.client_secret,
+        )
     )
     logs.register_secrets([settings.cluster.redis_password])
     if args.command == "run":
@@ -194,6 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="which of those shards this process runs, and so which servers it serves (default: "
         "[discord] shard_ids, else all of them)",
     )
+    run.add_argument(
+        "--check",
+        action="store_true",
+        help="check, without starting, that the config is valid, the state directory writable, the "
+        "event log readable and the token accepted by Discord; exit 0 when all pass, else 1 "
+        "(default: run)",
+    )
     sync = sub.add_parser(
         "sync",
         help="sync slash commands (to the test guild, or --global)",
@@ -280,11 +292,18 @@ def main(argv: list[str] | None = None) -> int:
         use_discord_api(settings)
     except ConfigError as exc:
         print(f"clankie: configuration error:\n{exc}", file=sys.stderr)
+        if getattr(args, "check", False):
+            print("✗ config: see above")
+            return 1
         return 2
     if args.command in ("play", "demo"):
         from bot.play.terminal import run_play
 
         return asyncio.run(_guard(run_play(args, settings)))
+    if args.command == "run" and args.check:
+        from bot.check import run_check
+
+        return asyncio.run(_guard(run_check(settings)))
     if args.command in ("run", "sync"):
         from bot.app import run_bot
 

@@ -1,7 +1,7 @@
 """Settings: ``config.toml`` (path from ``--config`` or ``CLANKIE_CONFIG``) plus the environment.
 
-Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``web.token``) are ``SecretStr``: they never
-appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
+Secrets (``DISCORD_TOKEN``, ``OPENAI_API_KEY``, ``DISCORD_CLIENT_SECRET``, ``web.token``) are
+``SecretStr``: they never appear in reprs or logs. A wrong type or unknown key fails with the file, the key and what
 was expected (:class:`ConfigError`); an unknown key or section, or a world or mind that is not
 registered, is told with the closest known name ("did you mean `max_turns`?").
 
@@ -155,6 +155,8 @@ class OpenAISettings(_Section):
     realtime_model: str = "gpt-realtime"
     voice: str = "marin"
     turn_detection: Literal["server_vad", "semantic_vad"] = "semantic_vad"
+    # the room's words as text, for the floor (docs/architecture.md §12); never written to disk
+    transcription_model: str = Field(default="gpt-4o-mini-transcribe", min_length=1, max_length=100)
     max_tool_rounds: int = Field(default=4, ge=1, le=16)
 
 
@@ -199,14 +201,62 @@ class WebSettings(_Section):
     idle_timeout_s: float = Field(default=15.0, gt=0, le=3600)
 
 
+class ActivitySettings(_Section):
+    """The Discord Activity (docs/architecture.md §10 "The Activity"): the web surface's root,
+    opened by Discord with its query, is the watch page inside the call. The application id is
+    ``[discord] application_id``, else learned from Discord with the bot token."""
+
+    enabled: bool = False
+    client_secret: SecretStr | None = None  # from DISCORD_CLIENT_SECRET only
+    # How long a viewer credential holds before the page renews it (Discord is asked again
+    # whether the viewer is still in the call); at most 15 minutes.
+    credential_ttl_s: float = Field(default=600.0, ge=30)
+    # Seconds for each request to Discord (token exchange, /users/@me, the activity instance).
+    discord_timeout_s: float = Field(default=10.0, gt=0, le=60)
+    # Seconds between polls of a live page that cannot hold a WebSocket.
+    poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)
+
+    @field_validator("credential_ttl_s")
+    @classmethod
+    def _at_most_15_minutes(cls, value: float) -> float:
+        if value > 900:
+            raise ValueError(
+                f"a viewer credential may hold at most 900 seconds (15 minutes) before it is renewed "
+                f"(got {value:g})"
+            )
+        return value
+
+
 class ShareSettings(_Section):
     link_ttl_minutes: float = Field(default=30.0, gt=0, le=24 * 60)
+
+
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 class VoiceSettings(_Section):
     idle_leave_seconds: float = Field(default=120.0, gt=0)
     narration_cooldown_s: float = Field(default=12.0, ge=0)
     play_update_interval_s: float = Field(default=5.0, ge=0)  # at most one plain play update per this
+    # who he answers with two or more humans in the call (bot/mouth/floor.py): "addressed" only
+    # when spoken to by name, "open" every turn; with one human every turn is answered either way
+    floor: Literal["addressed", "open"] = "addressed"
+    # other names he answers to besides "Clankie" (one or more words each, e.g. "Clank", "Mister Clank")
+    names: list[str] = Field(default_factory=list, max_length=16)
+
+    @field_validator("names")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            words = name.split()
+            if not words or not all(_NAME_WORD.fullmatch(word) for word in words) or len(name) > 40:
+                raise ValueError(
+                    f"{name!r} is not a name: expected one to four words of letters (an apostrophe or "
+                    'hyphen inside a word is fine), at most 40 characters, e.g. "Clank"'
+                )
+            if len(words) > 4:
+                raise ValueError(f"{name!r} is not a name: at most four words")
+        return value
 
 
 class BrowserSettings(_Section):
@@ -262,6 +312,13 @@ class LimitsSettings(_Section):
     voice_calls: int = Field(default=8, ge=0, le=64)
 
 
+class MetricsSettings(_Section):
+    """What an operator scrapes (bot/metrics.py, docs/architecture.md §15)."""
+
+    per_guild: bool = False  # a guild label on play and voice series (one series per server)
+    port: int | None = Field(default=None, ge=0, le=65535)  # /metrics, /healthz, /readyz on 127.0.0.1
+
+
 class PathSettings(_Section):
     state_dir: Path | None = None  # CLANKIE_STATE
     journal_dir: Path | None = None  # CLANKIE_JOURNAL_DIR
@@ -274,6 +331,7 @@ class Settings(_Section):
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
     play: PlaySettings = Field(default_factory=PlaySettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    activity: ActivitySettings = Field(default_factory=ActivitySettings)
     share: ShareSettings = Field(default_factory=ShareSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
@@ -281,6 +339,7 @@ class Settings(_Section):
     paths: PathSettings = Field(default_factory=PathSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
 
     # -- derived paths ---------------------------------------------------------------
     @property
@@ -312,10 +371,11 @@ class ConfigError(Exception):
     """A configuration problem, phrased for a person: file, key, what was expected."""
 
 
-SECRET_KEYS = {("discord", "token"), ("openai", "api_key")}
+SECRET_KEYS = {("discord", "token"), ("openai", "api_key"), ("activity", "client_secret")}
 ENV_MAP: dict[str, tuple[str, str]] = {
     "DISCORD_TOKEN": ("discord", "token"),
     "OPENAI_API_KEY": ("openai", "api_key"),
+    "DISCORD_CLIENT_SECRET": ("activity", "client_secret"),
     "OPENAI_BASE_URL": ("openai", "base_url"),
     "DISCORD_API_URL": ("discord", "api_url"),
     "CLANKIE_STATE": ("paths", "state_dir"),
@@ -327,7 +387,7 @@ ENV_MAP: dict[str, tuple[str, str]] = {
 _PATH_KEYS = {"state_dir", "journal_dir", "event_log", "receipt_path"}
 
 
-_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token")}
+_SECRET_LOCS = {("discord", "token"), ("openai", "api_key"), ("web", "token"), ("activity", "client_secret")}
 
 
 def _describe(err: Mapping[str, Any]) -> str:

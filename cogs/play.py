@@ -1,5 +1,5 @@
-"""``/play start|stop|status|story`` (docs/architecture.md §5, §13): moderators start and stop play; anyone
-may ask how it goes and for the story so far.
+"""``/play start|stop|status|story|watch`` (docs/architecture.md §5, §13): moderators start and stop
+play; anyone may ask how it goes and for the story so far, and watch him inside their voice call.
 
 Start and stop are checked in code (Manage Server, or a role in ``[discord] moderator_roles``).
 There is no ``default_permissions`` on ``/play``: Discord allows that hint only on a top-level
@@ -12,11 +12,20 @@ play host to start (a refusal then — a cap, an unwritable state directory, a w
 cannot be made — is a private follow-up, and the public "thinking…" reply is deleted), and edits
 its reply once the first turn has settled (or :data:`START_WAIT_S` passed), so the answer says
 truthfully what started — or why it failed.
+
+``/play watch`` launches the Discord Activity (the watch page inside the call) for someone in a
+voice channel of this server, with the LAUNCH_ACTIVITY interaction callback (type 12). Where
+Discord refuses to launch it, the answer is an invite to their voice channel that opens the
+Activity (``target_type`` 2, embedded application). Without ``[activity] enabled``, or outside a
+voice channel, the answer is one private sentence saying what to do. While the Activity is on,
+``/play start``'s reply carries a "Watch in the call" button that does the same for whoever
+presses it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import discord
@@ -213,6 +222,63 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
 
 log = structlog.get_logger("clankie.cogs.play")
 INVALID_WEBHOOK_TOKEN = 50027  # Discord's JSON error code for an interaction token past 15 minutes
+INVITE_MAX_AGE_S = 3600  # the fallback invite to the Activity holds an hour
+MISSING_PERMISSIONS = 50013
+
+ACTIVITY_OFF = (
+    "Watching inside the call is not turned on for this bot: its operator sets "
+    '`[activity] enabled = true` in its config.toml (README, "Watch in the call").'
+)
+NOT_IN_VOICE = "Join a voice channel in this server first, then use `/play watch`: he opens inside that call."
+WATCH_ID = "clankie:watch"  # the custom id of the "Watch in the call" button
+
+
+class WatchButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=WATCH_ID):
+    """ "Watch in the call" under `/play start`'s reply: whoever presses it gets what `/play watch`
+    gives them. A dynamic item (registered with the bot), so a press is handled whatever
+    message carries it, after a restart too, and no view is kept per reply."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Watch in the call", style=discord.ButtonStyle.primary, custom_id=WATCH_ID
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> WatchButton:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await watch_in_call(character_of(interaction), interaction)
+
+
+def watch_view(settings: Settings) -> discord.ui.View | None:
+    """The button `/play start`'s reply carries while the Activity is on. The view is stopped
+    before it is sent, so discord.py keeps nothing for it: presses reach :class:`WatchButton`."""
+    if not settings.activity.enabled:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(WatchButton())
+    view.stop()
+    return view
+
+
+def activity_invite_refused(
+    channel: str, launch: discord.HTTPException, invite: discord.HTTPException
+) -> str:
+    """The sentence when Discord refused both the launch and the invite."""
+    if invite.code == MISSING_PERMISSIONS or isinstance(invite, discord.Forbidden):
+        fix = f"a moderator can give me Create Invite in {channel}"
+    else:
+        fix = "try again in a moment"
+    return _clip(
+        f"Discord would not launch the Activity here ({launch.status}: {launch.text or 'refused'}), and "
+        f"I could not make an invite to it in {channel} ({invite.status}: {invite.text or 'refused'}); {fix}.",
+        1900,
+    )
 
 
 async def report_failure(interaction: discord.Interaction, session: PlaySession, ended: Any) -> None:
@@ -302,9 +368,12 @@ class Play(commands.Cog):
             return
         ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
-        await interaction.edit_original_response(
-            content=started_text(session, _link(self.character, interaction.guild_id))
-        )
+        text = started_text(session, _link(self.character, interaction.guild_id))
+        view = watch_view(self.character.settings) if session.state not in ("failed", "stopped") else None
+        if view is None:
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.edit_original_response(content=text, view=view)
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()
             return
@@ -339,6 +408,65 @@ class Play(commands.Cog):
             embed=story_embed(card, live, _link(self.character, interaction.guild_id))
         )
 
+    @play.command(name="watch", description="Watch him play, inside your voice call")
+    async def watch(self, interaction: discord.Interaction) -> None:
+        await watch_in_call(self.character, interaction)
+
+
+async def watch_in_call(character: Character, interaction: discord.Interaction) -> None:
+    """`/play watch` and the "Watch in the call" button: launch the Activity in the invoker's
+    voice call (callback type 12); where Discord refuses, an invite that opens it there."""
+    if not character.settings.activity.enabled:
+        link = _link(character, interaction.guild_id)
+        text = ACTIVITY_OFF + (f" Meanwhile, his page: {link}" if link else "")
+        await interaction.response.send_message(text, ephemeral=True)
+        return
+    member = interaction.user
+    voice = member.voice if isinstance(member, discord.Member) else None
+    channel = voice.channel if voice is not None else None
+    if channel is None or channel.guild.id != interaction.guild_id:
+        await interaction.response.send_message(NOT_IN_VOICE, ephemeral=True)
+        return
+    try:
+        await interaction.response.launch_activity()
+        log.info("activity_launched", guild_id=interaction.guild_id, channel_id=channel.id)
+        return
+    except discord.HTTPException as exc:
+        refused = exc
+    log.info(
+        "activity_launch_refused", guild_id=interaction.guild_id, status=refused.status, code=refused.code
+    )
+    await interaction.response.send_message(await _invite_text(interaction, channel, refused), ephemeral=True)
+
+
+async def _invite_text(
+    interaction: discord.Interaction,
+    channel: discord.VoiceChannel | discord.StageChannel,
+    refused: discord.HTTPException,
+) -> str:
+    """An invite to ``channel`` that opens the Activity (Discord refused to launch it)."""
+    try:
+        invite = await channel.create_invite(
+            max_age=INVITE_MAX_AGE_S,
+            target_type=discord.InviteTarget.embedded_application,
+            target_application_id=interaction.application_id,
+            reason="/play watch: Discord would not launch the Activity",
+        )
+    except discord.HTTPException as exc:
+        log.warning(
+            "activity_invite_refused", guild_id=interaction.guild_id, status=exc.status, code=exc.code
+        )
+        return activity_invite_refused(channel.mention, refused, exc)
+    return (
+        f"Discord would not launch the Activity from here; this link opens him in {channel.mention} "
+        f"(for an hour): {invite.url}"
+    )
+
 
 async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(WatchButton)
     await bot.add_cog(Play(character_of(bot)))
+
+
+async def teardown(bot: commands.Bot) -> None:
+    bot.remove_dynamic_items(WatchButton)

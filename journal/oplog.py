@@ -14,6 +14,10 @@ Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
          discord.voice.response         data.played: bool (audio reached the room)
          discord.voice.play_narration_suppressed  data.reason ∈ speaking | cooldown | not_listening
          discord.voice.play_refusal     data.reason (e.g. no_voice_session)
+         discord.voice.floor_turn       one committed user turn of a call (the floor,
+                                        docs/architecture.md §12): data.decision ∈ answered |
+                                        offered | declined | listened, reason, speaker, mode,
+                                        humans, timings; never a word of what was said
   data may also hold runId and turn.
 
 Other services' lines are read from the same paths, line by line by their envelope: each
@@ -58,6 +62,7 @@ ReceiptType = Literal[
     "discord.voice.response",
     "discord.voice.play_narration_suppressed",
     "discord.voice.play_refusal",
+    "discord.voice.floor_turn",
 ]
 
 

@@ -37,6 +37,27 @@ def test_allowed_urls_default_to_the_bundled_pages_and_a_bad_pattern_is_named(tm
     )
 
 
+def test_voice_floor_and_names(tmp_path):
+    voice = load_settings(REPO / "config.example.toml", env={}).voice
+    assert (voice.floor, voice.names) == ("addressed", [])
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[voice]\nfloor = "open"\nnames = ["Clank", "Mister Robot", "Clank-E", "O\'Clank"]\n')
+    voice = load_settings(cfg, env={}).voice
+    assert (voice.floor, voice.names) == ("open", ["Clank", "Mister Robot", "Clank-E", "O'Clank"])
+    for bad, why in (
+        ('floor = "loud"', "'loud'"),
+        ('names = ["Clank", ""]', "[voice] names: '' is not a name"),
+        ('names = ["   "]', "[voice] names: '   ' is not a name"),
+        ('names = ["R2D2"]', "[voice] names: 'R2D2' is not a name"),
+        ('names = ["a b c d e"]', "at most four words"),
+        ('names = ["Clank!"]', "'Clank!' is not a name"),
+    ):
+        cfg.write_text(f"[voice]\n{bad}\n")
+        with pytest.raises(ConfigError) as info:
+            load_settings(cfg, env={})
+        assert str(cfg) in str(info.value) and "[voice]" in str(info.value) and why in str(info.value), bad
+
+
 def test_unknown_key_and_unknown_section_are_errors(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text("[play]\nturbo = true\n[gizmo]\nx = 1\n")
@@ -183,3 +204,33 @@ def test_world_and_mind_must_be_registered_and_a_near_miss_is_named(tmp_path):
     cfg.write_text('[play]\nworld = "browser"\nmind = "agent"\n')
     settings = load_settings(cfg, env={})
     assert (settings.play.world, settings.play.mind) == ("browser", "agent")
+
+
+def test_activity_is_off_by_default_and_its_secret_comes_from_the_environment_only(tmp_path):
+    settings = load_settings(None, env={})
+    assert settings.activity.enabled is False and settings.activity.client_secret is None
+    assert settings.activity.credential_ttl_s == 600
+    settings = load_settings(None, env={"DISCORD_CLIENT_SECRET": "client-secret-value"})
+    assert settings.activity.client_secret.get_secret_value() == "client-secret-value"
+    assert "client-secret-value" not in repr(settings) + str(settings)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[activity]\nenabled = true\nclient_secret = "abc"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert (
+        str(info.value)
+        == f"{cfg}: [activity] client_secret: secrets are read from $DISCORD_CLIENT_SECRET, not the file"
+    )
+
+
+def test_a_viewer_credential_may_hold_at_most_fifteen_minutes(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[activity]\ncredential_ttl_s = 901\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(cfg, env={})
+    assert str(info.value) == (
+        f"{cfg}: [activity] credential_ttl_s: a viewer credential may hold at most 900 seconds "
+        "(15 minutes) before it is renewed (got 901)"
+    )
+    cfg.write_text("[activity]\ncredential_ttl_s = 900\n")
+    assert load_settings(cfg, env={}).activity.credential_ttl_s == 900

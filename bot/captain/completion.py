@@ -11,10 +11,13 @@ business in a log) and never the key."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import openai
 import orjson
+
+from bot import metrics
 
 NETWORK_AUTHENTICATION_REQUIRED = 511
 """RFC 6585 §6: "the client needs to authenticate to gain network access" — sent by the
@@ -73,10 +76,40 @@ def _why_not(response: Any) -> str | None:
     return None
 
 
+def failure_kind(exc: BaseException) -> str:
+    """A failed request's kind for the metrics (:data:`bot.metrics.MODEL_FAILURE_KINDS`)."""
+    if isinstance(exc, NotACompletion):
+        return "unexpected"
+    if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection"
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return "429" if status == 429 else "5xx" if status >= 500 else "refused"
+    return "unexpected"
+
+
 async def create(client: Any, body: dict[str, Any]) -> Any:
     """``client.chat.completions.create(**body)``, read only when the answer is a chat
     completion: anything else is :class:`NotACompletion`. The SDK's own errors (timeouts,
-    connections, other HTTP statuses) pass through for the caller to name."""
+    connections, other HTTP statuses) pass through for the caller to name. Its time, failure
+    kind and reported tokens go to :mod:`bot.metrics`."""
+    started = metrics.now()
+    try:
+        completion = await _create(client, body)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        metrics.model_request(metrics.now() - started, failure_kind(exc))
+        raise
+    metrics.model_request(metrics.now() - started)
+    usage = getattr(completion, "usage", None)
+    metrics.model_tokens(getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    return completion
+
+
+async def _create(client: Any, body: dict[str, Any]) -> Any:
     endpoint = endpoint_of(client)
     try:
         raw = await client.chat.completions.with_raw_response.create(**body)

@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
+from bot import metrics
+
 FRAME_MS = 20
 DISCORD_RATE = 48_000
 DISCORD_CHANNELS = 2
@@ -128,6 +130,24 @@ class SpeakerTracker:
             return None
         return max(totals.items(), key=lambda kv: kv[1])[0]
 
+    def dominant_since(self, start_ms: float) -> int | None:
+        """`dominant(start_ms, now)`, reading only the frames since `start_ms` (newest first): the
+        floor asks it every frame while someone talks over him."""
+        totals: dict[int, float] = {}
+        for frame_start, energies in reversed(self._frames):
+            if frame_start + FRAME_MS <= start_ms:
+                break
+            for user, energy in energies.items():
+                totals[user] = totals.get(user, 0.0) + energy
+        if not totals:
+            return None
+        return max(totals.items(), key=lambda kv: kv[1])[0]
+
+    def span(self, item_id: str) -> tuple[float, float | None] | None:
+        """A turn's (start_ms, end_ms); end None while it is still being spoken."""
+        span = self._items.get(item_id)
+        return (span.start_ms, span.end_ms) if span is not None else None
+
     def speech_started(self, item_id: str, audio_start_ms: float) -> None:
         self._items[item_id] = _Span(audio_start_ms)
         self._items.move_to_end(item_id)
@@ -193,6 +213,8 @@ class RoomMixer:
         self.dropped_samples = 0
         self.clipped_samples = 0
         self._queues: dict[int, bytearray] = {}
+        self._arrived: dict[int, deque[float]] = {}  # when each queued frame came (bot.metrics)
+        self.oldest_pulled: float | None = None  # the arrival of the oldest frame pulled since the last take
         self._active: tuple[int, ...] = ()  # the speakers of the last pull
         self._lock = threading.Lock()
 
@@ -208,6 +230,8 @@ class RoomMixer:
                 f"got {len(frame)}"
             )
         with self._lock:
+            if metrics.enabled():
+                self._stamp(user_id)
             queue = self._queues.get(user_id)
             if queue is None:
                 self._queues[user_id] = bytearray(frame)
@@ -217,6 +241,20 @@ class RoomMixer:
             if excess > 0:
                 del queue[:excess]
                 self.dropped_samples += excess // 2
+
+    def _stamp(self, user_id: int) -> None:
+        """This frame's arrival (lock held), kept as long as its audio is queued."""
+        stamps = self._arrived.get(user_id)
+        if stamps is None:
+            stamps = self._arrived[user_id] = deque(maxlen=self.max_backlog // MODEL_FRAME_BYTES)
+        stamps.append(metrics.now())
+
+    def take_oldest(self) -> float | None:
+        """When the oldest frame pulled since the last call reached the mixer (None: only
+        silence was pulled), for the room → model latency (:func:`bot.metrics.room_to_model`)."""
+        with self._lock:
+            taken, self.oldest_pulled = self.oldest_pulled, None
+            return taken
 
     def ready(self) -> bool:
         """A frame is queued and every speaker of the last pull has a frame queued."""
@@ -232,16 +270,23 @@ class RoomMixer:
         users: list[int] = []
         blocks: list[bytes | bytearray] = []
         queues = self._queues
+        arrived, oldest = self._arrived, self.oldest_pulled
         for user_id, queue in queues.items():
             if not queue:
                 continue
             users.append(user_id)
+            stamps = arrived.get(user_id)
+            if stamps:
+                stamp = stamps.popleft()
+                if oldest is None or stamp < oldest:
+                    oldest = stamp
             if len(queue) == MODEL_FRAME_BYTES:  # the usual case: one frame waiting, hand it over
                 blocks.append(queue)
                 queues[user_id] = bytearray()  # same key: the dict does not change size
             else:
                 blocks.append(queue[:MODEL_FRAME_BYTES])
                 del queue[:MODEL_FRAME_BYTES]
+        self.oldest_pulled = oldest
         energies: dict[int, float] = {}
         if not blocks:
             out = bytes(MODEL_FRAME_BYTES)
@@ -266,6 +311,7 @@ class RoomMixer:
         """Drop a speaker's stream (they left the channel)."""
         with self._lock:
             self._queues.pop(user_id, None)
+            self._arrived.pop(user_id, None)
             self._active = tuple(user for user in self._active if user != user_id)
 
     def rebase(self) -> None:
@@ -274,5 +320,7 @@ class RoomMixer:
             self.position_ms = 0.0
             self._active = ()
             self.tracker.reset()
+            self._arrived.clear()
+            self.oldest_pulled = None
             for queue in self._queues.values():
                 queue.clear()

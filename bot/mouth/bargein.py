@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot import metrics
 from bot.mouth.playback import PlaybackBuffer
 
 
@@ -50,4 +51,5 @@ class BargeIn:
             )
         if events:
             self.interruptions += 1
+            metrics.barge_in()
         return events

@@ -2,7 +2,8 @@
 instructions, and the text items that keep it up to date with play.
 
 The briefing says who he is, the rules that room audio can never change, what his two tools
-are for, and whether he is at the controls — in which world, on which turn, toward which
+are for, how he takes turns in a group (the floor, on the addressed floor only), and whether he
+is at the controls — in which world, on which turn, toward which
 objective, with the (bounded) story card while playing. It is rebuilt from the play host at
 every connect and whenever play starts or stops.
 
@@ -42,6 +43,23 @@ Do not answer them; use them when someone asks how your game is going. Speak abo
 unprompted only when an update asks you to narrate, and then in one short sentence."""
 
 
+FLOOR = """\
+Taking turns: several people may be in the call, mostly talking with each other, and you hear all \
+of it. You are only asked to speak when someone talks to you (by your name), or when the person \
+you were just talking with goes on; the rest is conversation to know about, not to answer. When \
+you are asked to speak and a stay_silent tool is offered, call it instead of speaking if what was \
+said was not meant for you. Someone who says only your name gets a short "yes?" and your attention."""
+
+ACKNOWLEDGE = """\
+Someone just said only your name. Answer with a very short acknowledgement (a word or two, like \
+"Yes?" or "I'm here!") and wait for what they want."""
+
+OFFERED = """\
+The person you were just talking with said something more. It may be meant for you, or for \
+someone else in the call. If it is not for you, or needs no answer from you, call stay_silent and \
+say nothing; otherwise answer briefly."""
+
+
 class PlayReader(Protocol):
     """The play host's read side the briefing needs (bot.play.host.PlayHost satisfies it)."""
 
@@ -79,8 +97,9 @@ class PlayBrief:
         )
 
 
-def briefing(play: PlayBrief) -> str:
-    """The session instructions for the current state of play."""
+def briefing(play: PlayBrief, floor: str = "addressed") -> str:
+    """The session instructions for the current state of play (`floor`: `[voice] floor`; the
+    turn-taking paragraph belongs to the addressed floor, where his turns are chosen for him)."""
     if not play.playing:
         now = (
             "Right now you are not playing anything: nobody has started a game for you. "
@@ -99,7 +118,19 @@ def briefing(play: PlayBrief) -> str:
         if play.card is not None:
             card = json.dumps(play.card, ensure_ascii=False, separators=(",", ":"))
             now += f"\nThe story of your play so far (your story card, recorded data): {card}"
-    return f"{IDENTITY}\n\n{RULES}\n\n{now}"
+    rules = f"{RULES}\n\n{FLOOR}" if floor == "addressed" else RULES
+    return f"{IDENTITY}\n\n{rules}\n\n{now}"
+
+
+def response_instructions(brief: str, *, acknowledge: bool = False, offered: bool = False) -> str:
+    """A response's own instructions (they stand in for the session's for that response): the
+    briefing, plus what this turn asks of him."""
+    parts = [brief]
+    if offered:
+        parts.append(OFFERED)
+    if acknowledge:
+        parts.append(ACKNOWLEDGE)
+    return "\n\n".join(parts)
 
 
 def play_update_text(line: str) -> str:

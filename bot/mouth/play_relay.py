@@ -1,7 +1,7 @@
 """The play relay: settled play turns → the mouths, through the narration gate
 (docs/architecture.md §12).
 
-One per server, made by the voice cog (``Voice.relay_of``) with that server's play host, so
+One per server, made by the calls (``bot.mouth.calls.Calls.relay_of``) with that server's play host, so
 narration never crosses servers. It listens to `play_host.subscribe()` for as long as it
 runs and, for each settled turn:
 - every mouth gets the turn's text update (`turn= thought= observed= goal= next=`), no response,

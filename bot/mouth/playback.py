@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot import metrics
 from bot.mouth.audio import DISCORD_CHANNELS, DISCORD_FRAME_BYTES, DISCORD_RATE, Upsampler
 
 SILENCE = bytes(DISCORD_FRAME_BYTES)
@@ -55,6 +56,7 @@ class PlaybackBuffer:
         self._playing: str | None = None  # the item of the newest audio read
         self._cleared: set[str] = set()
         self._listener: Callable[[], None] | None = None
+        self._fresh_at: float | None = None  # a delta that found nothing queued: when it came
 
     def set_listener(self, listener: Callable[[], None] | None) -> None:
         """``listener()`` is called (on the pushing thread, outside the lock) after a push queued
@@ -64,6 +66,7 @@ class PlaybackBuffer:
     # -- from the event loop ------------------------------------------------------------------
     def push(self, item_id: str, pcm24: bytes) -> None:
         """Queue a 24 kHz mono pcm16 delta of `item_id` (ignored if that item was cleared)."""
+        pushed = metrics.now()
         with self._lock:
             if item_id in self._cleared:
                 return
@@ -79,6 +82,8 @@ class PlaybackBuffer:
             if progress.received_ms == 0.0:
                 progress.lead_bytes = self._up.lead_samples * DISCORD_CHANNELS * 2
             progress.received_ms += len(pcm24) / 2 / 24.0
+            if not self._queued and out:  # its first frame waits for nobody's audio: timed
+                self._fresh_at = pushed
             self._enqueue(item_id, out)
             queued = self._queued > 0
         if queued:
@@ -102,6 +107,7 @@ class PlaybackBuffer:
             if target is None and self._queue:
                 target = self._queue[0][0]
             self._queue.clear()
+            self._fresh_at = None
             self._queued = 0
             self._head_offset = 0
             self._up.flush()
@@ -125,6 +131,9 @@ class PlaybackBuffer:
         with self._lock:
             if not self._queued:
                 return None
+            if self._fresh_at is not None:
+                metrics.model_to_room(self._fresh_at)
+                self._fresh_at = None
             parts: list[bytes] = []
             need = DISCORD_FRAME_BYTES
             while need and self._queue:

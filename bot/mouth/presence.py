@@ -1,9 +1,10 @@
 """Being in a voice channel, without Discord: when to leave an empty room, and how long to wait
 between rejoin attempts after a dropped voice connection.
 
-`IdleTimer(seconds, on_idle)`: `people(count)` is told how many people (not bots) are in the
-channel after every change; at zero it arms, and fires `on_idle()` once the channel has stayed
-empty for `seconds`; anyone arriving disarms it. Its waiting task is owned by its own
+`IdleTimer(seconds, on_idle, sleep=asyncio.sleep)`: `people(count)` is told how many people (not
+bots) are in the channel after every change; at zero it arms, and fires `on_idle()` once the
+channel has stayed empty for `seconds` (waited with `sleep`, which a test may replace with a
+clock of its own); anyone arriving disarms it. Its waiting task is owned by its own
 `TaskOwner` (`bot.tasks`); `close()` stops it and waits until it has ended.
 
 `Backoff`: capped exponential delays for bounded retries.
@@ -23,11 +24,18 @@ log = structlog.get_logger("clankie.mouth.presence")
 
 
 class IdleTimer:
-    def __init__(self, seconds: float, on_idle: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        on_idle: Callable[[], Awaitable[None]],
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         if seconds <= 0:
             raise ValueError(f"idle timeout must be positive, got {seconds}")
         self.seconds = seconds
         self._on_idle = on_idle
+        self._sleep = sleep
         self._tasks = TaskOwner("voice-idle-leave")
         self._task: asyncio.Task[None] | None = None
         self.fired = False
@@ -48,7 +56,7 @@ class IdleTimer:
         self._task = None
 
     async def _wait(self) -> None:
-        await asyncio.sleep(self.seconds)
+        await self._sleep(self.seconds)
         self.fired = True
         log.info("voice_idle_leave", after_s=self.seconds)
         try:

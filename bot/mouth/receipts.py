@@ -7,6 +7,7 @@ attempt and outcome, appended to `DISCORD_BRIDGE_RECEIPT_PATH` and joined to pla
     trail.played(d, played)                discord.voice.response {played}
     trail.suppressed(d, reason)            discord.voice.play_narration_suppressed {reason}
     trail.refused(d, reason)               discord.voice.play_refusal {reason}
+    trail.floor_turn(d, data)              discord.voice.floor_turn {decision, reason, speaker, …}
     gate_narration(gate, trail, d, …)      the gate, with the suppression receipt written
 
 Every line may carry `runId` and `turn` (given once to the trail or per call).
@@ -23,9 +24,9 @@ refuses is counted (`write_errors`, the trail's and the writer's) and logged as 
 per file and cause (again after a line there was written), never raised into the voice session.
 
 Lifetime: the writer's thread starts with its first line. A relay's and a mouth's `close()`
-drain it (their lines are on disk when it returns); the voice cog, which owns every relay and
-mouth, closes it when it unloads (a line written later starts a new thread, which waits for the
-old one to end first).
+drain it (their lines are on disk when it returns); `bot.mouth.calls.Calls`, which owns every
+relay and call, closes it when it closes (a line written later starts a new thread, which waits
+for the old one to end first).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any, Literal
 import structlog
 from pydantic import ValidationError
 
+from bot import metrics
 from bot.disk_thread import DiskThread
 from bot.mouth.narration_gate import GateDecision, NarrationGate, SuppressReason
 from journal.oplog import ReceiptLine, ReceiptType, append_bytes, line_bytes
@@ -130,6 +132,7 @@ class ReceiptWriter:
             self._failed(trail, what, error)
 
     def _failed(self, trail: ReceiptTrail, what: str, exc: BaseException) -> None:
+        metrics.disk_failure("receipts")
         trail.write_errors += 1
         self.write_errors += 1
         cause = _cause(exc)
@@ -193,15 +196,22 @@ class ReceiptTrail:
         return self.write("discord.voice.model_response", delivery_id, data, turn)
 
     def played(self, delivery_id: str, played: bool, turn: int | None = None) -> ReceiptLine | None:
+        metrics.narration("played" if played else "not_played")
         return self.write("discord.voice.response", delivery_id, {"played": played}, turn)
 
     def suppressed(
         self, delivery_id: str, reason: SuppressReason, turn: int | None = None
     ) -> ReceiptLine | None:
+        metrics.narration("suppressed")
         return self.write("discord.voice.play_narration_suppressed", delivery_id, {"reason": reason}, turn)
 
     def refused(self, delivery_id: str, reason: str, turn: int | None = None) -> ReceiptLine | None:
+        metrics.narration("refused")
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
+
+    def floor_turn(self, delivery_id: str, data: dict[str, Any]) -> ReceiptLine | None:
+        """One committed user turn and what the floor made of it (`bot.mouth.realtime.floor_turns`)."""
+        return self.write("discord.voice.floor_turn", delivery_id, data)
 
 
 def gate_narration(

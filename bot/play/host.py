@@ -19,6 +19,7 @@ from typing import Any
 
 import structlog
 
+from bot import metrics
 from bot.config import Settings, unknown_name
 from bot.play.events import HEARTBEAT_S, EventLog
 from bot.play.feed import TurnFeed
@@ -216,6 +217,7 @@ class PlayHost:
             try:
                 await asyncio.to_thread(self.events.ended, data, ended.outcome or "failed", ended.error)
             except OSError as exc:  # logged, never raised into whoever waits
+                metrics.disk_failure("event_log")
                 lost = disk_failure("event log", self.events.path, exc)
                 said = ended.disk_failure is not None  # a full disk is said once
                 (log.info if said else log.error)("event_log_write_failed", error=lost)
@@ -245,6 +247,7 @@ class PlayHost:
         session.add_listener(self._feed.publish)
         session.on_end = end
         session.log_failures = self.log_failures
+        session.guild_id = self.guild_id
         return await session.run()
 
     async def stop(self) -> PlaySession | None:

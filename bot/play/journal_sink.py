@@ -26,6 +26,7 @@ from typing import Any
 
 import structlog
 
+from bot import metrics
 from bot.disk_thread import DiskThread
 from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
 from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
@@ -77,12 +78,13 @@ class JournalSink:
             return Refused("the journal is not open")
         try:
             prepared = writer.prepare_turn(line)
-            return Written(await self._thread.run(writer.commit, prepared))
+            return Written(await self._thread.run(metrics.timed_fsync, writer.commit, prepared))
         except JournalLineTooLarge as exc:
             log.error("journal_line_too_large", turn=line["turn"]["turn"], error=str(exc))
             return Refused(str(exc))
         except JournalDiskError as exc:
             self.disk_failure = str(exc)
+            metrics.disk_failure("journal")
             return DiskFailed(self.disk_failure)
         except (JournalWriteError, ValueError) as exc:  # invalid (pydantic's errors are ValueErrors)
             log.error("journal_line_refused", turn=line["turn"]["turn"], error=str(exc)[:500])
@@ -101,6 +103,7 @@ class JournalSink:
                     if summary is not None:
                         written = await self._thread.run(writer.write_summary, summary)
                 except JournalDiskError as exc:
+                    metrics.disk_failure("journal")
                     said = disk_said or self.disk_failure is not None
                     self.disk_failure = self.disk_failure or str(exc)
                     (log.info if said else log.error)("journal_summary_refused", error=str(exc)[:500])

@@ -27,6 +27,7 @@ from typing import Any
 
 import structlog
 
+from bot import metrics
 from bot.play.journal_lines import Ids, header_line, summary_line
 from bot.play.journal_sink import DiskFailed, JournalSink, Written
 from bot.play.minds.base import Mind
@@ -74,6 +75,7 @@ class PlaySession(Watched):
         self.log_failures = True  # False: whoever started play says why it failed (the terminal)
         self.disk_failure: str | None = None  # the first disk failure of the sitting, once said
         self.summary: SummaryV2 | None = None  # the summary as written (None: none was)
+        self.guild_id: int | None = None  # its host's server (the metrics' guild label)
 
     @property
     def journey_id(self) -> str:
@@ -120,6 +122,7 @@ class PlaySession(Watched):
                 )
             )
             opened, self.state = True, "running"
+            metrics.session_started(self.world.name, self.guild_id)
             ended = await self._turns()
         except asyncio.CancelledError:  # the session's own task was cancelled: close, then go
             ended = Ended("stopped")
@@ -152,6 +155,8 @@ class PlaySession(Watched):
             await _quietly("world", self.world.name, self.world.close)
             await _quietly("mind", self.mind.name, self.mind.aclose)
             self.state = "failed" if self.outcome == "failed" else "stopped"
+            if opened:
+                metrics.session_ended(self.world.name, self.outcome, self.guild_id)
             self.close_feed()
         return self.outcome
 
@@ -164,6 +169,7 @@ class PlaySession(Watched):
                 return Ended("stopped")
             if self._budget_spent():
                 return Ended("budget_exhausted")
+            stamp = metrics.now()
             seen = await self._observer.look(self._stop)
             if seen is None:
                 return Ended("stopped")
@@ -174,16 +180,19 @@ class PlaySession(Watched):
                 finale = True  # one last turn, so the mind can remark on the end
             self.turn += 1  # the turn under way (what the page and /play status show)
             before = self._observer.before(self.turn, *seen)
+            stamp = metrics.stage_done("observe", stamp)
             rec = await decide(self.mind, before.view, self._stop)
             if rec is None:  # a stop abandoned the decision: no action, nothing to journal
                 self.turn -= 1
                 return Ended("stopped")
+            stamp = metrics.stage_done("decide", stamp)
             permanent = (
                 (rec.detail or "the mind failed in a way retrying cannot heal") if rec.permanent else None
             )
             if permanent is not None:  # known before settling, so whoever hears this turn sees why
                 self.error = permanent
             rec = await act(self.world, rec)
+            stamp = metrics.stage_done("act", stamp) if rec.action_started is not None else metrics.now()
             ending = streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected, crashed=rec.crashed)
             if ending is not None:
                 self.error = ending  # known before settling too
@@ -199,6 +208,7 @@ class PlaySession(Watched):
             if isinstance(appended, Written):  # only a written line counts
                 self._settler.recorded(settled.turn)
                 self.story.feed_turn(appended.line)
+                metrics.turn_written(rec.outcome, self.world.name, self.mind.name, self.guild_id)
             else:  # Refused (too large, invalid; logged): no turn of the record, and play goes on. Its
                 self.turn -= 1  # number is the next turn's, so the turn shown follows turnsTaken;
                 self._unrecorded += 1  # the world was played, so the turn budget counts it
@@ -207,6 +217,7 @@ class PlaySession(Watched):
             if isinstance(appended, Written):  # nobody hears a turn the record does not hold
                 self._settler.heard(settled.turn)
                 self.publish(settled.turn)
+            metrics.stage_done("settle", stamp)
             if permanent is not None:
                 self._say_failed("play_mind_failed_permanently", permanent)
                 return Ended("failed", permanent)

@@ -7,6 +7,11 @@ record of what was last synced from here.
 synced per application and place, so ``clankie run`` syncs only when the tree changed.
 :func:`differences` says, in a person's words, how Discord's commands differ from the code's —
 by what a person sees: names, descriptions, options and their choices and bounds, permissions.
+
+The Entry Point command (type 4) is not this code's: Discord makes it when Activities are
+enabled, and a global bulk overwrite that leaves it out is refused (400, code 50240).
+:func:`entry_points` gives the update bodies that keep it in a global sync; :func:`differences`
+does not count it as a command this code lacks.
 """
 
 from __future__ import annotations
@@ -63,6 +68,40 @@ def declared(tree: app_commands.CommandTree[Any], guild_id: int | None) -> list[
     return [c.to_dict(tree) for c in tree.get_commands(guild=guild)]
 
 
+ENTRY_POINT = 4  # ApplicationCommandType PRIMARY_ENTRY_POINT
+# what an Entry Point command keeps of itself in a bulk overwrite (ApplicationCommandUpdateRequest)
+_ENTRY_POINT_KEYS = (
+    "id",
+    "type",
+    "name",
+    "name_localizations",
+    "description",
+    "description_localizations",
+    "contexts",
+    "integration_types",
+    "handler",
+)
+
+
+def is_entry_point(command: dict[str, Any]) -> bool:
+    return int(command.get("type") or 1) == ENTRY_POINT
+
+
+def entry_points(held: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Entry Point commands among ``held`` (Discord's global commands), as update bodies that
+    keep each unchanged: its id, name, handler, contexts and the rest; permissions as the integer
+    the request takes (Discord answers them as a string)."""
+    kept = []
+    for command in held:
+        if not is_entry_point(command):
+            continue
+        body = {key: command[key] for key in _ENTRY_POINT_KEYS if command.get(key) is not None}
+        if command.get("default_member_permissions") is not None:
+            body["default_member_permissions"] = int(command["default_member_permissions"])
+        kept.append(body)
+    return kept
+
+
 def digest(payload: list[dict[str, Any]]) -> str:
     """A stable hash of a command payload (key order and list order of commands aside)."""
     ordered = sorted(payload, key=lambda c: (str(c.get("name")), int(c.get("type") or 1)))
@@ -91,7 +130,11 @@ def _seen(obj: dict[str, Any], keys: dict[str, Any]) -> dict[str, Any]:
 def differences(code: list[dict[str, Any]], discord_has: list[dict[str, Any]]) -> list[str]:
     """How Discord's commands differ from the code's, one phrase each ([] when they match)."""
     mine = {(c["name"], int(c.get("type") or 1)): _seen(c, _COMMAND_KEYS) for c in code}
-    theirs = {(c["name"], int(c.get("type") or 1)): _seen(c, _COMMAND_KEYS) for c in discord_has}
+    theirs = {
+        (c["name"], int(c.get("type") or 1)): _seen(c, _COMMAND_KEYS)
+        for c in discord_has
+        if not is_entry_point(c)  # Discord's, not this code's
+    }
     out = []
     for key, seen in mine.items():
         if key not in theirs:

@@ -9,7 +9,8 @@ works and ``[openai] model`` and ``realtime_model`` are among its models (``GET 
 Chromium runs; libopus loads; davey's version is in range; the state, journal and receipt
 directories can be written; the web port is free. With shards or ``[cluster] redis_url``
 configured (:func:`bot.cluster.cluster_checks`): which shards this process runs, and whether
-Redis answers.
+Redis answers. With ``[activity] enabled`` (:mod:`bot.setup.activity_checks`): the client secret,
+the https ``[web] public_url``, ``/healthz`` reached through it, and the Entry Point command.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TextIO
 
 from bot.cluster import cluster_checks
 from bot.config import Settings
+from bot.setup.activity_checks import activity_checks
 from bot.setup.discord_checks import discord_checks
 from bot.setup.local_checks import (
     chromium_check,
@@ -38,6 +40,7 @@ async def all_checks(settings: Settings, channel: str | None = None) -> list[Che
     checks.append(await chromium_check(settings))
     checks += [opus_check(), davey_check(), state_check(settings), web_port_check(settings)]
     checks += await cluster_checks(settings)  # only when shards or Redis are configured
+    checks += await activity_checks(settings)  # only with [activity] enabled; after the port check
     return checks
 
 

@@ -48,6 +48,14 @@ class Need:
 
 NEEDS: tuple[Need, ...] = (
     Need(
+        "create_instant_invite",
+        "Create Invite",
+        "give you a link that opens him inside your voice call when Discord will not launch "
+        "/play watch's Activity there",
+        (("cogs/play.py", "await channel.create_invite("),),
+        True,
+    ),
+    Need(
         "view_channel",
         "View Channels",
         "see the channels he posts in and the voice channel he joins",
@@ -66,7 +74,7 @@ NEEDS: tuple[Need, ...] = (
         "connect",
         "Connect",
         "join your voice channel with /voice join",
-        (("cogs/voice.py", "channel.connect("),),
+        (("bot/mouth/discord_call.py", "channel.connect("),),
         True,
     ),
     Need(

@@ -63,6 +63,9 @@ class Tool(Generic[A]):
     surfaces: frozenset[Surface]
     handler: Handler[A]
     timeout_s: float = DEFAULT_TIMEOUT_S  # a call that takes longer is cancelled and answered for
+    # never in its surface's standing tool list; given only to the requests that offer it by name
+    # (the mouth's ``stay_silent``, on an offered turn: ``ToolRegistry.export(surface, offered=…)``)
+    offered_only: bool = False
 
     def on(self, surface: str) -> bool:
         return surface in self.surfaces

@@ -8,6 +8,7 @@ from bot.tools.pokeagent import POKEAGENT_OBSERVE, POKEAGENT_RECALL
 from bot.tools.registry import ToolRegistry
 from bot.tools.screen import LOOK_AT_SCREEN
 from bot.tools.share import OBSERVE_SHARE
+from bot.tools.silence import STAY_SILENT
 
 DEFAULT_TOOLS: tuple[AnyTool, ...] = (
     LOOK_AT_SCREEN,
@@ -15,6 +16,7 @@ DEFAULT_TOOLS: tuple[AnyTool, ...] = (
     POKEAGENT_OBSERVE,
     POKEAGENT_RECALL,
     OBSERVE_SHARE,
+    STAY_SILENT,
 )
 
 

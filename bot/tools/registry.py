@@ -5,7 +5,9 @@
 - the mouth holds only ``read`` tools plus ``ask_clankie``; ``act`` tools live on the player
   surface only;
 - a surface exports only its own tools (chat-completions format for captain and player, the
-  Realtime ``session.tools`` format for the mouth);
+  Realtime ``session.tools`` format for the mouth); a tool marked ``offered_only`` (the mouth's
+  ``stay_silent``) is left out of that standing list and exported only when a request names it
+  (``export(surface, offered=[name])``); only a mouth ``read`` tool may be ``offered_only``;
 - a call of a tool that is not on the surface is refused with an error to the model, logged,
   and nothing runs; arguments are validated by the tool's model before its handler runs, and
   neither bad arguments nor a failing handler ever raise into the session;
@@ -91,6 +93,8 @@ class ToolRegistry:
             return "act tools belong to the player surface only (inside the play loop)"
         if "mouth" in tool.surfaces and tool.privilege not in ("read", "escalate"):
             return "the mouth surface holds only read tools and ask_clankie"
+        if tool.offered_only and (tool.privilege != "read" or set(tool.surfaces) != {"mouth"}):
+            return "only a read tool of the mouth surface alone may be offered_only"
         return None
 
     def validate(self) -> None:
@@ -128,15 +132,23 @@ class ToolRegistry:
         copied: dict[str, Any] = json.loads(json.dumps(self._schemas[name]))  # a copy the caller may change
         return copied
 
-    def export(self, surface: str) -> list[dict[str, Any]]:
-        """The tool definitions a surface's model is given, and only those. Chat-completions
-        tools are sent ``strict: true`` (their schemas are strict-compatible, see
-        :mod:`bot.tools.schema`); the Realtime format has no such flag."""
+    def export(self, surface: str, *, offered: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """The tool definitions a surface's model is given, and only those: its standing tools,
+        plus the ``offered_only`` tools named in ``offered`` (each must be one of the surface's).
+        Chat-completions tools are sent ``strict: true`` (their schemas are strict-compatible,
+        see :mod:`bot.tools.schema`); the Realtime format has no such flag."""
         if surface not in SURFACES:
             raise RegistryError(f"unknown surface {surface!r}")
+        extra = set(offered)
+        for name in extra:
+            tool = self._tools.get(name)
+            if tool is None or not tool.on(surface) or not tool.offered_only:
+                raise RegistryError(f"{name!r} is not an offered-only tool of the {surface} surface")
         out: list[dict[str, Any]] = []
         for name in self.names(surface):
             tool = self._tools[name]
+            if tool.offered_only and name not in extra:
+                continue
             if surface == "mouth":
                 out.append(
                     {

@@ -14,12 +14,15 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from bot.web import embodiment, share_routes
+from bot.health import Readiness
+from bot.web import activity_routes, embodiment, ops, share_routes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
+from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
 from bot.web.limits import WebLimits
 from bot.web.share_store import ShareStore
 from bot.web.still_cache import StillCache
+from bot.web.viewer import ViewerKeys
 
 log = structlog.get_logger("clankie.web")
 STATIC = Path(__file__).parent / "static"
@@ -30,7 +33,11 @@ _PAGE_HEADERS = {
 }
 
 
-async def activity_page(_request: web.Request) -> web.FileResponse:
+async def activity_page(request: web.Request) -> web.StreamResponse:
+    """The root: the Discord Activity when Discord opened it (and ``[activity] enabled``), else
+    the local activity page."""
+    if activity_routes.ACTIVITY in request.app and activity_routes.is_discord_launch(request):
+        return activity_routes.activity_page(request)
     return web.FileResponse(STATIC / "index.html", headers=_PAGE_HEADERS)
 
 
@@ -70,11 +77,17 @@ def make_app(
     limits: WebLimits | None = None,
     public_url: str | None = None,
     plays: Any | None = None,
+    readiness: Readiness | None = None,
+    activity: activity_routes.ActivitySetup | None = None,
 ) -> web.Application:
     """The app; with a token every data request needs it, without one only loopback ``Host``
-    names (and ``public_url``'s) are answered."""
+    names (and ``public_url``'s) are answered. With ``activity`` the root opened by Discord is
+    the Activity, and a proven viewer may read their own server's play (activity_routes.py)."""
     limits = limits or WebLimits()
-    middlewares = [headers_arrived, token_middleware(token) if token else host_middleware([public_url])]
+    auth = token_middleware(token) if token else host_middleware([public_url])
+    middlewares = [ops.count_requests, headers_arrived, auth]
+    if activity is not None:  # before the token's check: a proven viewer needs no web token
+        middlewares.insert(2, activity_routes.viewer_gate(activity))
     app = web.Application(middlewares=middlewares)
     app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session
     app[embodiment.PLAYS] = plays  # /guilds/{id}/ and /v1/guilds/{id}/…: each server's own
@@ -99,6 +112,9 @@ def make_app(
     app.router.add_get("/games/{name}.html", game_page)
     embodiment.add_routes(app)
     share_routes.add_routes(app, share_store, limits)
+    ops.add_routes(app, readiness)
+    if activity is not None:
+        activity_routes.add_routes(app, activity)
     return app
 
 
@@ -123,14 +139,64 @@ class WebSurface:
         limits: WebLimits | None = None,
         *,
         plays: Any | None = None,
+        readiness: Readiness | None = None,
     ) -> None:
         self.settings = settings
+        self.readiness = readiness
+        self.metrics_listener: tuple[web.AppRunner, int] | None = None
         self.play_host = play_host
         self.plays = plays
         self.share_store = share_store
         self.stills = StillCache()
         self.limits = limits or WebLimits.from_settings(settings.web)
         self.handle: WebHandle | None = None
+        self._application_id: Callable[[], int | None] = lambda: None
+
+    def application_id_from(self, learned: Callable[[], int | None]) -> None:
+        """Where the Activity learns the application id when ``[discord] application_id`` is
+        unset: the logged-in bot's (``ClankieBot.setup_hook`` passes ``lambda: bot.application_id``)."""
+        self._application_id = learned
+
+    def application_id(self) -> int | None:
+        return self.settings.discord.application_id or self._application_id()
+
+    def activity_setup(self, token: str | None) -> activity_routes.ActivitySetup | None:
+        """The Activity's keys and Discord client when ``[activity] enabled``; a
+        :class:`WebConfigError` naming what is missing when it cannot work."""
+        activity = self.settings.activity
+        if not activity.enabled:
+            return None
+        secret = activity.client_secret.get_secret_value().strip() if activity.client_secret else ""
+        bot_token = (
+            self.settings.discord.token.get_secret_value().strip() if self.settings.discord.token else ""
+        )
+        if not secret:
+            raise WebConfigError(
+                "[activity] enabled needs the application's client secret in DISCORD_CLIENT_SECRET "
+                "(Developer Portal → your application → OAuth2 → Client Secret)"
+            )
+        if not bot_token:
+            raise WebConfigError(
+                "[activity] enabled needs the bot token in DISCORD_TOKEN (it reads who is in the activity)"
+            )
+        if not token:
+            raise WebConfigError(
+                "[activity] enabled needs [web] token: through Discord's proxy the surface is public, and "
+                "everyone but a viewer Discord proved (who sees only their own server) must hold the token"
+            )
+        api_url = self.settings.discord.api_url
+        return activity_routes.ActivitySetup(
+            keys=ViewerKeys(secret, activity.credential_ttl_s),
+            proof=DiscordProof(
+                api_url=lambda: api_base(api_url),
+                application_id=self.application_id,
+                client_secret=secret,
+                bot_token=bot_token,
+                timeout_s=activity.discord_timeout_s,
+            ),
+            application_id=self.application_id,
+            poll_interval_s=activity.poll_interval_s,
+        )
 
     def token(self) -> str | None:
         secret = self.settings.web.token
@@ -143,6 +209,7 @@ class WebSurface:
         port = self.settings.web.port if port is None else port
         token = self.token()
         check_bind(host, token)
+        activity = self.activity_setup(token)
         app = make_app(
             self.play_host,
             self.share_store,
@@ -151,6 +218,8 @@ class WebSurface:
             limits=self.limits,
             public_url=self.settings.web.public_url,
             plays=self.plays,
+            readiness=self.readiness,
+            activity=activity,
         )
         try:
             runner, bound_port = await serve(app, host, port, self.limits)
@@ -172,6 +241,24 @@ class WebSurface:
         log.info("web_listening", url=url, token_required=bool(token))
         return self.handle
 
+    async def start_metrics(self) -> int | None:
+        """``[metrics] port``: /metrics, /healthz and /readyz on 127.0.0.1 alone; the port bound."""
+        port = self.settings.metrics.port
+        if port is None:
+            return None
+        if self.metrics_listener is None:
+            try:
+                self.metrics_listener = await ops.serve_metrics(self.readiness, port)
+            except OSError as exc:
+                raise WebConfigError(
+                    f"cannot listen on 127.0.0.1:{port} ([metrics] port): {exc.strerror or exc}"
+                ) from None
+            log.info("metrics_listening", url=f"http://127.0.0.1:{self.metrics_listener[1]}/metrics")
+        return self.metrics_listener[1]
+
     async def close(self) -> None:
+        if self.metrics_listener is not None:
+            runner, self.metrics_listener = self.metrics_listener[0], None
+            await runner.cleanup()
         if self.handle is not None:
             await self.handle.close()

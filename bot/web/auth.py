@@ -2,7 +2,9 @@
 127.0.0.1 unless told otherwise, refuses any other address without ``web.token``, and when a
 token is set every data request must carry it (``Authorization: Bearer …`` or ``?token=…``).
 Share links carry their own per-person token and the bundled game pages and static files hold no
-data, so those paths need no web token. A token must be at least :data:`MIN_TOKEN_CHARS` long
+data, so those paths need no web token; nor does ``/healthz``, which says only ``ok``, nor what
+the Discord Activity's gate admits (``activity_routes.viewer_gate``: a viewer proven by Discord,
+on their own server's routes). A token must be at least :data:`MIN_TOKEN_CHARS` long
 when it is required (a bind beyond loopback). Without a token the surface answers only requests
 that name it by a loopback name or address and its own port (``Host``), or by
 ``[web] public_url``'s host: a web page elsewhere that rebinds its own name to 127.0.0.1 gets a
@@ -22,7 +24,10 @@ from aiohttp.typedefs import Middleware
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OPEN_PREFIXES = ("/share/", "/games/", "/static/")
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})  # a supervisor's probes: no data, no token (bot/web/ops.py)
 MIN_TOKEN_CHARS = 16
+# set by the Activity's gate (activity_routes.py) on a request it admits without the web token
+VIEWER_ADMITTED: web.RequestKey[bool] = web.RequestKey("clankie_viewer_admitted", bool)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -135,7 +140,9 @@ def token_middleware(token: str) -> Middleware:
 
     @web.middleware
     async def require_token(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not request.path.startswith(OPEN_PREFIXES):
+        if request.get(VIEWER_ADMITTED):  # a proven Activity viewer (activity_routes.viewer_gate)
+            return await handler(request)
+        if not request.path.startswith(OPEN_PREFIXES) and request.path not in OPEN_PATHS:
             if not _matches(presented_token(request), expected):
                 if request.path == "/" or _GUILD_PAGE.fullmatch(request.path):
                     return web.Response(

@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 import aiohttp
+import discord
 from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.mouth.call_link import CallLink
 from bot.tools import Speaker
 from bot.web.share_types import Place
 from tests.captain.test_consult import images_in
@@ -211,13 +213,14 @@ async def test_a_share_is_seen_only_from_the_server_and_call_it_was_made_in(
         assert await post_frame(pat_url, pat_frame) == 201
         assert await post_frame(bea_url, bea_frame) == 201
 
-        cog = live.bot.get_cog("Voice")
-        assert cog is not None
+        calls = live.character.calls
 
         async def seen_from(channel: FakeChannel) -> list[bytes]:
             """What the captain is shown when someone in ``channel``'s call asks the mouth, which
             asks the captain (ask_clankie), which looks (observe_share)."""
-            session = cog._session_for(live.bot.get_channel(channel.id))  # type: ignore[attr-defined]
+            voice_channel = live.bot.get_channel(channel.id)
+            assert isinstance(voice_channel, discord.VoiceChannel)
+            session = CallLink(calls, voice_channel, fake.bot_user.id, calls._session_for).session
             before = len(openai_fake.chat.requests)
             openai_fake.chat.script(
                 tool_call("observe_share", {"user_id": None}, call_id="look"), Text("seen")

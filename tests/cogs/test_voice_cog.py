@@ -1,6 +1,6 @@
 """/voice join|leave through the wire-level Discord fake, with a real ClankieBot and the realtime
 fake. The Discord fake has no voice gateway, so a real ``channel.connect()`` can only be taken as
-far as the gateway request (op 4) and its timeout. For the rest, the cog's connector is replaced
+far as the gateway request (op 4) and its timeout. For the rest, the calls' connector is replaced
 by one that builds a real discord.py ``VoiceClient`` wired to a loopback UDP "voice server"
 (as tests/mouth/receive/test_receiver.py does, without DAVE): receive, playback through
 discord.py's own player thread and Opus encoder, idle leave and rejoin run for real."""
@@ -25,7 +25,10 @@ from discord.voice_state import ConnectionFlowState
 from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.mouth.call_link import CallLink
+from bot.mouth.calls import Calls
 from bot.mouth.discord_audio import PlaybackSource
+from bot.mouth.discord_call import DiscordMedia
 from bot.mouth.presence import Backoff
 from bot.mouth.receive.dave import OPUS_SILENCE
 from bot.mouth.receive.rtp import parse_rtp
@@ -43,6 +46,18 @@ def voice_cog(live: Live) -> Voice:
     cog = live.bot.get_cog("Voice")
     assert cog is not None and type(cog).__name__ == "Voice"  # extensions are re-imported on load
     return cog  # type: ignore[return-value]
+
+
+def calls_of(live: Live) -> Calls:
+    """The calls the cog delegates to: the Character's."""
+    calls = live.character.calls
+    assert voice_cog(live).calls is calls
+    return calls
+
+
+def media(link: CallLink) -> DiscordMedia:
+    assert isinstance(link.media, DiscordMedia)
+    return link.media
 
 
 def with_openai(fake: FakeOpenAI, idle_s: float = 120.0):  # type: ignore[no-untyped-def]
@@ -78,7 +93,7 @@ async def test_a_real_connect_asks_discord_for_the_callers_channel_and_reports_a
 ) -> None:
     async with live_bot(tmp_path, with_openai(openai_fake)) as live:
         fake = live.fake
-        voice_cog(live).connect_timeout = 0.3  # no voice gateway in the fake: it cannot complete
+        calls_of(live).connect_timeout = 0.3  # no voice gateway in the fake: it cannot complete
         await fake.set_voice_state(fake.member, fake.voice_channel)
         await fake.flush()
         handle = await fake.send_interaction("voice join", by=fake.member)
@@ -88,7 +103,7 @@ async def test_a_real_connect_asks_discord_for_the_callers_channel_and_reports_a
         join, *rest = await fake.wait_frame_from_bot(4, count=2)
         assert join.d["channel_id"] == fake.voice_channel.id and join.d["self_deaf"] is False
         assert rest[-1].d["channel_id"] is None  # discord.py gave the channel back
-        assert voice_cog(live).links == {}
+        assert calls_of(live).links == {}
         assert openai_fake.realtime.connections == []  # no realtime session for a failed join
 
 
@@ -112,22 +127,22 @@ async def test_a_failed_join_is_answered_in_the_promised_time_and_cleaned_up_aft
         raise TimeoutError
 
     async with live_bot(tmp_path, with_openai(openai_fake)) as live:
-        fake, cog = live.fake, voice_cog(live)
-        cog.connector = stuck_connect
-        cog.connect_timeout = 0.2
+        fake, calls = live.fake, calls_of(live)
+        calls.connector = stuck_connect
+        calls.connect_timeout = 0.2
         await fake.set_voice_state(fake.member, fake.voice_channel)
         await fake.flush()
         handle = await fake.send_interaction("voice join", by=fake.member)
         text = await handle.reply_text()
         assert text == f"I couldn't join **{fake.voice_channel.name}** (it timed out)."
         assert started.is_set() and not release.is_set()  # answered while discord.py still cleans up
-        assert cog.links == {} and list(cog.late_connects) == [fake.guild.id]
+        assert calls.links == {} and list(calls.late_connects) == [fake.guild.id]
         again = await (await fake.send_interaction("voice join", by=fake.member)).response()
         assert again.ephemeral and again.content == STILL_LEAVING  # not a ClientException
         release.set()
         async with asyncio.timeout(WAIT):
-            while cog.late_connects:
-                await asyncio.wait(set(cog.late_connects.values()))
+            while calls.late_connects:
+                await asyncio.wait(set(calls.late_connects.values()))
         if connects_late:
             (vc,) = server.clients
             assert vc.disconnects == 1  # a connection that came too late is left again
@@ -227,10 +242,10 @@ async def joined(
 ) -> AsyncIterator[tuple[Live, VoiceServer]]:
     server = VoiceServer()
     async with live_bot(tmp_path, with_openai(openai_fake, idle_s=0.2)) as live:
-        cog = voice_cog(live)
-        cog.connector = server.connect
-        cog.backoff = Backoff(initial=0.01, maximum=0.05, attempts=3)
-        cog.watchdog_s = 0.05
+        calls = calls_of(live)
+        calls.connector = server.connect
+        calls.backoff = Backoff(initial=0.01, maximum=0.05, attempts=3)
+        calls.watchdog_s = 0.05
         await live.fake.set_voice_state(live.fake.member, live.fake.voice_channel)
         await live.fake.flush()
         handle = await live.fake.send_interaction("voice join", by=live.fake.member)
@@ -238,7 +253,7 @@ async def joined(
         try:
             yield live, server
         finally:
-            for link in list(cog.links.values()):
+            for link in list(calls.links.values()):
                 await link.close("test over")
             server.close()
 
@@ -261,10 +276,10 @@ async def test_join_streams_both_ways_and_leave_closes_everything(
     openai_fake: FakeOpenAI,  # noqa: F811
 ) -> None:
     live, server = joined
-    cog = voice_cog(live)
-    link = cog.links[live.fake.guild.id]
+    calls = calls_of(live)
+    link = calls.links[live.fake.guild.id]
     (vc,) = server.clients
-    assert link.vc is vc and link.playback is not None and link.playback.vc is vc
+    assert link.vc is vc and media(link).playback.vc is vc
     assert not vc.is_playing()  # nothing to say yet: no audio, no SPEAKING
     update = await openai_fake.realtime.wait_for_client_event("session.update")
     assert [t["name"] for t in update["session"]["tools"]] == ["look_at_screen", "ask_clankie"]
@@ -295,14 +310,14 @@ async def test_join_streams_both_ways_and_leave_closes_everything(
 
     # decoded frames reach the mixer on the loop, and the next pull sends them: wait for that
     async with asyncio.timeout(WAIT):
-        while link.receiver is None or link.receiver.stats.frames < 10 or loudest_20ms() < 1000:
+        while link.media is None or media(link).receiver.stats.frames < 10 or loudest_20ms() < 1000:
             await openai_fake.realtime.wait_for_client_event("input_audio_buffer.append")
-    assert link.receiver.stats.frames == 10  # Ada's tone, not just the silence of an empty room
+    assert media(link).receiver.stats.frames == 10  # Ada's tone, not just the silence of an empty room
     assert live.fake.member.id in link.session.mixer.speakers
 
     reply = await (await live.fake.send_interaction("voice leave", by=live.fake.member)).reply_text()
     assert reply == f"Left **{live.fake.voice_channel.name}**. Bye for now!"
-    assert cog.links == {} and vc.disconnects == 1 and not vc.is_playing()
+    assert calls.links == {} and vc.disconnects == 1 and not vc.is_playing()
     await asyncio.wait_for(conn.closed.wait(), WAIT)  # the realtime socket is closed too
 
 
@@ -332,7 +347,7 @@ async def test_the_bot_sends_audio_and_speaking_only_while_it_speaks(
     openai_fake: FakeOpenAI,  # noqa: F811
 ) -> None:
     live, server = joined
-    link = voice_cog(live).links[live.fake.guild.id]
+    link = calls_of(live).links[live.fake.guild.id]
     (vc,) = server.clients
     await openai_fake.realtime.wait_for_client_event("session.update")
     assert speaking_states(vc) == [] and not vc.is_playing()
@@ -342,25 +357,25 @@ async def test_the_bot_sends_audio_and_speaking_only_while_it_speaks(
         assert audio >= 10 and silence == 5  # 200 ms of reply, then the five silence frames
         on, off = [await asyncio.wait_for(vc.ws_sink.speaking.get(), WAIT) for _ in range(2)]
         assert (on, off) == (1, 0) and not vc.is_playing()
-        assert link.playback is not None and link.playback.spurts == n
+        assert media(link).playback.spurts == n
     assert isinstance(vc.source, PlaybackSource)
 
 
 async def test_the_bot_leaves_by_itself_when_the_channel_empties(joined: tuple[Live, VoiceServer]) -> None:
     live, server = joined
-    cog = voice_cog(live)
-    link = cog.links[live.fake.guild.id]
+    calls = calls_of(live)
+    link = calls.links[live.fake.guild.id]
     assert not link.idle.armed  # someone is there
     await live.fake.set_voice_state(live.fake.member, None)
     await live.fake.flush()
     await asyncio.wait_for(link.closed.wait(), WAIT)
-    assert cog.links == {}
+    assert calls.links == {}
     assert link.leaving and link.idle.fired and server.clients[0].disconnects == 1
 
 
 async def test_someone_arriving_keeps_the_bot_in_the_channel(joined: tuple[Live, VoiceServer]) -> None:
     live, _ = joined
-    link = voice_cog(live).links[live.fake.guild.id]
+    link = calls_of(live).links[live.fake.guild.id]
     await live.fake.set_voice_state(live.fake.member, None)
     await live.fake.flush()
     assert link.idle.armed
@@ -374,7 +389,7 @@ async def test_a_dropped_voice_connection_is_rejoined_keeping_the_realtime_sessi
     openai_fake: FakeOpenAI,  # noqa: F811
 ) -> None:
     live, server = joined
-    link = voice_cog(live).links[live.fake.guild.id]
+    link = calls_of(live).links[live.fake.guild.id]
     session = link.session
     await openai_fake.realtime.wait_for_client_event("session.update")
     await live.fake.set_voice_state(live.fake.bot_member, None)  # Discord dropped the bot
@@ -382,15 +397,15 @@ async def test_a_dropped_voice_connection_is_rejoined_keeping_the_realtime_sessi
     assert link.rejoins == 1
     first, second = server.clients
     assert first.disconnects == 1 and link.vc is second
-    assert link.playback is not None and link.playback.vc is second
-    assert link.playback.buffer is session.playback
+    assert media(link).playback.vc is second
+    assert media(link).playback.buffer is session.playback
     assert link.session is session and session.connects == 1 and len(openai_fake.realtime.connections) == 1
     assert not link.leaving
 
 
 async def test_a_voice_client_that_stays_disconnected_is_replaced(joined: tuple[Live, VoiceServer]) -> None:
     live, server = joined
-    link = voice_cog(live).links[live.fake.guild.id]
+    link = calls_of(live).links[live.fake.guild.id]
     server.clients[0].lost = True  # no voice state change: only the watchdog can notice
     await asyncio.wait_for(link.rejoined.wait(), WAIT)
     first, second = server.clients
@@ -409,14 +424,14 @@ async def test_join_from_another_channel_moves_the_bot_there(
     openai_fake: FakeOpenAI,  # noqa: F811
 ) -> None:
     live, server = joined
-    cog = voice_cog(live)
-    old = cog.links[live.fake.guild.id]
+    calls = calls_of(live)
+    old = calls.links[live.fake.guild.id]
     games = await live.fake.add_channel("Games", voice=True)
     await live.fake.set_voice_state(live.fake.moderator, games)
     await live.fake.flush()
     handle = await live.fake.send_interaction("voice join", by=live.fake.moderator)
     assert await handle.reply_text() == "Joined **Games**. I'm listening!"
-    new = cog.links[live.fake.guild.id]
+    new = calls.links[live.fake.guild.id]
     assert old.closed.is_set() and new is not old and new.channel.id == games.id
     assert server.clients[0].disconnects == 1 and new.vc is server.clients[1]
     await openai_fake.realtime.wait_connected(2)  # a new realtime session for the new channel
@@ -425,7 +440,7 @@ async def test_join_from_another_channel_moves_the_bot_there(
 
 async def test_leaving_ends_every_task_of_the_link(joined: tuple[Live, VoiceServer]) -> None:
     live, _ = joined
-    link = voice_cog(live).links[live.fake.guild.id]
+    link = calls_of(live).links[live.fake.guild.id]
     running = link.tasks.tasks
     names = sorted(t.get_name() for t in running)
     assert names == ["voice-receive-keepalive", f"voice-watchdog-{live.fake.guild.id}"]
@@ -438,8 +453,8 @@ async def test_a_link_closed_while_its_rejoin_connects_undoes_that_connect_in_th
     joined: tuple[Live, VoiceServer],
 ) -> None:
     live, server = joined
-    cog = voice_cog(live)
-    link = cog.links[live.fake.guild.id]
+    calls = calls_of(live)
+    link = calls.links[live.fake.guild.id]
     started, release = asyncio.Event(), asyncio.Event()
 
     async def slow_connect(channel: Any) -> discord.VoiceClient:
@@ -447,16 +462,16 @@ async def test_a_link_closed_while_its_rejoin_connects_undoes_that_connect_in_th
         await release.wait()
         return await server.connect(channel)  # connected after all, for a link that is gone
 
-    cog.connector = slow_connect
+    calls.connector = slow_connect
     await live.fake.set_voice_state(live.fake.bot_member, None)  # Discord dropped the bot
     await asyncio.wait_for(started.wait(), WAIT)
     await link.close("left while rejoining")
     assert link.tasks.closed and len(link.tasks) == 0  # the rejoin has ended
-    assert list(cog.late_connects) == [live.fake.guild.id]  # its connect goes on, given up on
+    assert list(calls.late_connects) == [live.fake.guild.id]  # its connect goes on, given up on
     release.set()
     async with asyncio.timeout(WAIT):
-        while cog.late_connects:
-            await asyncio.wait(set(cog.late_connects.values()))
+        while calls.late_connects:
+            await asyncio.wait(set(calls.late_connects.values()))
     first, late = server.clients
     assert first.disconnects == 1 and late.disconnects == 1  # the late connection is left again
-    assert cog.links == {} and link.rejoins == 0
+    assert calls.links == {} and link.rejoins == 0

@@ -1,6 +1,6 @@
 """Narration never crosses servers (issue 20): two real MouthSessions, one in a call of server
 A and one in a call of server B, on the realtime fake (two websocket connections), each
-attached through the voice cog's own per-server relay. A real sandbox play in A is narrated to
+attached through the server's own relay (``Calls.relay_of``). A real sandbox play in A is narrated to
 A's mouth only; B's connection hears nothing of it and B's receipt trail stays empty."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 from bot.character import build_character
 from bot.mouth.realtime.session import MouthSession
 from bot.play.host import StartRequest
-from cogs.voice import Voice
 from journal.oplog import read_receipts
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI
@@ -46,8 +45,8 @@ async def test_a_servers_play_is_narrated_only_to_its_own_call(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
     character = build_character(settings_for(openai_fake, tmp_path))
-    cog = Voice(None, character)  # type: ignore[arg-type]  # the cog's relays need no bot
-    await cog.cog_load()
+    calls = character.calls
+    calls.start()
     mouths: list[MouthSession] = []
     try:
         for index, guild in enumerate((A, B)):
@@ -61,11 +60,11 @@ async def test_a_servers_play_is_narrated_only_to_its_own_call(
             await mouth.start()
             await openai_fake.realtime.wait_connected(index + 1)
             await mouth.wait_until(lambda m=mouth: m.listening)  # type: ignore[misc]
-            cog.relay_of(guild).attach(mouth)
+            calls.relay_of(guild).attach(mouth)
             mouths.append(mouth)
         assert len(openai_fake.realtime.connections) == 2
         host_a = character.play_of(A)
-        relay_a = cog.relay_of(A)
+        relay_a = calls.relay_of(A)
         play = await host_a.start(
             StartRequest(world="sandbox", mind="autopilot", turns=200, pace_seconds=0, exit_when_done=True)
         )
@@ -86,9 +85,8 @@ async def test_a_servers_play_is_narrated_only_to_its_own_call(
         assert {line.deliveryId for line in a_trail} & deliveries
         b_trail = character.play_of(B).paths.receipts
         assert not b_trail.exists() or read_receipts(b_trail).lines == []
-        assert cog.relay_of(B).turns_seen == 0 and cog.relay_of(A).turns_seen == play.turn
+        assert calls.relay_of(B).turns_seen == 0 and calls.relay_of(A).turns_seen == play.turn
     finally:
         for mouth in mouths:
             await mouth.close()
-        await cog.cog_unload()
         await character.close()

@@ -54,6 +54,8 @@ async def test_a_narrations_receipts_never_fsync_on_the_loop(
             await openai_fake.realtime.drop()
             await openai_fake.realtime.wait_connected(2)
             await relay.close()  # returns once its receipts are on disk
+            # (read now: closing the Character ends the writer's thread, its calls' last act)
+            writers = {t.ident for t in threading.enumerate() if t.name == "voice-receipts"}
     assert receipts(path) == [
         ("discord.voice.play_refusal", "dlv_none", {"reason": "no_voice_session"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "requested"}),
@@ -69,6 +71,5 @@ async def test_a_narrations_receipts_never_fsync_on_the_loop(
     ]
     assert loop_thread not in slow_fsync, "a receipt was fsynced on the event loop's thread"
     assert reports.held_the_loop() == []
-    writers = {t.ident for t in threading.enumerate() if t.name == "voice-receipts"}
     assert len(writers) == 1  # one writer for the trail, whichever trail object wrote
     assert sum(1 for thread in slow_fsync if thread in writers) >= 7  # each receipt waited 30 ms

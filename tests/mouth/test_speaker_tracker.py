@@ -61,3 +61,18 @@ def test_silence_is_nobodys_turn_and_a_new_session_resets() -> None:
     assert tracker.dominant(0, 40) == 3
     tracker.reset()
     assert tracker.dominant(0, 40) is None and tracker.speaker_of("x") is None
+
+
+def test_the_speaker_so_far_of_an_open_turn_reads_only_its_own_frames() -> None:
+    mixer = RoomMixer()
+    ada = room_frames(300.0, 30, 9000.0) + silent_frames(20)
+    bob = silent_frames(30) + room_frames(500.0, 20, 3000.0)
+    run_room(mixer, {1: ada, 2: bob})
+    tracker = mixer.tracker
+    assert tracker.dominant_since(0) == tracker.dominant(0, 50 * FRAME_MS) == 1
+    assert tracker.dominant_since(30 * FRAME_MS) == 2  # Ada's loud start is before it
+    assert tracker.dominant_since(50 * FRAME_MS) is None  # nothing pulled since
+    tracker.speech_started("item_d", 600)
+    assert tracker.span("item_d") == (600, None)
+    tracker.speech_stopped("item_d", 1000)
+    assert tracker.span("item_d") == (600, 1000) and tracker.span("nope") is None

@@ -41,7 +41,10 @@ async def test_a_good_setup_passes_every_check_and_exits_0(setup: Setup) -> None
         "✓ intents: he asks for guilds, voice_states; none is privileged, nothing to enable"
     )
     assert line(lines, "test server") == f"✓ test server: the bot is in Clankie Test Server ({fake.guild.id})"
-    assert line(lines, "voice channel") == "✓ voice channel: View Channels, Connect, Speak in Lounge"
+    assert (
+        line(lines, "voice channel")
+        == "✓ voice channel: Create Invite, View Channels, Connect, Speak in Lounge"
+    )
     assert line(lines, "models").startswith("✓ models: gpt-4.1-mini (the captain")
     assert setup.openai.models.requests == 1
     # the doctor reads, never writes: no command sync, no message
@@ -107,7 +110,8 @@ async def test_missing_connect_and_speak_are_named_with_the_fix(setup: Setup) ->
     code, lines = await setup.doctor()
     assert code == 1 and lines[-1] == "✗ 1 of 12 checks failed"
     assert line(lines, "server permissions") == (
-        "✗ server permissions: missing Connect, Speak — fix: give his role Connect, Speak (Server "
+        "✗ server permissions: missing Create Invite, Connect, Speak — fix: give his role Create Invite, "
+        "Connect, Speak (Server "
         f"Settings → Roles), or authorize again: add him with the link `clankie invite --guild {gid}` prints"
     )
     # authorizing the invite link gives his own role exactly what he needs

@@ -36,11 +36,17 @@ async def test_the_link_carries_the_application_scopes_and_named_permissions(set
     assert query(url) == {
         "client_id": str(setup.discord.application_id),
         "scope": "bot applications.commands",
-        "permissions": "3148800",
+        "permissions": "3148801",
     }
     assert lines[4] == "application  from Discord, for the token in DISCORD_TOKEN"
-    assert lines[6] == "permissions  3148800:"
-    assert [x.split("  ")[1] for x in lines[7:]] == ["View Channels", "Send Messages", "Connect", "Speak"]
+    assert lines[6] == "permissions  3148801:"
+    assert [x.split("  ")[1] for x in lines[7:]] == [
+        "Create Invite",
+        "View Channels",
+        "Send Messages",
+        "Connect",
+        "Speak",
+    ]
     assert "applications.commands (his slash commands can be added there)" in lines[5]
     (asked,) = setup.discord.requests_to("get_my_oauth2_application")
     assert asked.status == 200

@@ -41,6 +41,8 @@ GUARDED: dict[tuple[str, str], frozenset[str]] = {
     ("member", "send"): frozenset(),
     ("channel", "send"): frozenset({"view_channel", "send_messages"}),
     ("channel", "connect"): frozenset({"view_channel", "connect"}),
+    ("channel", "create_invite"): frozenset({"view_channel", "create_instant_invite"}),
+    ("response", "launch_activity"): frozenset(),
     ("vc", "play"): frozenset({"speak"}),
     ("_vc", "send_audio_packet"): frozenset({"speak"}),
 }
@@ -49,6 +51,7 @@ DISCORD_METHODS = {
     "send", "send_message", "defer", "connect", "play", "send_audio_packet", "add_reaction",
     "create_thread", "pin", "history", "fetch_message", "move_to", "create_invite", "typing",
     "purge", "set_permissions", "edit_message", "create_webhook", "add_roles", "remove_roles",
+    "launch_activity",
 }  # fmt: skip
 
 
@@ -81,10 +84,10 @@ def test_each_need_names_code_that_is_there(need) -> None:  # type: ignore[no-un
     assert need.label and need.why and need.value == getattr(discord.Permissions, need.flag).flag
 
 
-def test_the_invite_integer_is_the_four_permissions() -> None:
-    assert needed_permissions() == (1 << 10) | (1 << 11) | (1 << 20) | (1 << 21) == 3148800
+def test_the_invite_integer_is_the_five_permissions() -> None:
+    assert needed_permissions() == (1 << 0) | (1 << 10) | (1 << 11) | (1 << 20) | (1 << 21) == 3148801
     assert discord.Permissions(needed_permissions()) == discord.Permissions(
-        view_channel=True, send_messages=True, connect=True, speak=True
+        create_instant_invite=True, view_channel=True, send_messages=True, connect=True, speak=True
     )
 
 
@@ -94,7 +97,7 @@ def test_permissions_are_computed_as_discord_documents() -> None:
     roles = {guild: everyone, role: needed_permissions(), other: 1 << 3}
     base = base_permissions(everyone=everyone, member_roles=[role], role_permissions=roles, owner=False)
     assert missing(base) == []
-    assert [n.flag for n in missing(everyone)] == ["connect", "speak"]
+    assert [n.flag for n in missing(everyone)] == ["create_instant_invite", "connect", "speak"]
     assert (
         missing(base_permissions(everyone=0, member_roles=[other], role_permissions=roles, owner=False)) == []
     )
@@ -110,7 +113,7 @@ def test_permissions_are_computed_as_discord_documents() -> None:
     have = channel_permissions(base, member_denies, guild_id=guild, member_id=me, member_roles=[role])
     assert [n.flag for n in missing(have, voice_channel=True)] == ["speak"]
     # Send Messages is not needed in the voice channel itself
-    assert missing(VIEW_CHANNEL | (1 << 20) | (1 << 21), voice_channel=True) == []
+    assert missing(1 | VIEW_CHANNEL | (1 << 20) | (1 << 21), voice_channel=True) == []
 
 
 def test_a_privileged_intent_needs_its_application_flag() -> None:

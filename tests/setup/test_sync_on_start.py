@@ -86,3 +86,38 @@ async def test_without_a_test_server_one_warning_names_both_fixes_until_synced_g
         assert "commands_synced_globally_before" in [e["event"] for e in logs]
     finally:
         await fake.stop()
+
+
+async def test_a_global_sync_keeps_the_entry_point_command_discord_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = DiscordFake()
+    entry = fake.launcher.enable(fake)  # Activities → Enable: Discord adds the Entry Point (type 4)
+    await fake.start()
+    try:
+        settings = make_settings(tmp_path, fake)
+        with fake.patched():
+            assert await sync_once(settings, fake.token, global_=True) == 0
+        held = {(c["name"], c["type"]): c for c in fake.commands[None]}
+        assert set(held) == {("play", 1), ("share", 1), ("voice", 1), (entry["name"], 4)}
+        kept = held[(entry["name"], 4)]
+        assert (kept["id"], kept["handler"], kept["contexts"]) == (entry["id"], 2, entry["contexts"])
+        (put,) = fake.requests_to("bulk_set_application_commands")
+        (sent,) = [c for c in put.body if c.get("type") == 4]
+        assert sent["id"] == entry["id"] and sent["handler"] == 2
+        out = capsys.readouterr().out
+        said = out.splitlines()  # (a log line may come first, as logging is configured)
+        assert any(x.startswith("Synced 4 command(s) globally") for x in said)
+        assert f"  /{entry['name']} (the Activity's Entry Point, Discord's own: kept as it was)" in said
+
+        # the fake is strict: the same sync without keeping it is refused with Discord's 50240
+        monkeypatch.setattr(app, "entry_points", lambda held: [])
+        with fake.patched():
+            assert await sync_once(settings, fake.token, global_=True) == 1
+        refused = fake.requests_to("bulk_set_application_commands")[-1]
+        assert (refused.status, refused.error_code) == (400, 50240)
+        assert "Discord refused the sync (400)" in capsys.readouterr().err
+        assert (entry["name"], 4) in {(c["name"], c["type"]) for c in fake.commands[None]}
+        fake.assert_clean()
+    finally:
+        await fake.stop()

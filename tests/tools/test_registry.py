@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from openai.types.chat import ChatCompletionToolParam
@@ -59,7 +60,7 @@ def ctx(surface: str) -> ToolContext:
 
 def test_default_registry_validates_and_has_the_design_tools() -> None:
     registry = build_registry()
-    assert registry.names("mouth") == ["look_at_screen", "ask_clankie"]
+    assert registry.names("mouth") == ["look_at_screen", "ask_clankie", "stay_silent"]
     assert sorted(registry.names("captain")) == ["observe_share", "pokeagent_observe", "pokeagent_recall"]
     assert registry.names("player") == ["pokeagent_recall"]  # the player reads its own story
     escalating = [t.name for t in DEFAULT_TOOLS if t.privilege == "escalate"]
@@ -267,3 +268,29 @@ async def test_valid_arguments_reach_the_handler_once() -> None:
     assert (await registry.dispatch("peek", "", ctx("captain"))).text == "ran"
     assert (await registry.dispatch("peek", {}, ctx("captain"))).text == "ran"
     assert counter.runs == 2
+
+
+def test_stay_silent_is_offered_only_never_in_the_standing_mouth_list() -> None:
+    registry = build_registry()
+    offered = registry.export("mouth", offered=["stay_silent"])
+    assert [t["name"] for t in offered] == ["look_at_screen", "ask_clankie", "stay_silent"]
+    REALTIME_TOOLS.validate_python(offered)  # what response.create's `tools` accepts too
+    silent = registry.get("stay_silent")
+    assert silent is not None and silent.privilege == "read" and silent.surfaces == {"mouth"}
+    with pytest.raises(RegistryError, match="not an offered-only tool"):
+        registry.export("mouth", offered=["look_at_screen"])
+    with pytest.raises(RegistryError, match="not an offered-only tool"):
+        registry.export("captain", offered=["stay_silent"])
+
+
+async def test_calling_stay_silent_runs_nothing_and_says_so() -> None:
+    registry = build_registry()
+    ctx = ToolContext(surface="mouth", services=ToolServices(), speaker=None)
+    result = await registry.dispatch("stay_silent", "{}", ctx)
+    assert not result.is_error and "nothing was said" in result.text
+
+
+def test_only_a_mouth_read_tool_may_be_offered_only() -> None:
+    bad = replace(tool("shout", "read", {"mouth", "captain"}), offered_only=True)
+    with pytest.raises(RegistryError, match="offered_only"):
+        ToolRegistry([bad])

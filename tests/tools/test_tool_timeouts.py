@@ -99,6 +99,7 @@ def test_each_tool_declares_the_time_its_work_takes() -> None:
         "pokeagent_observe": READ_TIMEOUT_S,
         "pokeagent_recall": READ_TIMEOUT_S,
         "observe_share": READ_TIMEOUT_S,
+        "stay_silent": READ_TIMEOUT_S,
         "ask_clankie": ASK_TIMEOUT_S,  # a whole captain consult
     }
     assert READ_TIMEOUT_S < ACTION_TIMEOUT_S < DEFAULT_TIMEOUT_S < ASK_TIMEOUT_S

@@ -45,6 +45,8 @@ class Response:
     tools_pending: int = 0
     play_settled: bool = False  # the narration's `played` receipt is written
     done_at: float | None = None  # loop time of response.done (or of the socket's loss)
+    request_id: str | None = None  # the event id of the `response.create` it answers (None: the VAD's)
+    declined: bool = False  # he called stay_silent: none of its audio goes to the room
 
     @property
     def narration(self) -> bool:
@@ -88,6 +90,7 @@ class ResponseBook:
                 request.delivery_id,
                 request.run_id,
                 request.turn,
+                request_id=request.event_id,
             )
         self.responses[response_id] = response
         while len(self.responses) > MAX_TRACKED:

@@ -12,14 +12,25 @@
   (every pulled frame is sent, so the mixer's timeline is the server's `audio_start_ms` /
   `audio_end_ms` timeline).
 - Audio out: `response.output_audio.delta` → the playback buffer.
-- Turns: speech_started/stopped/committed feed the SpeakerTracker; a committed turn's dominant
-  speaker is who the server's next (VAD-started) response answers.
-- Barge-in: speech_started while he speaks → playback cleared at once, `response.cancel`,
-  `conversation.item.truncate` at the played position.
+- Turns and the floor (`[voice] floor`, docs/architecture.md §12): speech_started/stopped/
+  committed feed the SpeakerTracker, and each committed turn goes to `floor_turns.FloorTurns`
+  with its dominant speaker. Addressed floor: the server's VAD only hears; the turn's words come
+  from input transcription, matched by `item_id` (`transcripts.InputTranscripts`); the policy
+  (`bot.mouth.floor`) answers, offers (with `stay_silent` among the tools) or listens, and only
+  the session's own `response.create` makes him speak. With one human in the call every turn is
+  answered at its commit. Open floor: the server's VAD answers every turn, as before the floor.
+- Humans in the call: `humans()` (given by `Calls`: `CallLink.human_ids`); by default the speakers heard so far
+  and not forgotten (`RoomMixer.speakers`), which is what a session on its own can know.
+- Barge-in: speech that may cut him off (open floor: any speech_started; addressed: what
+  `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or his name in the words so
+  far) while he speaks → playback cleared at once, `response.cancel`,
+  `conversation.item.truncate` at the played position. A declined offer (`stay_silent`) is cut
+  the same way and none of its audio is played.
 - Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
 - Narration (driven by play_relay.PlayRelay): `play_update` adds a system item and no response;
-  `narrate` adds the item plus `response.create`; receipts follow the response's life
-  (narration_receipts.NarrationReceipts).
+  `narrate` adds the item plus `response.create` (on the addressed floor, once nobody in the room
+  is mid-utterance: it waits up to `NARRATION_HOLD_S`, else it is suppressed as `speaking`);
+  receipts follow the response's life (narration_receipts.NarrationReceipts).
 - Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
   rebased and the session re-briefed. Nothing here raises into the bot.
 - Threads: `start()` has the interpreter hand its lock over within 1 ms (`lock_handover`).
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -38,10 +50,19 @@ from typing import Any, Protocol
 
 import structlog
 
+from bot import metrics
 from bot.config import Settings
 from bot.mouth.audio import RoomMixer
 from bot.mouth.bargein import BargeIn
-from bot.mouth.briefing import PlayBrief, PlayReader, briefing, narration_request_text, play_update_text
+from bot.mouth.briefing import (
+    PlayBrief,
+    PlayReader,
+    briefing,
+    narration_request_text,
+    play_update_text,
+    response_instructions,
+)
+from bot.mouth.floor import Verdict
 from bot.mouth.lock_handover import hand_over_promptly
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.client_events import (
@@ -51,20 +72,25 @@ from bot.mouth.realtime.client_events import (
     session_update,
     system_text,
 )
+from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurn, FloorTurns
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
 from bot.mouth.realtime.responses import Request, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
+from bot.mouth.realtime.transcripts import InputTranscripts
+from bot.mouth.receipts import ReceiptTrail
 from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
 from bot.play.session import SettledTurn, narration_line
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
+from bot.tools.silence import STAY_SILENT_NAME
 
 log = structlog.get_logger("clankie.mouth")
 
 MAX_FRAMES_PER_APPEND = 12  # a burst's frames in one append (the mixer keeps at most 10 a speaker)
 PLAYED_WAIT_S = 30.0  # a narration whose audio never reaches the room in this long: not played
+NARRATION_HOLD_S = 8.0  # addressed floor: a narration waits this long for the room to finish a sentence
 
 
 class MouthHost(Protocol):
@@ -92,6 +118,9 @@ class MouthSession:
         initial_backoff: float = 0.5,
         max_backoff: float = 15.0,
         played_wait_s: float = PLAYED_WAIT_S,
+        humans: Callable[[], frozenset[int]] | None = None,
+        transcript_wait_s: float = TRANSCRIPT_WAIT_S,
+        narration_hold_s: float = NARRATION_HOLD_S,
     ) -> None:
         self.host = host
         self.settings = host.settings
@@ -119,6 +148,25 @@ class MouthSession:
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
+        voice = self.settings.voice
+        self.floor_mode = voice.floor
+        self.transcripts = InputTranscripts()
+        self.humans: Callable[[], frozenset[int]] = humans or self._heard_speakers
+        self.floor = FloorTurns(
+            voice.floor,
+            voice.names,
+            self.humans,
+            self.transcripts,
+            self._answer_turn,
+            lambda: ReceiptTrail(self.receipt_path),
+            self._tasks,
+            name_of=self._name_of,
+            changed=self._after_floor_turn,
+            busy=lambda: self.speaking,
+            transcript_wait_s=transcript_wait_s,
+        )
+        self._narration_hold_s = narration_hold_s
+        self._was_speaking = False
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -180,6 +228,10 @@ class MouthSession:
     def forget(self, user_id: int) -> None:
         self.mixer.forget(user_id)
 
+    def _heard_speakers(self) -> frozenset[int]:
+        """The default `humans`: everyone whose audio reached the mixer and was not forgotten."""
+        return frozenset(self.mixer.speakers)
+
     def _get_client(self) -> Any:
         if self._client is None:
             from openai import AsyncOpenAI
@@ -206,6 +258,7 @@ class MouthSession:
                         failures = 0
                         try:
                             await self._handle(event)
+                            self._watch_speaking()
                         except Exception:  # one odd event must not cost the connection
                             log.exception("mouth_event_failed", type=getattr(event, "type", None))
                         await self._notify()
@@ -234,17 +287,25 @@ class MouthSession:
         self._conn = conn
         self._ready = False
         self.mixer.rebase()  # a new server session: the input timeline restarts at 0 ms
+        self.transcripts.clear()
+        self.floor.reset()
         self.connects += 1
         instructions = self._briefing()
         tools = self.host.registry.export("mouth")
-        await self._send(session_update(self.settings.openai, instructions, tools))
+        voice = self.settings.voice
+        await self._send(session_update(self.settings.openai, instructions, tools, voice.floor, voice.names))
         log.info("mouth_connected", label=self.label, connects=self.connects)
 
     def _lost(self) -> None:
         self._conn = None
         self._ready = False
         self.barge.responses_in_progress.clear()
-        self.receipts.connection_lost(*self.book.drop_connection())
+        requests, open_ = self.book.drop_connection()
+        self.receipts.connection_lost(requests, open_)
+        for request in requests:
+            self.floor.response_settled(request.event_id, declined=False, status="lost")
+        for response in open_:
+            self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
 
     async def _send(self, event: dict[str, Any]) -> bool:
         conn = self._conn
@@ -261,7 +322,7 @@ class MouthSession:
 
     # -- briefing and play --------------------------------------------------------------------
     def _briefing(self) -> str:
-        text = briefing(PlayBrief.of(self.host.play_host))
+        text = briefing(PlayBrief.of(self.host.play_host), self.floor_mode)
         self.briefings.append(text)
         del self.briefings[:-8]
         return text
@@ -281,6 +342,15 @@ class MouthSession:
         delivery_id = settled.delivery_id
         if delivery_id is None:
             raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
+        if self.floor_mode == "addressed" and self.floor.room_speaking:
+            try:  # never over someone mid-sentence: wait for the room to finish
+                await self.wait_until(lambda: not self.floor.room_speaking, self._narration_hold_s)
+            except TimeoutError:
+                log.info("narration_held_back", label=self.label, turn=settled.turn)
+                ReceiptTrail(self.receipt_path, settled.run_id).suppressed(
+                    delivery_id, "speaking", settled.turn
+                )
+                return False
         event_id = "evt_narr_" + uuid.uuid4().hex[:16]
         request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
         self.receipts.requested(request)
@@ -320,14 +390,23 @@ class MouthSession:
             frames = [self.mixer.pull()]
             while len(frames) < MAX_FRAMES_PER_APPEND and self.mixer.ready():
                 frames.append(self.mixer.pull())
-            await self._send(append_audio(b"".join(frames)))
-        if self.receipts.settle():
+            sent = await self._send(append_audio(b"".join(frames)))
+            metrics.room_to_model(self.mixer.take_oldest(), sent)
+            if self.floor_mode == "addressed" and self.speaking:
+                for item_id, _start in self.floor.open_speech():
+                    await self._maybe_interrupt(item_id, None)
+        changed = self.receipts.settle()
+        changed |= self._watch_speaking()
+        if changed:
             await self._notify()
 
     # -- server events --------------------------------------------------------------------------
     async def _handle(self, event: Any) -> None:
         kind = getattr(event, "type", None)
         if kind == "response.output_audio.delta":
+            response = self.book.get(event.response_id)
+            if response is not None and response.declined:
+                return  # he chose silence: nothing of it reaches the room
             self.book.audio(event.response_id, event.item_id)
             self.playback.push(event.item_id, base64.b64decode(event.delta))  # ignored once cut
         elif kind == "response.output_audio.done":
@@ -336,12 +415,33 @@ class MouthSession:
             await self._speech_started(event)
         elif kind == "input_audio_buffer.speech_stopped":
             self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
+            self.floor.speech_stopped(event.item_id)
         elif kind == "input_audio_buffer.committed":
-            self._committed(event.item_id)
+            await self._committed(event.item_id)
+        elif kind == "conversation.item.input_audio_transcription.delta":
+            partial = self.transcripts.delta(event.item_id, event.delta)
+            if self.floor_mode == "addressed" and self.speaking:
+                await self._maybe_interrupt(event.item_id, partial)
+        elif kind == "conversation.item.input_audio_transcription.completed":
+            self.transcripts.completed(event.item_id, event.transcript)
+            if self.floor_mode == "addressed" and self.speaking:
+                await self._maybe_interrupt(event.item_id, event.transcript)
+        elif kind == "conversation.item.input_audio_transcription.failed":
+            self.transcripts.failed(event.item_id)
+            log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
+        elif kind == "response.output_item.added":
+            item = event.item
+            if (
+                getattr(item, "type", None) == "function_call"
+                and getattr(item, "name", None) == STAY_SILENT_NAME
+            ):
+                await self._decline(event.response_id)
         elif kind == "response.created":
             response = self.book.created(event.response.id, event.response.metadata)
             self.barge.response_created(response.id)
         elif kind == "response.function_call_arguments.done":
+            if event.name == STAY_SILENT_NAME:
+                await self._decline(event.response_id)
             self.tools.call(event.response_id, event.call_id, event.name, event.arguments)
         elif kind == "response.done":
             self._response_done(event.response)
@@ -351,7 +451,32 @@ class MouthSession:
             self._error(event.error)
 
     async def _speech_started(self, event: Any) -> None:
-        self.mixer.tracker.speech_started(event.item_id, float(event.audio_start_ms))
+        start_ms = float(event.audio_start_ms)
+        self.mixer.tracker.speech_started(event.item_id, start_ms)
+        self.floor.speech_started(event.item_id, start_ms, self._now())
+        if self.floor_mode == "open":
+            await self._barge_in()  # the server's VAD has already cut the response: as before the floor
+        elif self.speaking:
+            await self._maybe_interrupt(event.item_id, None)
+
+    async def _maybe_interrupt(self, item_id: str, partial: str | None) -> None:
+        """Addressed floor: cut him off if this speech may (`FloorTurns.interrupts`). A turn already
+        decided never does: he may be answering it."""
+        if self.floor.decided_already(item_id):
+            return
+        tracker = self.mixer.tracker
+        span = tracker.span(item_id)
+        if span is None:
+            return
+        start_ms, end_ms = span
+        if end_ms is None:  # still speaking: who is loudest so far, and for how long
+            speaker, speech_ms = tracker.dominant_since(start_ms), self.mixer.position_ms - start_ms
+        else:
+            speaker, speech_ms = tracker.speaker_of(item_id), end_ms - start_ms
+        if self.floor.interrupts(speaker, max(0.0, speech_ms), partial):
+            await self._barge_in()
+
+    async def _barge_in(self) -> None:
         was_speaking = self.speaking
         events = self.barge.speech_started()  # playback is silent when this returns
         if was_speaking:
@@ -361,14 +486,79 @@ class MouthSession:
         if events:
             log.info("mouth_barge_in", label=self.label, events=[e["type"] for e in events])
 
-    def _committed(self, item_id: str) -> None:
+    async def _decline(self, response_id: str | None) -> None:
+        """He called stay_silent: the response is cancelled and none of its audio is played
+        (what already went out is cut where it was, as in a barge-in)."""
+        response = self.book.get(response_id)
+        if response is None or response.declined:
+            return
+        response.declined = True
+        events: list[dict[str, Any]] = []
+        if response.id in self.barge.responses_in_progress:
+            self.barge.response_done(response.id)
+            events.append({"type": "response.cancel", "response_id": response.id})
+        if any(self.playback.progress(item) is not None for item in response.audio_items):
+            cut = self.playback.clear()
+            if cut is not None:
+                item_id, audio_end_ms = cut
+                events.append(
+                    {
+                        "type": "conversation.item.truncate",
+                        "item_id": item_id,
+                        "content_index": 0,
+                        "audio_end_ms": audio_end_ms,
+                    }
+                )
+        for outgoing in events:
+            await self._send(outgoing)
+        log.info("mouth_declined", label=self.label, response_id=response.id)
+
+    async def _committed(self, item_id: str) -> None:
         user_id = self.mixer.tracker.committed(item_id)
         if user_id is None:
             self.book.last_user_speaker = None
         else:
-            name = self._name_of(user_id) or f"user {user_id}"
-            self.book.last_user_speaker = Speaker(id=str(user_id), name=name)
+            self.book.last_user_speaker = self._speaker(user_id)
         log.info("mouth_turn_committed", label=self.label, item_id=item_id, speaker=user_id)
+        await self.floor.committed(item_id, user_id, self._now())
+
+    def _speaker(self, user_id: int) -> Speaker:
+        return Speaker(id=str(user_id), name=self._name_of(user_id) or f"user {user_id}")
+
+    async def _answer_turn(self, turn: FloorTurn, verdict: Verdict) -> str | None:
+        """The floor's verdict on a turn (answered or offered): our own `response.create`."""
+        offered = verdict.decision == "offered"
+        instructions = None
+        if offered or verdict.acknowledge:
+            brief = self.briefings[-1] if self.briefings else self._briefing()
+            instructions = response_instructions(brief, acknowledge=verdict.acknowledge, offered=offered)
+        tools = self.host.registry.export("mouth", offered=[STAY_SILENT_NAME]) if offered else None
+        event_id = "evt_turn_" + uuid.uuid4().hex[:16]
+        speaker = self._speaker(turn.speaker) if turn.speaker is not None else None
+        self.book.requested(Request(event_id, "user", speaker))
+        sent = await self._send(response_create(event_id, "user", instructions=instructions, tools=tools))
+        if not sent:
+            self.book.request_failed(event_id)
+            return None
+        return event_id
+
+    async def _after_floor_turn(self) -> None:
+        self._watch_speaking()
+        await self._notify()
+
+    def _watch_speaking(self) -> bool:
+        """He has just stopped speaking (nothing asked for, in progress or playing): the floor
+        knows when his audio ended. True when it changed."""
+        speaking = self.speaking
+        changed = speaking != self._was_speaking
+        if changed and not speaking:
+            self.floor.he_finished(self._now())
+        self._was_speaking = speaking
+        return changed
+
+    @staticmethod
+    def _now() -> float:
+        return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
 
     def _response_done(self, body: Any) -> None:
         response = self.book.get(body.id)
@@ -379,6 +569,7 @@ class MouthSession:
         response.done.set()
         error = getattr(getattr(body.status_details, "error", None), "message", None)
         self.receipts.response_done(response, body.status, str(error) if error else None)
+        self.floor.response_settled(response.request_id, declined=response.declined, status=body.status)
 
     def _error(self, error: Any) -> None:
         message = str(getattr(error, "message", "") or "")[:300]
@@ -387,6 +578,7 @@ class MouthSession:
         request = self.book.request_failed(event_id) if event_id else None
         if request is not None:
             self.receipts.request_failed(request, message)
+            self.floor.response_settled(request.event_id, declined=False, status="refused")
         # a cancel that raced the server's own interruption is expected; anything else is news
         level = log.info if code == "response_cancel_not_active" else log.warning
         level("mouth_server_error", label=self.label, code=code, message=message)

@@ -9,7 +9,9 @@ the output as a user message with the caption and an `input_image` part. When ev
 response has its output and the response is over, one `response.create` asks the model to go on.
 Each call runs as a task of the runner's `TaskOwner`; `close()` stops the calls still running.
 A call that does not answer within its tool's time limit gets the registry's "did not answer"
-as its output, and the model goes on as after any other output.
+as its output, and the model goes on as after any other output. A call of a *quiet* tool
+(`stay_silent`: he declined the turn) gets its output and nothing more — no `response.create`
+follows, so the declined turn stays silent.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from bot.tasks import TaskOwner
 from bot.tools.base import Surface, ToolResult
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
+from bot.tools.silence import STAY_SILENT_NAME
 
 log = structlog.get_logger("clankie.mouth.tools")
 
@@ -40,9 +43,15 @@ ContextFor = Callable[[Surface, Speaker | None], ToolContext]
 
 class ToolRunner:
     def __init__(
-        self, registry: ToolRegistry, context_for: ContextFor, book: ResponseBook, send: Send
+        self,
+        registry: ToolRegistry,
+        context_for: ContextFor,
+        book: ResponseBook,
+        send: Send,
+        quiet: frozenset[str] = frozenset({STAY_SILENT_NAME}),
     ) -> None:
         self.registry = registry
+        self.quiet = quiet
         self.context_for = context_for
         self.book = book
         self.send = send
@@ -77,6 +86,10 @@ class ToolRunner:
         sent = await self.send(function_output(call_id, text))
         if sent and result.images:
             sent = await self.send(image_message(result.images, result.text))
+        if name in self.quiet:
+            if response is not None:
+                response.tools_pending -= 1
+            return  # he chose silence: the model is not asked to go on
         if response is None:
             if sent:
                 await self._continue(None)

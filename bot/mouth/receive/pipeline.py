@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
+from bot import metrics
 from bot.mouth.receive.dave import DaveOutcome, DaveSessionLike, dave_open, has_dave_marker, survivable
 from bot.mouth.receive.opus_decoders import OpusDecoders
 from bot.mouth.receive.rtp import (
@@ -158,6 +159,7 @@ class ReceivePipeline:
             self.stats.passthrough += 1
         else:
             self.stats.dave_failures += 1
+            metrics.dave_failure()
 
         pcm_frames = self._opus.decode(
             header.ssrc, header.sequence, payload if outcome is not DaveOutcome.FAILED else None

@@ -4,232 +4,272 @@
 // When play has ended it keeps what was seen last: the last picture ("last seen <time>"), the
 // last turn's objective, intent, effect, progress and milestones (labelled as the last play),
 // the last story card and the last turns.
+//
+// The rendering is shared: the Discord Activity (discord.html, discord_activity.mjs) loads this
+// file with data-manual and calls window.ClankieWatch(transport) once the viewer is proven, its
+// transport reading with the viewer's credential, showing stills by their signed URLs and
+// living on a WebSocket. Loaded plainly, it watches with the local transport below.
 "use strict";
 (function () {
-  const token = new URLSearchParams(location.search).get("token");
   // A server's own page (<prefix>/guilds/<id>/) reads that server's play; <prefix>/ reads the
   // local session's. Paths are relative to the page's base (the surface's root, whatever
   // prefix a proxy puts in front: a server's page says <base href="../../">).
-  const guild = (location.pathname.match(/\/guilds\/(\d+)\/?$/) || [])[1];
-  const api = guild ? "v1/guilds/" + guild + "/embodiment" : "v1/embodiment";
-  const base = api + "/sessions/live";
-  const $ = (id) => document.getElementById(id);
-  const MAX_TURNS = 12, MAX_LINES = 8;
-  let frameSha = null, sessionId = null, polling = null, storyTimer = null, storyFor;
-  const seenTurns = new Set();
-
-  function url(path, extra) {
-    const u = new URL(path, document.baseURI);
-    if (token) u.searchParams.set("token", token);
-    for (const [k, v] of Object.entries(extra || {})) u.searchParams.set(k, v);
-    return u.toString();
-  }
-  async function getJSON(path) {
-    const r = await fetch(url(path), { headers: { Accept: "application/json" }, cache: "no-store" });
-    if (!r.ok) throw new Error(path + ": HTTP " + r.status);
-    return r.json();
-  }
-  function text(id, value) { $(id).textContent = value === null || value === undefined || value === "" ? "—" : String(value); }
-
-  // A world's progress metrics as journal/metrics.py writes them: "score 4 520 · best tile 512"
-  // (a declared label, else the words of the camelCase name; thousands joined by a no-break space).
-  let metricLabels = {};
-  function metricsText(values, labels) {
-    return Object.entries(values || {}).map(([name, v]) => {
-      const label = (labels && labels[name]) || name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
-      const num = Number.isInteger(v) ? v : Math.round(v * 100) / 100;
-      return label + " " + num.toLocaleString("en-US").replace(/,/g, "\u00a0");
-    }).join(" · ");
-  }
-
-  // Progress: the world's metrics, and milestones reached of all when the world declares them.
-  function progressText(a) {
-    if (!a || !a.progress) return null;
-    const parts = [];
-    const metrics = metricsText(a.progress.metrics, metricLabels);
-    if (metrics) parts.push(metrics);
-    const reached = (a.progress.milestones || []).length;
-    if (a.milestoneTotal) parts.push(reached + "/" + a.milestoneTotal + " milestones");
-    return parts.join(" · ") || null;
-  }
-
-  const ENDED = { stopped: "stopped", failed: "failed", budget_exhausted: "ran out of budget" };
-  let storyTurn = null;
-  function showStatus(st) {
-    const s = st.session, last = s ? null : st.lastActivity || null, a = st.activity || last;
-    const pill = $("state");
-    if (!s) { pill.textContent = "not playing"; pill.className = "pill idle"; }
-    else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
-    else { pill.textContent = "playing " + s.world + " · turn " + s.turn; pill.className = "pill playing"; }
-    if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
-    const live = s ? s.sessionId : null;  // play started or ended: the story card follows
-    if (live !== storyFor) { storyFor = live; storySoon(); }
-    if (s && s.turn !== storyTurn) { storyTurn = s.turn; storySoon(); }  // and each turn played
-    const label = $("now-label");
-    label.hidden = !last;
-    label.textContent = last
-      ? "Last play: " + last.world + " with " + last.mind + ", " + (ENDED[last.state] || last.state) +
-        " after turn " + last.turn
-      : "";
-    text("objective", a && a.objective);
-    text("intent", a && a.intent);
-    text("effect", a && a.lastEffect);
-    if (a && a.metricLabels) metricLabels = a.metricLabels;
-    text("metrics", progressText(a));
-    const ms = a && a.progress && a.progress.milestones;
-    text("milestones", ms && ms.length ? ms.join(", ") : null);
-    showFrame(st.frameSha256, st.lastFrame);
-  }
-
-  function seenAt(iso) {
-    const when = new Date(iso);
-    if (isNaN(when)) return iso;
-    const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-    return when.toDateString() === new Date().toDateString() ? time : when.toLocaleDateString() + " " + time;
-  }
-
-  // One image load at a time: while a frame loads, only the newest frame asked for waits.
-  // Not playing, the last frame seen (if any) stays, captioned with when it was seen.
-  let loading = false, wanted = null, wantedLast = false;
-  function showFrame(sha, last) {
-    const img = $("still"), caption = $("still-caption");
-    const lastSeen = !sha && last && last.sha256 ? last : null;
-    if (lastSeen) sha = lastSeen.sha256;
-    caption.hidden = !lastSeen;
-    caption.textContent = lastSeen ? "last seen " + seenAt(lastSeen.capturedAt) : "";
-    if (!sha) {
-      img.hidden = true; delete img.dataset.sha; $("no-still").hidden = false; frameSha = null; wanted = null; return;
+  function localTransport() {
+    const token = new URLSearchParams(location.search).get("token");
+    const guild = (location.pathname.match(/\/guilds\/(\d+)\/?$/) || [])[1];
+    const api = guild ? "v1/guilds/" + guild + "/embodiment" : "v1/embodiment";
+    function url(path, extra) {
+      const u = new URL(path, document.baseURI);
+      if (token) u.searchParams.set("token", token);
+      for (const [k, v] of Object.entries(extra || {})) u.searchParams.set(k, v);
+      return u.toString();
     }
-    if (sha === frameSha) return;
-    wanted = sha;
-    wantedLast = !!lastSeen;
-    if (!loading) loadFrame();
-  }
-  function loadFrame() {
-    const sha = wanted, last = wantedLast;
-    wanted = null;
-    if (!sha || sha === frameSha) return;
-    loading = true;
-    const next = new Image();
-    const done = (ok) => {
-      loading = false;
-      if (ok) {
-        frameSha = sha;
-        const img = $("still");
-        img.src = next.src; img.dataset.sha = sha; img.hidden = false; $("no-still").hidden = true;
-      }
-      if (wanted) loadFrame();
+    return {
+      api,
+      pollMs: 2000,
+      async getJSON(path) {
+        const r = await fetch(url(path), { headers: { Accept: "application/json" }, cache: "no-store" });
+        if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+        return r.json();
+      },
+      stillSrc(sha, last) {
+        const base = api + "/sessions/live/still";
+        return url(base, last ? { v: sha.slice(0, 16), last: "1" } : { v: sha.slice(0, 16) });
+      },
+      live(on) {  // server-sent events; on.failed() after three errors in a row
+        if (!window.EventSource) { on.failed(); return; }
+        let failures = 0;
+        const es = new EventSource(url(api + "/events"));
+        es.addEventListener("open", () => { failures = 0; on.open(); });
+        es.addEventListener("status", (e) => { on.status(JSON.parse(e.data)); });
+        es.addEventListener("turn", (e) => { on.turn(JSON.parse(e.data)); });
+        es.addEventListener("error", () => {
+          failures += 1;
+          if (failures >= 3) { es.close(); on.failed(); }
+        });
+      },
     };
-    next.onload = () => done(true);
-    next.onerror = () => done(false);
-    next.src = url(base + "/still", last ? { v: sha.slice(0, 16), last: "1" } : { v: sha.slice(0, 16) });
   }
 
-  function resetTurns() { seenTurns.clear(); $("turns").replaceChildren(); $("lines").replaceChildren(); }
+  function watch(transport) {
+    const api = transport.api;
+    const base = api + "/sessions/live";
+    const getJSON = transport.getJSON;
+    const $ = (id) => document.getElementById(id);
+    const MAX_TURNS = 12, MAX_LINES = 8;
+    let frameSha = null, sessionId = null, polling = null, storyTimer = null, storyFor;
+    const seenTurns = new Set();
+    function text(id, value) { $(id).textContent = value === null || value === undefined || value === "" ? "—" : String(value); }
 
-  function addTurn(t) {
-    const key = t.sessionId + ":" + t.turn;
-    if (seenTurns.has(key)) return;
-    seenTurns.add(key);
-    const li = document.createElement("li");
-    li.dataset.turn = t.turn;
-    const badge = document.createElement("span");
-    badge.className = "badge " + t.outcome;
-    badge.textContent = t.outcome.replace(/_/g, " ");
-    const num = document.createElement("strong");
-    num.textContent = "#" + t.turn + " ";
-    const act = document.createElement("code");
-    act.textContent = t.actionText;
-    const eff = document.createElement("div");
-    eff.className = "muted";
-    eff.textContent = t.effect || t.detail || "";
-    li.append(num, badge, act, eff);
-    const list = $("turns");
-    list.prepend(li);
-    while (list.children.length > MAX_TURNS) list.lastChild.remove();
-    $("turns-empty").hidden = true;
-    if (t.speak) addLine(t.turn, t.speak);
-  }
-
-  function addLine(turn, said) {
-    const li = document.createElement("li");
-    li.textContent = "“" + said + "” (turn " + turn + ")";
-    const list = $("lines");
-    list.prepend(li);
-    while (list.children.length > MAX_LINES) list.lastChild.remove();
-    $("lines-empty").hidden = true;
-  }
-
-  function showStory(body) {
-    // playing: the live card; not playing: the last journey's card (as /play story shows it)
-    const card = body.outcome === "card" ? body.card : body.outcome === "not_playing" ? body.last || null : null;
-    $("story-card").hidden = !card;
-    $("story-empty").hidden = body.outcome === "card";
-    $("story-empty").textContent =
-      body.outcome === "pending" ? "The story is starting…"
-        : body.outcome === "not_playing" ? (card ? "Not playing right now. The last story:" : "Not playing right now.")
-          : "No story yet.";
-    const moments = $("moments");
-    moments.replaceChildren();
-    $("moments-title").hidden = !(card && card.moments && card.moments.length);
-    if (!card) return;
-    text("story-objective", card.objective);
-    text("story-turns", card.turnsTaken);
-    const storyMetrics = metricsText(card.metrics, metricLabels);  // a world without metrics has no row
-    text("story-metrics", storyMetrics);
-    $("story-metrics").hidden = $("story-metrics-label").hidden = !storyMetrics;
-    text("story-maps", (card.maps || []).join(" → "));
-    for (const m of (card.moments || []).slice().reverse()) {
-      const li = document.createElement("li");
-      li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "");
-      moments.append(li);
+    // A world's progress metrics as journal/metrics.py writes them: "score 4 520 · best tile 512"
+    // (a declared label, else the words of the camelCase name; thousands joined by a no-break space).
+    let metricLabels = {};
+    function metricsText(values, labels) {
+      return Object.entries(values || {}).map(([name, v]) => {
+        const label = (labels && labels[name]) || name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+        const num = Number.isInteger(v) ? v : Math.round(v * 100) / 100;
+        return label + " " + num.toLocaleString("en-US").replace(/,/g, "\u00a0");
+      }).join(" · ");
     }
-  }
 
-  async function refreshStory() { try { showStory(await getJSON(base + "/story")); } catch (e) { /* next tick */ } }
-  function storySoon() { if (!storyTimer) storyTimer = setTimeout(() => { storyTimer = null; refreshStory(); }, 250); }
+    // Progress: the world's metrics, and milestones reached of all when the world declares them.
+    function progressText(a) {
+      if (!a || !a.progress) return null;
+      const parts = [];
+      const metrics = metricsText(a.progress.metrics, metricLabels);
+      if (metrics) parts.push(metrics);
+      const reached = (a.progress.milestones || []).length;
+      if (a.milestoneTotal) parts.push(reached + "/" + a.milestoneTotal + " milestones");
+      return parts.join(" · ") || null;
+    }
 
-  async function refreshAll() {
-    const story = refreshStory();  // the story card does not wait for (or fail with) the rest
-    try {
-      const [activity, session, turns] = await Promise.all([
-        getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
-      ]);
-      // the digest carries the frame's hash; the picture itself is fetched only when it changed
-      const digest = activity.activity || null;
-      let lastFrame = null;
-      if (!session.session) {  // not playing: what was seen last, if anything
-        const still = await getJSON(base + "/still");
-        lastFrame = still.last ? { sha256: still.last.sha256, capturedAt: still.last.capturedAt } : null;
+    const ENDED = { stopped: "stopped", failed: "failed", budget_exhausted: "ran out of budget" };
+    let storyTurn = null;
+    function showStatus(st) {
+      currentStatus = st;
+      const s = st.session, last = s ? null : st.lastActivity || null, a = st.activity || last;
+      const pill = $("state");
+      if (!s) { pill.textContent = "not playing"; pill.className = "pill idle"; }
+      else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
+      else { pill.textContent = "playing " + s.world + " · turn " + s.turn; pill.className = "pill playing"; }
+      if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
+      const live = s ? s.sessionId : null;  // play started or ended: the story card follows
+      if (live !== storyFor) { storyFor = live; storySoon(); }
+      if (s && s.turn !== storyTurn) { storyTurn = s.turn; storySoon(); }  // and each turn played
+      const label = $("now-label");
+      label.hidden = !last;
+      label.textContent = last
+        ? "Last play: " + last.world + " with " + last.mind + ", " + (ENDED[last.state] || last.state) +
+          " after turn " + last.turn
+        : "";
+      text("objective", a && a.objective);
+      text("intent", a && a.intent);
+      text("effect", a && a.lastEffect);
+      if (a && a.metricLabels) metricLabels = a.metricLabels;
+      text("metrics", progressText(a));
+      const ms = a && a.progress && a.progress.milestones;
+      text("milestones", ms && ms.length ? ms.join(", ") : null);
+      showFrame(st.frameSha256, st.lastFrame);
+    }
+
+    function seenAt(iso) {
+      const when = new Date(iso);
+      if (isNaN(when)) return iso;
+      const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      return when.toDateString() === new Date().toDateString() ? time : when.toLocaleDateString() + " " + time;
+    }
+
+    // One image load at a time: while a frame loads, only the newest frame asked for waits.
+    // Not playing, the last frame seen (if any) stays, captioned with when it was seen.
+    let loading = false, wanted = null, wantedLast = false, wantedStatus = null, currentStatus = null;
+    function showFrame(sha, last) {
+      const img = $("still"), caption = $("still-caption");
+      const lastSeen = !sha && last && last.sha256 ? last : null;
+      if (lastSeen) sha = lastSeen.sha256;
+      caption.hidden = !lastSeen;
+      caption.textContent = lastSeen ? "last seen " + seenAt(lastSeen.capturedAt) : "";
+      if (!sha) {
+        img.hidden = true; delete img.dataset.sha; $("no-still").hidden = false; frameSha = null; wanted = null; return;
       }
-      showStatus({
-        session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null,
-        lastFrame, lastActivity: activity.last || null,
-      });
-      for (const t of turns.turns) addTurn(t);
-    } finally {
-      await story;
+      if (sha === frameSha) return;
+      wanted = sha;
+      wantedLast = !!lastSeen;
+      wantedStatus = currentStatus;
+      if (!loading) loadFrame();
     }
+    function loadFrame() {
+      const sha = wanted, last = wantedLast, st = wantedStatus;
+      wanted = null;
+      if (!sha || sha === frameSha) return;
+      loading = true;
+      const next = new Image();
+      const done = (ok) => {
+        loading = false;
+        if (ok) {
+          frameSha = sha;
+          const img = $("still");
+          img.src = next.src; img.dataset.sha = sha; img.hidden = false; $("no-still").hidden = true;
+        }
+        if (wanted) loadFrame();
+      };
+      next.onload = () => done(true);
+      next.onerror = () => done(false);
+      const src = transport.stillSrc(sha, last, st);
+      if (!src) { done(false); return; }
+      next.src = src;
+    }
+
+    function resetTurns() { seenTurns.clear(); $("turns").replaceChildren(); $("lines").replaceChildren(); }
+
+    function addTurn(t) {
+      const key = t.sessionId + ":" + t.turn;
+      if (seenTurns.has(key)) return;
+      seenTurns.add(key);
+      const li = document.createElement("li");
+      li.dataset.turn = t.turn;
+      const badge = document.createElement("span");
+      badge.className = "badge " + t.outcome;
+      badge.textContent = t.outcome.replace(/_/g, " ");
+      const num = document.createElement("strong");
+      num.textContent = "#" + t.turn + " ";
+      const act = document.createElement("code");
+      act.textContent = t.actionText;
+      const eff = document.createElement("div");
+      eff.className = "muted";
+      eff.textContent = t.effect || t.detail || "";
+      li.append(num, badge, act, eff);
+      const list = $("turns");
+      list.prepend(li);
+      while (list.children.length > MAX_TURNS) list.lastChild.remove();
+      $("turns-empty").hidden = true;
+      if (t.speak) addLine(t.turn, t.speak);
+    }
+
+    function addLine(turn, said) {
+      const li = document.createElement("li");
+      li.textContent = "“" + said + "” (turn " + turn + ")";
+      const list = $("lines");
+      list.prepend(li);
+      while (list.children.length > MAX_LINES) list.lastChild.remove();
+      $("lines-empty").hidden = true;
+    }
+
+    function showStory(body) {
+      // playing: the live card; not playing: the last journey's card (as /play story shows it)
+      const card = body.outcome === "card" ? body.card : body.outcome === "not_playing" ? body.last || null : null;
+      $("story-card").hidden = !card;
+      $("story-empty").hidden = body.outcome === "card";
+      $("story-empty").textContent =
+        body.outcome === "pending" ? "The story is starting…"
+          : body.outcome === "not_playing" ? (card ? "Not playing right now. The last story:" : "Not playing right now.")
+            : "No story yet.";
+      const moments = $("moments");
+      moments.replaceChildren();
+      $("moments-title").hidden = !(card && card.moments && card.moments.length);
+      if (!card) return;
+      text("story-objective", card.objective);
+      text("story-turns", card.turnsTaken);
+      const storyMetrics = metricsText(card.metrics, metricLabels);  // a world without metrics has no row
+      text("story-metrics", storyMetrics);
+      $("story-metrics").hidden = $("story-metrics-label").hidden = !storyMetrics;
+      text("story-maps", (card.maps || []).join(" → "));
+      for (const m of (card.moments || []).slice().reverse()) {
+        const li = document.createElement("li");
+        li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "");
+        moments.append(li);
+      }
+    }
+
+    async function refreshStory() { try { showStory(await getJSON(base + "/story")); } catch (e) { /* next tick */ } }
+    function storySoon() { if (!storyTimer) storyTimer = setTimeout(() => { storyTimer = null; refreshStory(); }, 250); }
+
+    async function refreshAll() {
+      const story = refreshStory();  // the story card does not wait for (or fail with) the rest
+      try {
+        if (transport.status) {  // one route answers the whole status (the Activity's)
+          const [st, turns] = await Promise.all([transport.status(), getJSON(base + "/turns")]);
+          showStatus(st);
+          for (const t of turns.turns) addTurn(t);
+          return;
+        }
+        const [activity, session, turns] = await Promise.all([
+          getJSON(base + "/activity"), getJSON(base), getJSON(base + "/turns"),
+        ]);
+        // the digest carries the frame's hash; the picture itself is fetched only when it changed
+        const digest = activity.activity || null;
+        let lastFrame = null;
+        if (!session.session) {  // not playing: what was seen last, if anything
+          const still = await getJSON(base + "/still");
+          lastFrame = still.last ? { sha256: still.last.sha256, capturedAt: still.last.capturedAt } : null;
+        }
+        showStatus({
+          session: session.session, activity: digest, frameSha256: (digest && digest.frameSha256) || null,
+          lastFrame, lastActivity: activity.last || null,
+        });
+        for (const t of turns.turns) addTurn(t);
+      } finally {
+        await story;
+      }
+    }
+
+    function startPolling() {
+      if (polling) return;
+      $("transport").textContent = "updating every " + transport.pollMs / 1000 + " s";
+      polling = setInterval(() => refreshAll().catch(() => {}), transport.pollMs);
+    }
+
+    function startEvents() {
+      transport.live({
+        open() { $("transport").textContent = "live"; },
+        status: showStatus,
+        turn(t) { addTurn(t); storySoon(); },
+        failed: startPolling,
+      });
+    }
+
+    refreshAll().catch(() => {}).finally(startEvents);
   }
 
-  function startPolling() {
-    if (polling) return;
-    $("transport").textContent = "updating every 2 s";
-    polling = setInterval(() => refreshAll().catch(() => {}), 2000);
-  }
-
-  function startEvents() {
-    if (!window.EventSource) { startPolling(); return; }
-    let failures = 0;
-    const es = new EventSource(url(api + "/events"));
-    es.addEventListener("open", () => { failures = 0; $("transport").textContent = "live"; });
-    es.addEventListener("status", (e) => { showStatus(JSON.parse(e.data)); });
-    es.addEventListener("turn", (e) => { addTurn(JSON.parse(e.data)); storySoon(); });
-    es.addEventListener("error", () => {
-      failures += 1;
-      if (failures >= 3) { es.close(); startPolling(); }
-    });
-  }
-
-  refreshAll().catch(() => {}).finally(startEvents);
+  window.ClankieWatch = watch;
+  if (!(document.currentScript && document.currentScript.hasAttribute("data-manual"))) watch(localTransport());
 })();

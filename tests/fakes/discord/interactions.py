@@ -28,6 +28,7 @@ DEFERRED_UPDATE_MESSAGE = 6
 UPDATE_MESSAGE = 7
 AUTOCOMPLETE_RESULT = 8
 MODAL = 9
+LAUNCH_ACTIVITY = 12  # InteractionCallbackTypes LAUNCH_ACTIVITY (activities.py)
 
 
 class CommandError(ValueError):
@@ -72,6 +73,7 @@ class InteractionHandle:
     callback: Callback | None = None
     followup_messages: list[FakeMessage] = field(default_factory=list)
     original_edits: int = 0
+    member: FakeMember | None = None  # who invoked it (a launched Activity opens for them)
     expired: bool = False
     """The token's 15 minutes are over (set by a test, in place of waiting them out): every
     webhook request with it is refused 401, code 50027 "Invalid Webhook Token", as Discord does

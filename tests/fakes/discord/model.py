@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 # Permission bits (https://discord.com/developers/docs/topics/permissions).
+CREATE_INSTANT_INVITE = 1 << 0
 MANAGE_GUILD = 1 << 5
 ADMINISTRATOR = 1 << 3
 VIEW_CHANNEL = 1 << 10
@@ -24,8 +25,9 @@ USE_VAD = 1 << 25
 STREAM = 1 << 9
 USE_APPLICATION_COMMANDS = 1 << 31
 ALL_PERMISSIONS = (1 << 53) - 1
-EVERYONE_PERMISSIONS = (
-    VIEW_CHANNEL
+EVERYONE_PERMISSIONS = (  # among a new server's @everyone defaults
+    CREATE_INSTANT_INVITE
+    | VIEW_CHANNEL
     | SEND_MESSAGES
     | READ_MESSAGE_HISTORY
     | CONNECT

@@ -17,6 +17,9 @@ from aiohttp import BodyPartReader, web
 
 from .contract import Operation, Violation
 
+BEARER_TEMPLATES = frozenset({"/users/@me"})  # routes a user's access token may call (identify)
+BEARER_USER: web.RequestKey[Any] = web.RequestKey("bearer_user", object)  # that token's FakeUser
+
 if TYPE_CHECKING:
     from .server import DiscordFake
 
@@ -141,7 +144,16 @@ class RestApi:
         if handler is None:
             fake.unknown_routes.append(f"{method} {path}")
             return error(404, 0, "404: Not Found")
-        if not op.template.startswith(("/webhooks/", "/interactions/")):
-            if request.headers.get("Authorization") != f"Bot {fake.token}":
+        authorization = request.headers.get("Authorization", "")
+        if authorization.startswith("Bearer ") and op.template in BEARER_TEMPLATES:
+            user = fake.activity.bearer_user(authorization)  # a user's access token (activity_routes.py)
+            if user is None:
                 return error(401, 0, "401: Unauthorized")
+            request[BEARER_USER] = user
+        elif not op.template.startswith(("/webhooks/", "/interactions/")):
+            if authorization != f"Bot {fake.token}":
+                return error(401, 0, "401: Unauthorized")
+        fault = await fake.activity.fault(op.operation_id)
+        if fault is not None:
+            return fault
         return await handler(request, op.params, body, files)

@@ -6,19 +6,21 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from .activities import LaunchedActivity, entry_point_dropped, launch
 from .guild_routes import send_refusal
 from .interactions import (
     AUTOCOMPLETE_RESULT,
     CHANNEL_MESSAGE,
     DEFERRED_CHANNEL_MESSAGE,
     DEFERRED_UPDATE_MESSAGE,
+    LAUNCH_ACTIVITY,
     MODAL,
     UPDATE_MESSAGE,
     Callback,
     InteractionHandle,
 )
 from .model import EPHEMERAL, FakeMessage
-from .rest import RestApi, error, json_response, no_content
+from .rest import BEARER_USER, RestApi, error, json_response, no_content
 
 if TYPE_CHECKING:
     from .server import DiscordFake
@@ -78,7 +80,8 @@ class _Routes:
 
     async def me(self, request: web.Request, params: dict[str, str], body: Any, files: Files) -> web.Response:
         me = {"verified": True, "mfa_enabled": False, "locale": "en-US"}  # UserPIIResponse
-        return json_response(self.fake.bot_user.payload() | me)
+        user = request.get(BEARER_USER) or self.fake.bot_user  # Bearer: the token's user (rest.py)
+        return json_response(user.payload() | me)
 
     async def application(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
@@ -132,6 +135,10 @@ class _Routes:
             return denied
         fake = self.fake
         key = int(params["guild_id"]) if "guild_id" in params else None
+        if key is None:  # a global overwrite may not drop the Entry Point command (activities.py)
+            refused = entry_point_dropped(fake.commands.get(None, []), body or [])
+            if refused is not None:
+                return refused
         previous = {(c["name"], c["type"]): c for c in fake.commands.get(key, [])}
         stored = []
         for cmd in body or []:
@@ -198,6 +205,13 @@ class _Routes:
         kind = int(body["type"])
         data = dict(body.get("data") or {})
         message = None
+        launched: LaunchedActivity | None = None
+        if kind == LAUNCH_ACTIVITY:
+            assert handle.member is not None
+            outcome = launch(self.fake, handle.member)
+            if isinstance(outcome, web.Response):
+                return outcome  # refused: the interaction stays unanswered, as on Discord
+            launched = outcome
         if kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE):
             message = self._new_message(
                 handle, data if kind == CHANNEL_MESSAGE else {"flags": data.get("flags", 0)}, files
@@ -216,6 +230,9 @@ class _Routes:
         if message is not None:
             answer["interaction"]["response_message_id"] = str(message.id)
             answer["resource"] = {"type": kind, "message": message.payload()}
+        elif launched is not None:
+            answer["interaction"]["activity_instance_id"] = launched.instance_id
+            answer["resource"] = {"type": kind, "activity_instance": {"id": launched.instance_id}}
         elif kind in (DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL):
             answer["resource"] = {"type": kind}
         return json_response(answer)

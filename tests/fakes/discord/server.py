@@ -15,7 +15,8 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from . import guild_routes, routes
+from . import activities, guild_routes, routes
+from .activity_routes import ActivityApi
 from .admin import GuildAdmin
 from .contract import Contract, Violation, default_contract
 from .gateway import Frame, Gateway
@@ -92,6 +93,12 @@ class DiscordFake(GuildAdmin):
         self.rest = RestApi(self)
         routes.install(self.rest, self)
         guild_routes.install(self.rest, self)
+        # OAuth2 code grant, Bearer /users/@me, activity instances (activity_routes.py)
+        self.activity = ActivityApi(self)
+        # Launching it (activities.py): off, as a new application's is; `fake.launcher.enable(fake)`
+        # is the portal's Activities → Enable (it adds the Entry Point command)
+        self.launcher = activities.ActivityLauncher()
+        activities.install(self.rest, self)
         # When set (host:port of a voice gateway fake), the bot's voice joins are answered with
         # VOICE_SERVER_UPDATE as well; otherwise only its own VOICE_STATE_UPDATE is echoed.
         self.voice_server_endpoint: str | None = None
@@ -168,6 +175,7 @@ class DiscordFake(GuildAdmin):
         self._changed = asyncio.Condition()
         app = web.Application()
         app.router.add_get("/gateway", self.gateway.handle)
+        self.activity.install(app, self.rest)  # before the catch-all: /oauth2/token is not in the spec
         app.router.add_route("*", "/api/v10/{tail:.*}", self.rest.handle)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
@@ -295,6 +303,7 @@ class DiscordFake(GuildAdmin):
         *,
         by: FakeMember | None = None,
         channel: FakeChannel | None = None,
+        message: FakeMessage | None = None,
     ) -> InteractionHandle:
         """Dispatch an interaction of any type (3 component, 4 autocomplete, 5 modal submit, …)
         with your own `data`; the envelope (member, channel, permissions, token) is built for you
@@ -307,10 +316,32 @@ class DiscordFake(GuildAdmin):
             self, interaction_id=interaction_id, token=token, data=data, member=member, channel=channel
         )
         payload["type"] = kind
-        handle = InteractionHandle(self, interaction_id, token, payload, channel)
+        if message is not None:  # a component's interaction carries the message it is on
+            payload["message"] = message.payload()
+        handle = InteractionHandle(self, interaction_id, token, payload, channel, member=member)
         self.interactions[interaction_id] = handle
         await self.dispatch("INTERACTION_CREATE", payload)
         return handle
+
+    async def press_button(
+        self, message: FakeMessage, custom_id: str, *, by: FakeMember | None = None
+    ) -> InteractionHandle:
+        """Press the button ``custom_id`` on ``message`` as ``by`` (default: the moderator): a
+        MESSAGE_COMPONENT interaction (type 3, component type 2) carrying that message, as
+        Discord sends it. The button must be on the message."""
+        buttons = [
+            c
+            for row in message.body.get("components") or []
+            for c in row.get("components") or []
+            if c.get("type") == 2
+        ]
+        if custom_id not in [b.get("custom_id") for b in buttons]:
+            raise ValueError(f"no button {custom_id!r} on message {message.id}: {buttons}")
+        channel = next(
+            (c for g in self.guilds.values() for c in g.channels.values() if c.id == message.channel_id), None
+        )
+        data = {"custom_id": custom_id, "component_type": 2}
+        return await self.send_raw_interaction(3, data, by=by, channel=channel, message=message)
 
     async def set_voice_state(
         self,

@@ -84,8 +84,13 @@ def response_object(
     }
 
 
-def response_created(response_id: str) -> dict[str, Any]:
-    return {"type": "response.created", "response": response_object(response_id, "in_progress")}
+def response_created(response_id: str, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`metadata`: what the `response.create` carried, echoed as the service does
+    (`realtime_response.py` `RealtimeResponse.metadata`)."""
+    response = response_object(response_id, "in_progress")
+    if metadata is not None:
+        response["metadata"] = metadata
+    return {"type": "response.created", "response": response}
 
 
 def response_done(
@@ -193,3 +198,34 @@ def item_truncated(item_id: str, content_index: int, audio_end_ms: int) -> dict[
 
 def error(message: str, code: str | None = None, type_: str = "invalid_request_error") -> dict[str, Any]:
     return {"type": "error", "error": {"type": type_, "code": code, "message": message, "param": None}}
+
+
+# -- input audio transcription (GA). Source: the openai package's
+# types/realtime/conversation_item_input_audio_transcription_{delta,completed,failed}_event.py
+def transcription_delta(item_id: str, delta: str, content_index: int = 0) -> dict[str, Any]:
+    return {
+        "type": "conversation.item.input_audio_transcription.delta",
+        "item_id": item_id,
+        "content_index": content_index,
+        "delta": delta,
+    }
+
+
+def transcription_completed(item_id: str, transcript: str, seconds: float = 1.0) -> dict[str, Any]:
+    # `usage` is required; a duration-billed model (whisper-1 style) reports seconds of audio
+    return {
+        "type": "conversation.item.input_audio_transcription.completed",
+        "item_id": item_id,
+        "content_index": 0,
+        "transcript": transcript,
+        "usage": {"type": "duration", "seconds": seconds},
+    }
+
+
+def transcription_failed(item_id: str, message: str = "transcription failed") -> dict[str, Any]:
+    return {
+        "type": "conversation.item.input_audio_transcription.failed",
+        "item_id": item_id,
+        "content_index": 0,
+        "error": {"type": "transcription_error", "code": "audio_unintelligible", "message": message},
+    }

@@ -4,6 +4,21 @@ Every client event is parsed and checked against the `openai` package's own clie
 types (strictly: unknown keys are violations, as they are for the real service). Every event
 is recorded. The test pushes server events (checked against `RealtimeServerEvent` before they
 leave) and waits for client events with `wait_for_client_event`.
+
+What it plays of the service, each with its source in the `openai` package (`types/realtime/`):
+- input transcription (`transcribe`, `transcription_failed`): only when the session configured
+  `audio.input.transcription` (`realtime_audio_config_input_param.py`: "defaults to off"); the
+  text comes as `conversation.item.input_audio_transcription.delta` pieces and one `.completed`,
+  or one `.failed`, each naming its item — after a scripted delay, so two turns' transcripts can
+  arrive in either order ("Transcription runs asynchronously with Response creation",
+  `conversation_item_input_audio_transcription_completed_event.py`);
+- `response.cancel` (`response_cancel_event_param.py`): the active scripted response is cancelled
+  (later audio is not sent, it finishes `cancelled`); with none in progress the service "will
+  respond with an error" — `response_cancel_not_active`;
+- automatic responses (`auto_respond`): when the session's turn detection has `create_response`
+  true, a commit starts a response (`realtime_audio_input_turn_detection_param.py`: "generate a
+  response when a VAD stop event occurs"); so does every `response.create`. Each has its
+  scripted time to first audio; off unless a test (or bench) turns it on.
 """
 
 from __future__ import annotations
@@ -59,6 +74,18 @@ class RealtimeConnection:
     session: dict[str, Any] = field(default_factory=dict)
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     active: ResponseScript | None = None
+    response_creates: int = 0
+
+    @property
+    def transcribing(self) -> bool:
+        """The session configured input transcription (a model named)."""
+        transcription = ((self.session.get("audio") or {}).get("input") or {}).get("transcription")
+        return isinstance(transcription, dict) and bool(transcription.get("model"))
+
+    @property
+    def vad_answers(self) -> bool:
+        detection = ((self.session.get("audio") or {}).get("input") or {}).get("turn_detection")
+        return isinstance(detection, dict) and bool(detection.get("create_response", True))
 
     @property
     def input_audio_ms(self) -> float:
@@ -74,8 +101,28 @@ class RealtimeFake:
         self.violations: list[str] = []
         self.auto_session_updated = True
         self.auto_truncated = True
+        self.auto_response: AutoResponse | None = None
+        self.auto_responses: list[ResponseScript] = []
         self._changed = asyncio.Condition()
         self._handed_out: set[int] = set()  # indexes into client_events
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def auto_respond(self, first_audio_s: float = 0.0, audio_ms: int = 200, chunk_ms: int = 40) -> None:
+        """From now on, every `response.create` (and every commit of a session whose VAD answers)
+        starts a response whose first audio comes `first_audio_s` later."""
+        self.auto_response = AutoResponse(first_audio_s, audio_ms, chunk_ms)
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def aclose(self) -> None:
+        """End what the fake was still doing by itself (delayed transcripts, auto responses)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- waiting -------------------------------------------------------------------------
     async def wait_connected(self, count: int = 1, timeout: float = 5.0) -> RealtimeConnection:  # noqa: ASYNC109
@@ -135,6 +182,46 @@ class RealtimeFake:
     async def speech_stopped(self, audio_end_ms: int, item_id: str) -> None:
         await self.send(ev.speech_stopped(audio_end_ms, item_id))
         await self.send(ev.committed(item_id))
+        conn = self._connection(None)
+        if self.auto_response is not None and conn.vad_answers:
+            self._spawn(self._auto_response(conn, None))
+
+    async def transcribe(
+        self, item_id: str, text: str, *, delay_s: float = 0.0, pieces: int = 2, wait: bool = True
+    ) -> None:
+        """The transcript of committed item `item_id`: `pieces` delta events, then `completed`,
+        `delay_s` after this call (`wait=False`: sent by the fake on its own, this returns at
+        once). Raises when the session never turned input transcription on."""
+        conn = self._connection(None)
+        if not conn.transcribing:
+            raise RuntimeError(
+                "the session has no audio.input.transcription: the service sends no transcripts"
+            )
+        job = self._transcribe(conn, item_id, text, delay_s, pieces)
+        if wait:
+            await job
+        else:
+            self._spawn(job)
+
+    async def _transcribe(
+        self, conn: RealtimeConnection, item_id: str, text: str, delay_s: float, pieces: int
+    ) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        words = text.split(" ")
+        size = max(1, -(-len(words) // max(1, pieces)))
+        for start in range(0, len(words), size):
+            chunk = " ".join(words[start : start + size])
+            await self.send(ev.transcription_delta(item_id, chunk if start == 0 else " " + chunk), conn)
+        await self.send(ev.transcription_completed(item_id, text), conn)
+
+    async def transcription_failed(self, item_id: str, message: str = "transcription failed") -> None:
+        conn = self._connection(None)
+        if not conn.transcribing:
+            raise RuntimeError(
+                "the session has no audio.input.transcription: the service sends no transcripts"
+            )
+        await self.send(ev.transcription_failed(item_id, message), conn)
 
     def begin_response(self) -> ResponseScript:
         return ResponseScript(self, self._connection(None))
@@ -236,14 +323,25 @@ class RealtimeFake:
             return
         if event.get("type") == "input_audio_buffer.append" and not problem:
             self._take_audio(conn, where, event)
-        if event.get("type") == "response.cancel" and conn.active is not None:
-            conn.active.cancelled = True  # before anyone waiting on the event can look
+        cancel_missed = False
+        if event.get("type") == "response.cancel" and not problem:
+            named = event.get("response_id")
+            active = conn.active
+            if active is not None and named in (None, active.response_id):
+                active.cancelled = True  # before anyone waiting on the event can look
+            else:
+                cancel_missed = True
         async with self._changed:
             conn.events.append(event)
             self.client_events.append(event)
             self._changed.notify_all()
         if problem:
             await self.send(ev.error(problem[:500], "invalid_event"), conn)
+            return
+        if cancel_missed:
+            await self.send(
+                ev.error("Cancellation failed: no active response found", "response_cancel_not_active"), conn
+            )
             return
         await self._auto_reply(conn, event)
 
@@ -266,6 +364,30 @@ class RealtimeFake:
             await self.send(
                 ev.item_truncated(event["item_id"], event["content_index"], event["audio_end_ms"]), conn
             )
+        elif kind == "response.create":
+            conn.response_creates += 1
+            if self.auto_response is not None:
+                self._spawn(self._auto_response(conn, event))
+
+    async def _auto_response(self, conn: RealtimeConnection, create: dict[str, Any] | None) -> None:
+        plan = self.auto_response
+        if plan is None:
+            return
+        script = ResponseScript(self, conn)
+        metadata = ((create or {}).get("response") or {}).get("metadata")
+        self.auto_responses.append(script)
+        if plan.first_audio_s > 0:
+            await asyncio.sleep(plan.first_audio_s)
+        await script.start(metadata)
+        await script.audio(plan.audio_ms, chunk_ms=plan.chunk_ms)
+        await script.finish()
+
+
+@dataclass(frozen=True)
+class AutoResponse:
+    first_audio_s: float  # the model's time to first audio, scripted
+    audio_ms: int
+    chunk_ms: int
 
 
 def _merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
@@ -294,9 +416,9 @@ class ResponseScript:
         self.cancelled = False
         self._samples = 0
 
-    async def start(self) -> None:
+    async def start(self, metadata: dict[str, Any] | None = None) -> None:
         self.conn.active = self
-        await self.fake.send(ev.response_created(self.response_id), self.conn)
+        await self.fake.send(ev.response_created(self.response_id, metadata), self.conn)
         await self.fake.send(
             ev.output_item_added(self.response_id, ev.assistant_item(self.item_id, "in_progress")), self.conn
         )

@@ -65,6 +65,7 @@ class FakeOpenAI:
 
     async def stop(self) -> None:
         self.chat.release_hangs()
+        await self.realtime.aclose()
         for conn in self.realtime.connections:
             if not conn.ws.closed:
                 await conn.ws.close()

@@ -187,3 +187,67 @@ async def test_pushing_an_invalid_server_event_raises(openai_fake: FakeOpenAI) -
         await next_of(conn, "session.created")
         with pytest.raises(ValueError, match="invalid server event"):
             await openai_fake.realtime.send({"type": "response.output_audio.delta", "delta": "AA=="})
+
+
+HEARING: Any = {
+    "type": "realtime",
+    "audio": {
+        "input": {
+            "turn_detection": {"type": "server_vad", "create_response": False, "interrupt_response": False},
+            "transcription": {"model": "gpt-4o-mini-transcribe", "prompt": "A robot called Clankie."},
+        }
+    },
+}
+
+
+async def test_input_transcripts_come_per_item_in_any_order_and_can_fail(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        first = await openai_fake.realtime.speech_started(0)
+        with pytest.raises(RuntimeError, match="no audio.input.transcription"):
+            await openai_fake.realtime.transcribe(first, "too early")  # the session never asked for them
+        await conn.session.update(session=HEARING)
+        await next_of(conn, "session.updated")
+        await openai_fake.realtime.speech_stopped(400, first)
+        second = await openai_fake.realtime.speech_started(400)
+        await openai_fake.realtime.speech_stopped(800, second)
+        await openai_fake.realtime.transcribe(first, "hey Clankie what is up", delay_s=0.05, wait=False)
+        await openai_fake.realtime.transcribe(second, "second one", pieces=1)  # overtakes the first
+        await openai_fake.realtime.transcription_failed(second)
+        seen: list[tuple[str, str, str]] = []
+        while len(seen) < 6:
+            event = await conn.recv()
+            if event.type.startswith("conversation.item.input_audio_transcription."):
+                text = getattr(event, "delta", None) or getattr(event, "transcript", None) or ""
+                seen.append((event.type.rsplit(".", 1)[1], event.item_id, text))
+        assert seen == [
+            ("delta", second, "second one"),
+            ("completed", second, "second one"),
+            ("failed", second, ""),
+            ("delta", first, "hey Clankie what"),
+            ("delta", first, " is up"),
+            ("completed", first, "hey Clankie what is up"),
+        ]
+
+
+async def test_cancel_without_a_response_is_an_error_and_auto_responses_answer_creates(
+    openai_fake: FakeOpenAI,
+) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        await conn.session.update(session=HEARING)
+        await next_of(conn, "session.updated")
+        await conn.response.cancel()
+        error = await next_of(conn, "error")
+        assert error.error.code == "response_cancel_not_active"
+        openai_fake.realtime.auto_respond(first_audio_s=0.0, audio_ms=80, chunk_ms=40)
+        item = await openai_fake.realtime.speech_started(0)
+        await openai_fake.realtime.speech_stopped(400, item)  # the VAD does not answer in this session
+        await conn.response.create(response={"metadata": {"clankie_request": "evt_1"}})
+        created = await next_of(conn, "response.created")
+        assert created.response.metadata == {"clankie_request": "evt_1"}  # echoed, as the service does
+        done = await next_of(conn, "response.done")
+        assert done.response.status == "completed"
+        assert len(openai_fake.realtime.auto_responses) == 1

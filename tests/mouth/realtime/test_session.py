@@ -84,11 +84,12 @@ async def test_session_update_configures_audio_voice_vad_tools_and_briefing(
         assert sent["type"] == "realtime"
         assert sent["audio"]["input"]["format"] == {"type": "audio/pcm", "rate": 24000}
         assert sent["audio"]["output"]["voice"] == "cedar"
-        assert sent["audio"]["input"]["turn_detection"] == {
+        assert sent["audio"]["input"]["turn_detection"] == {  # the addressed floor: the VAD only hears
             "type": "server_vad",
-            "create_response": True,
-            "interrupt_response": True,
+            "create_response": False,
+            "interrupt_response": False,
         }
+        assert sent["audio"]["input"]["transcription"]["model"] == "gpt-4o-mini-transcribe"
         assert [t["name"] for t in sent["tools"]] == ["look_at_screen", "ask_clankie"]
         assert all(t["type"] == "function" and "parameters" in t for t in sent["tools"])
         assert "You are Clankie" in sent["instructions"]
@@ -100,7 +101,8 @@ async def test_session_update_configures_audio_voice_vad_tools_and_briefing(
 async def test_semantic_vad_from_default_config(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
     async with mouth_for(openai_fake, tmp_path):
         vad = session_of(openai_fake)["audio"]["input"]["turn_detection"]
-        assert vad["type"] == "semantic_vad" and vad["create_response"] and vad["interrupt_response"]
+        assert vad["type"] == "semantic_vad"
+        assert not vad["create_response"] and not vad["interrupt_response"]  # only our policy answers
 
 
 async def test_room_audio_reaches_the_model_as_24k_mono(openai_fake: FakeOpenAI, tmp_path: Path) -> None:

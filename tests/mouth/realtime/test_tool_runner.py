@@ -137,6 +137,11 @@ async def test_ask_clankie_is_refused_in_a_narration_response(
         item_id = await openai_fake.realtime.speech_started(audio_start_ms=0)
         await openai_fake.realtime.speech_stopped(200, item_id)
         await session.wait_until(lambda: session.book.last_user_speaker is not None)
+        await openai_fake.realtime.wait_for_client_event("response.create")  # the floor answers Ada
+        answer = await openai_fake.realtime.speak_tone(40)  # ... and that response is hers
+        await session.wait_until(
+            lambda: not session.book.pending and session.book.get(answer.response_id) is not None
+        )
         assert await session.narrate(narration_turn())
         await openai_fake.realtime.wait_for_client_event(
             "response.create", lambda e: e["response"]["metadata"]["clankie_origin"] == "narration"
@@ -185,7 +190,9 @@ async def test_a_consult_that_does_not_answer_in_time_is_told_to_the_model_and_h
             await feed_turn(session, 25, loud=ADA, quiet=None)
             item_id = await openai_fake.realtime.speech_started(audio_start_ms=0)
             await openai_fake.realtime.speech_stopped(500, item_id)
-            with capture_logs() as logs:
+            answer = await openai_fake.realtime.wait_for_client_event("response.create")
+            assert answer["response"]["metadata"]["clankie_origin"] == "user"  # the floor answers Ada
+            with capture_logs() as logs:  # in a response the model calls the tool
                 call_id = await openai_fake.realtime.call_tool("ask_clankie", {"request": "What's next?"})
                 output = await openai_fake.realtime.wait_for_client_event(
                     "conversation.item.create", output_of(call_id)

@@ -1,0 +1,282 @@
+"""The floor on the session's side (docs/architecture.md §12): each committed user turn, who said
+it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its receipt.
+
+    floor = FloorTurns(mode, names, humans, transcripts, ask, trail, tasks)
+    floor.speech_started(item_id, audio_start_ms, at) / floor.speech_stopped(item_id, at)
+    await floor.committed(item_id, speaker, at)      # decided now (one human) or queued
+    floor.interrupts(speaker, speech_ms, partial)    # may this speech cut him off?
+    floor.he_finished(at)                            # his audio has ended
+    floor.response_settled(event_id, declined, …)    # an offered turn's outcome: its receipt
+
+- **One human** in the call (`len(humans()) < 2`): the turn is decided at commit, without its
+  transcript — every turn is answered, and `ask` sends `response.create` there and then, so a
+  one-person call waits for nothing it did not wait for before.
+- **A group**: turns join a queue and are decided in the order they were committed, each once its
+  transcript has come (`InputTranscripts`, matched by `item_id`, in any order) or its wait
+  (`transcript_wait_s` from its commit) is over; a failed transcription is decided as an empty
+  one (so, in a group, not addressed). Deciding in commit order keeps the floor state's story
+  straight (a follow-up is judged after the turn that gave the floor), and a later turn whose
+  words came first waits only for the turns before it, never longer than its own deadline.
+- **Open floor** (`[voice] floor = "open"`): the server's VAD answers every turn itself; the turn
+  is only recorded.
+- The verdict: `answered` → `ask` (a name said alone asks for a short acknowledgement);
+  `offered` → `ask` with `stay_silent` among the tools — unless he is still speaking (the holder's
+  words over his answer did not cut it off: a "yeah" is not a turn), then it is recorded as
+  `listened` with the session's reason `he_was_speaking`; `listened` → nothing (the audio stays in
+  the conversation as context).
+
+Receipts: one `discord.voice.floor_turn` line per committed turn, keyed by its `item_id` — the
+decision (`answered`, `offered`, `declined`, `listened`), the policy's reason code, the speaker's
+id, the mode, how many humans, and the timings (`transcriptMs`: commit → transcript;
+`decisionMs`: the policy's own time). An offered turn's line is written when its response ends,
+as `declined` when he called `stay_silent`. The transcript is never in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from bot.mouth.floor import (
+    FloorMode,
+    FloorState,
+    Utterance,
+    Verdict,
+    decide,
+    he_finished_speaking,
+    his_names,
+    may_interrupt,
+)
+from bot.mouth.realtime.transcripts import InputTranscripts
+from bot.mouth.receipts import ReceiptTrail
+from bot.tasks import TaskOwner
+
+log = structlog.get_logger("clankie.mouth.floor")
+
+TRANSCRIPT_WAIT_S = 4.0  # a group turn whose words have not come this long after its commit: decided without
+UNKNOWN_SPEAKER = 0  # a turn nobody's audio was loud in (Discord ids are never 0)
+MAX_OPEN_SPEECH = 32
+MAX_DONE = 256
+HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while he still speaks is not made
+
+
+@dataclass(frozen=True)
+class FloorTurn:
+    item_id: str
+    speaker: int | None
+    started_at: float  # loop time the server said speech started (or the commit, if it never did)
+    ended_at: float
+    committed_at: float
+    humans: frozenset[int]
+
+
+@dataclass(frozen=True)
+class _Speech:
+    audio_start_ms: float
+    at: float
+
+
+Ask = Callable[[FloorTurn, Verdict], Awaitable[str | None]]  # the request's event id, None: not sent
+
+
+class FloorTurns:
+    def __init__(
+        self,
+        mode: FloorMode,
+        names: Sequence[str],
+        humans: Callable[[], frozenset[int]],
+        transcripts: InputTranscripts,
+        ask: Ask,
+        trail: Callable[[], ReceiptTrail],
+        tasks: TaskOwner,
+        *,
+        name_of: Callable[[int], str | None] | None = None,
+        changed: Callable[[], Awaitable[None]] | None = None,
+        busy: Callable[[], bool] | None = None,
+        transcript_wait_s: float = TRANSCRIPT_WAIT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.mode: FloorMode = mode
+        self.names = his_names(names)  # "Clankie" and the `[voice] names` aliases
+        self.name_of = name_of or (lambda _uid: None)
+        self.changed = changed  # told after each turn decided off the event path
+        self.busy = busy or (lambda: False)  # he is speaking (a response asked for, in progress or playing)
+        self.humans = humans
+        self.transcripts = transcripts
+        self.ask = ask
+        self.trail = trail
+        self.transcript_wait_s = transcript_wait_s
+        self.clock = clock
+        self.state = FloorState()
+        self.decided: list[tuple[str, str, str]] = []  # (item_id, decision, reason), newest last
+        self.declined: list[str] = []  # item ids of offered turns he declined, newest last
+        self._tasks = tasks
+        self._open: OrderedDict[str, _Speech] = OrderedDict()  # speech started, not yet stopped
+        self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's start
+        self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
+        self._consumer = False
+        self._offers: dict[str, dict[str, Any]] = {}  # request event id -> the receipt waiting for it
+        self._done: OrderedDict[str, None] = OrderedDict()  # items already decided (newest last)
+
+    # -- speech -------------------------------------------------------------------------------------
+    def speech_started(self, item_id: str, audio_start_ms: float, at: float) -> None:
+        speech = _Speech(audio_start_ms, at)
+        self._open[item_id] = self._spans[item_id] = speech
+        for book in (self._open, self._spans):
+            while len(book) > MAX_OPEN_SPEECH:
+                book.popitem(last=False)
+
+    def speech_stopped(self, item_id: str) -> None:
+        self._open.pop(item_id, None)
+
+    @property
+    def room_speaking(self) -> bool:
+        """Someone in the room is mid-utterance (the VAD started a turn and has not stopped it)."""
+        return bool(self._open)
+
+    def open_speech(self) -> list[tuple[str, float]]:
+        """The items still being spoken: (item_id, audio_start_ms)."""
+        return [(item, speech.audio_start_ms) for item, speech in self._open.items()]
+
+    def decided_already(self, item_id: str) -> bool:
+        """The turn has had its verdict: its words coming later (a one-person call's turn is
+        answered before they come) must not cut off the answer to it."""
+        return item_id in self._done
+
+    def interrupts(self, speaker: int | None, speech_ms: float, partial: str | None) -> bool:
+        """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)"""
+        if self.mode == "open":
+            return True
+        humans = self.humans()
+        if speaker is None and len(humans) == 1:
+            speaker = next(iter(humans))  # nobody loud in it yet, and only one person is here
+        return may_interrupt(
+            self.state,
+            speaker if speaker is not None else UNKNOWN_SPEAKER,
+            int(speech_ms),
+            partial,
+            humans,
+            names=self.names,
+            mode=self.mode,
+            now=self.clock(),
+        )
+
+    def he_finished(self, at: float) -> None:
+        self.state = he_finished_speaking(self.state, at)
+
+    # -- turns --------------------------------------------------------------------------------------
+    async def committed(self, item_id: str, speaker: int | None, at: float) -> None:
+        speech = self._open.pop(item_id, None) or self._spans.get(item_id)
+        started = speech.at if speech is not None else at
+        humans = self.humans()
+        if speaker is None and len(humans) == 1:
+            speaker = next(iter(humans))  # nobody was loud in it, and only one person is here
+        turn = FloorTurn(item_id, speaker, started, at, at, humans)
+        if self.mode == "open" or len(turn.humans) < 2:
+            await self._decide(turn, "", "not_waited", None)
+            return
+        self._queue.put_nowait(turn)
+        if not self._consumer:
+            self._consumer = True
+            self._tasks.spawn(self._consume(), "mouth-floor-turns")
+
+    async def _consume(self) -> None:
+        while True:
+            turn = await self._queue.get()
+            try:
+                left = turn.committed_at + self.transcript_wait_s - self.clock()
+                heard = await self.transcripts.wait(turn.item_id, left)
+                waited_ms = (self.clock() - turn.committed_at) * 1000.0
+                await self._decide(turn, heard.text, heard.outcome, waited_ms)
+            except Exception:  # one turn must not cost the floor
+                log.exception("floor_turn_failed", item_id=turn.item_id)
+            finally:
+                self.transcripts.forget(turn.item_id)
+            if self.changed is not None:
+                await self.changed()
+
+    async def _decide(self, turn: FloorTurn, text: str, outcome: str, waited_ms: float | None) -> None:
+        utterance = Utterance(
+            turn.speaker if turn.speaker is not None else UNKNOWN_SPEAKER,
+            text,
+            turn.started_at,
+            turn.ended_at,
+        )
+        people = [name for uid in turn.humans if uid != turn.speaker and (name := self.name_of(uid))]
+        began = time.perf_counter()
+        verdict = decide(
+            utterance,
+            turn.humans,
+            self.state,
+            names=self.names,
+            mode=self.mode,
+            now=self.clock(),
+            people=people,
+        )
+        decision_ms = (time.perf_counter() - began) * 1000.0
+        self.state = verdict.state
+        self.decided.append((turn.item_id, verdict.decision, verdict.reason))
+        del self.decided[:-256], self.declined[:-256]
+        self._done[turn.item_id] = None
+        while len(self._done) > MAX_DONE:
+            self._done.popitem(last=False)
+        data: dict[str, Any] = {
+            "decision": verdict.decision,
+            "reason": verdict.reason,
+            "speaker": str(turn.speaker) if turn.speaker is not None else None,
+            "mode": self.mode,
+            "humans": len(turn.humans),
+            "acknowledge": verdict.acknowledge,
+            "transcript": outcome,  # how the wait for the words ended, never the words
+            "transcriptMs": round(waited_ms, 1) if waited_ms is not None else None,
+            "decisionMs": round(decision_ms, 3),
+        }
+        log.info(
+            "floor_turn",
+            item_id=turn.item_id,
+            decision=verdict.decision,
+            reason=verdict.reason,
+            speaker=turn.speaker,
+            humans=len(turn.humans),
+        )
+        if self.mode == "open" or verdict.decision == "listened":
+            self._write(turn.item_id, data)
+            return
+        if verdict.decision == "offered" and self.busy():
+            # the holder's words over his own answer that did not cut it ("mm", "yeah"): nothing to
+            # answer, and a second response cannot start while his first is going
+            data.update(decision="listened", reason=HE_WAS_SPEAKING)
+            self._write(turn.item_id, data)
+            return
+        event_id = await self.ask(turn, verdict)
+        data["sent"] = event_id is not None
+        if verdict.decision == "offered" and event_id is not None:
+            self._offers[event_id] = {"itemId": turn.item_id, **data}
+            return
+        self._write(turn.item_id, data)
+
+    def response_settled(self, event_id: str | None, *, declined: bool, status: str | None) -> None:
+        """The response of a request ended (or never came): an offered turn's receipt is written."""
+        data = self._offers.pop(event_id, None) if event_id is not None else None
+        if data is None:
+            return
+        item_id = data.pop("itemId")
+        data["status"] = status
+        if declined:
+            data["decision"] = "declined"
+            self.declined.append(item_id)
+        self._write(item_id, data)
+
+    def _write(self, item_id: str, data: dict[str, Any]) -> None:
+        self.trail().floor_turn(item_id, data)
+
+    def reset(self) -> None:
+        """A new realtime session: the items of the old one are gone."""
+        self._open.clear()
+        self._spans.clear()

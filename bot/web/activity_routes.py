@@ -1,0 +1,451 @@
+"""The Discord Activity's routes (docs/architecture.md §10 "The Activity").
+
+``GET /`` with Discord's query (``frame_id``, ``instance_id``, ``platform``)  → the Activity page
+``POST /v1/activity/session`` ``{code, instance_id, guild_id}``  → ``{access_token, credential,
+                                                                    expires_at, user}``
+``POST /v1/activity/renew`` (credential header)                  → a new credential, once Discord
+                                                                    says the viewer is still in
+                                                                    the instance
+``GET /v1/guilds/{g}/embodiment/live`` (WebSocket)               → ``status`` and ``turn``
+                                                                    messages; the credential is
+                                                                    the first message
+``GET /v1/guilds/{g}/embodiment/activity-status`` (credential)   → the same status, for polling
+
+:func:`viewer_gate` is the middleware that judges the ``X-Clankie-Viewer`` header: a good
+credential opens its own server's data routes (``/v1/guilds/{g}/embodiment/…``) and nothing
+else (another server: 403 and no data; an unscoped or any other route: 403); a forged or expired
+one is 401. A still URL the server signed (``?v=&exp=&sig=``) opens that server's still for two
+minutes. The Activity's page, its session route and its socket need no web token (the page holds
+no data; the session route proves its caller with Discord; the socket with its first message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import html
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+import structlog
+from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
+
+from bot.tasks import TaskOwner
+from bot.web import embodiment
+from bot.web.auth import VIEWER_ADMITTED
+from bot.web.discord_proof import DiscordProof, DiscordRefused
+from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
+from bot.web.views import turn_view
+
+log = structlog.get_logger("clankie.web.activity")
+STATIC = Path(__file__).parent / "static"
+DISCORD_QUERY = ("frame_id", "instance_id", "platform")
+ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
+VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
+FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
+SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
+MAX_TURNS_SENT = 12  # the page shows the last 12 turns
+_GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
+_INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a URL path
+_PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+@dataclass
+class ActivitySetup:
+    """What the Activity's routes need: the keys that sign credentials, the client that asks
+    Discord, how often a page without a socket polls, and the clock (tests move it)."""
+
+    keys: ViewerKeys
+    proof: DiscordProof
+    application_id: Callable[[], int | None]
+    poll_interval_s: float = 2.0
+    clock: Callable[[], float] = time.time
+    tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
+    hubs: dict[int, SocketHub] = field(default_factory=dict)
+    send_every_s: float = SEND_EVERY_S
+    _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
+
+    def hub(self, app: web.Application, guild_id: int) -> SocketHub:
+        """The server's socket hub, made with its first socket."""
+        found = self.hubs.get(guild_id)
+        if found is None:
+
+            def resolve() -> Any:
+                plays = app.get(embodiment.PLAYS)
+                known = plays.known(guild_id) if plays is not None else None
+                return known if known is not None else embodiment.UNPLAYED
+
+            cap = app[embodiment.FEEDS].max_clients
+            found = self.hubs[guild_id] = SocketHub(self, resolve, guild_id, cap)
+        return found
+
+    def status_view(self, guild_id: int, status: dict[str, Any]) -> dict[str, Any]:
+        """A status as the Activity's socket sends it, with signed still URLs; made once per
+        (status, server, minute) whatever the number of viewers."""
+        minute = int(self.clock() // 60)
+        key = (id(status), guild_id, minute)
+        found = self._views.get(key)
+        if found is not None and found[0] is status:
+            return found[1]
+        view = self.with_still_urls(guild_id, status, minute * 60)
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = (status, view)
+        return view
+
+    def status_message(self, guild_id: int, status: dict[str, Any]) -> bytes:
+        return orjson.dumps({"type": "status", "data": self.status_view(guild_id, status)})
+
+    def with_still_urls(self, guild_id: int, status: dict[str, Any], now: float) -> dict[str, Any]:
+        base = f"v1/guilds/{guild_id}/embodiment/sessions/live/still?"
+        out = dict(status)
+        sha = status.get("frameSha256")
+        last = status.get("lastFrame") or {}
+        out["stillUrl"] = base + urlencode(self.keys.still_query(guild_id, sha[:16], now)) if sha else None
+        last_sha = last.get("sha256")
+        out["lastStillUrl"] = (
+            base + urlencode({**self.keys.still_query(guild_id, last_sha[:16], now), "last": "1"})
+            if last_sha
+            else None
+        )
+        return out
+
+
+ACTIVITY: web.AppKey[ActivitySetup] = web.AppKey("activity", ActivitySetup)
+
+
+def is_discord_launch(request: web.Request) -> bool:
+    """The root opened by Discord: its query names the frame, the instance and the platform."""
+    return all(request.query.get(name) for name in DISCORD_QUERY)
+
+
+def _sentence(status: int, error: str, message: str, **headers: str) -> web.Response:
+    return web.Response(
+        body=orjson.dumps({"error": error, "message": message}),
+        status=status,
+        content_type="application/json",
+        headers=headers or None,
+    )
+
+
+def viewer_gate(setup: ActivitySetup) -> Any:
+    """The middleware that judges viewer credentials and signed still URLs (module docstring)."""
+
+    @web.middleware
+    async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+        path = request.path
+        scoped = _GUILD_DATA.fullmatch(path)
+        presented = request.headers.get(HEADER)
+        if presented is not None:
+            try:
+                viewer = setup.keys.check(presented, setup.clock())
+            except CredentialRefused as exc:
+                return _sentence(401, "unauthorized", str(exc))
+            if path == "/v1/activity/renew":
+                pass
+            elif scoped is None:
+                return _sentence(403, "forbidden", "a viewer credential opens only its own server's play")
+            elif int(scoped.group(1)) != viewer.guild_id:
+                return _sentence(403, "forbidden", "this viewer credential is for another server's play")
+            request[VIEWER] = viewer
+            request[ADMITTED] = True
+        elif scoped is not None and scoped.group(2) == "sessions/live/still" and "sig" in request.query:
+            if not setup.keys.still_allowed(int(scoped.group(1)), dict(request.query), setup.clock()):
+                return _sentence(
+                    401, "unauthorized", "this picture's address has expired; the page asks again"
+                )
+            request[ADMITTED] = True
+        elif (
+            (path == "/" and is_discord_launch(request))
+            or path == "/v1/activity/session"
+            or (scoped is not None and scoped.group(2) == "live")
+        ):
+            request[ADMITTED] = True
+        return await handler(request)
+
+    return gate
+
+
+@functools.cache
+def _page_template() -> str:
+    return (STATIC / "discord.html").read_text(encoding="utf-8")
+
+
+def activity_page(request: web.Request) -> web.Response:
+    """The Activity page, its application id and poll interval in data attributes (no inline
+    script: Discord's proxy may refuse one)."""
+    setup = request.app[ACTIVITY]
+    app_id = setup.application_id()
+    page = _page_template().replace(
+        'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
+    )
+    page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
+    return web.Response(text=page, content_type="text/html", headers=_PAGE_HEADERS)
+
+
+def _digits(value: Any) -> int | None:
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    return int(text) if text.isdigit() and len(text) <= 20 else None
+
+
+async def session(request: web.Request) -> web.Response:
+    """Prove the viewer with Discord and answer a credential for their server's play."""
+    setup = request.app[ACTIVITY]
+    try:
+        body = await request.json(loads=orjson.loads)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return _sentence(400, "bad_request", "send JSON: {code, instance_id, guild_id}")
+    code, instance_id, guild_id = body.get("code"), body.get("instance_id"), _digits(body.get("guild_id"))
+    if not isinstance(code, str) or not 0 < len(code) <= 512:
+        return _sentence(400, "bad_request", "code: the authorization code from authorize() is missing")
+    if not isinstance(instance_id, str) or not _INSTANCE_ID.fullmatch(instance_id):
+        return _sentence(400, "bad_request", "instance_id: Discord's activity instance id is missing")
+    if guild_id is None:
+        return _sentence(
+            400, "bad_request", "Clankie plays for a server: open the activity in a server's voice channel."
+        )
+    try:
+        access_token = await setup.proof.exchange(code)
+        user = await setup.proof.viewer(access_token)
+        user_id = int(user["id"])
+        refusal = await _judge(setup, user_id, guild_id, instance_id)
+    except DiscordRefused as exc:
+        return _refused(exc)
+    if refusal is not None:
+        log.info("activity_viewer_refused", user_id=user_id, guild_id=guild_id, why=refusal)
+        return _sentence(403, "forbidden", refusal)
+    credential, viewer = setup.keys.issue(user_id, guild_id, instance_id, setup.clock())
+    log.info("activity_viewer_proven", user_id=user_id, guild_id=guild_id)
+    shown = {k: user.get(k) for k in ("id", "username", "global_name") if k in user}
+    return web.Response(
+        body=orjson.dumps(
+            {
+                "access_token": access_token,
+                "credential": credential,
+                "expires_at": viewer.expires_at,
+                "header": HEADER,
+                "user": shown,
+            }
+        ),
+        content_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+async def _judge(setup: ActivitySetup, user_id: int, guild_id: int, instance_id: str) -> str | None:
+    """Why Discord's account of the instance does not let this user watch this server, or None."""
+    instance = await setup.proof.instance(instance_id)
+    if instance.guild_id != guild_id:
+        return "This activity is running in another server than the page asked for, so nothing is shown."
+    if user_id not in instance.users:
+        return "Discord does not list you in this activity, so its play is not shown to you."
+    return None
+
+
+def _refused(exc: DiscordRefused) -> web.Response:
+    headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after is not None else {}
+    return _sentence(exc.status, "discord", exc.sentence, **headers)
+
+
+async def renew(request: web.Request) -> web.Response:
+    """A fresh credential for a viewer Discord still lists in the instance."""
+    setup = request.app[ACTIVITY]
+    viewer: Viewer | None = request.get(VIEWER)
+    if viewer is None:
+        return _sentence(401, "unauthorized", f"renewing needs the {HEADER} header")
+    try:
+        refusal = await _judge(setup, viewer.user_id, viewer.guild_id, viewer.instance_id)
+    except DiscordRefused as exc:
+        return _refused(exc)
+    if refusal is not None:
+        return _sentence(403, "forbidden", refusal)
+    credential, fresh = setup.keys.issue(viewer.user_id, viewer.guild_id, viewer.instance_id, setup.clock())
+    return web.Response(
+        body=orjson.dumps({"credential": credential, "expires_at": fresh.expires_at}),
+        content_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+async def activity_status(request: web.Request) -> web.Response:
+    """The live socket's status, for a page that polls."""
+    setup = request.app[ACTIVITY]
+    guild_id = int(request.match_info["guild_id"])
+    status = embodiment.status_of(embodiment.host_of(request))
+    return web.Response(
+        body=orjson.dumps(setup.with_still_urls(guild_id, status, setup.clock())),
+        content_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+async def _first_credential(ws: web.WebSocketResponse, setup: ActivitySetup, guild_id: int) -> Viewer | str:
+    try:
+        message = await ws.receive(timeout=FIRST_MESSAGE_S)
+    except TimeoutError:
+        return "send the viewer credential first"
+    return _credential_of(message, setup, guild_id)
+
+
+def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer | str:
+    if message.type != WSMsgType.TEXT:
+        return "send the viewer credential first"
+    try:
+        body = orjson.loads(message.data)
+        viewer = setup.keys.check(str(body["credential"]), setup.clock())
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return 'the first message must be {"credential": "…"}'
+    except CredentialRefused as exc:
+        return str(exc)
+    if viewer.guild_id != guild_id:
+        return "this viewer credential is for another server's play"
+    return viewer
+
+
+class SocketHub:
+    """One server's live sockets and what they are sent. Every :data:`SEND_EVERY_S` while anyone
+    watches it reads the server's play host — its status and its recent turns, both already in
+    memory — and when either changed sends one ``update`` (the turns settled since, the status),
+    encoded once and written to every socket in turn. Play is never asked to do anything for its
+    viewers: a turn costs it nothing more however many watch, and they cost a few writes a second
+    however fast play goes. A socket whose send buffer is backed up (a slow viewer) skips an
+    update rather than hold the others up; the next one catches it up. Its task is the setup's
+    ``TaskOwner``'s."""
+
+    BACKLOG_BYTES = 64 * 1024
+
+    def __init__(self, setup: ActivitySetup, resolve: Callable[[], Any], guild_id: int, cap: int) -> None:
+        self.setup = setup
+        self.resolve = resolve  # the server's play host now (it may get one after its first viewer)
+        self.guild_id = guild_id
+        self.cap = cap
+        self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
+        self.status: dict[str, Any] = embodiment.status_of(resolve())
+        self._last_turn: tuple[str, int] | None = self._newest(resolve())
+        setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
+
+    def full(self) -> bool:
+        return len(self.sockets) >= self.cap
+
+    async def add(self, ws: web.WebSocketResponse, transport: Any) -> None:
+        self.sockets[ws] = transport
+        await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
+
+    @staticmethod
+    def _newest(host: Any) -> tuple[str, int] | None:
+        turns = host.recent_turns()
+        return (turns[-1].session_id, turns[-1].turn) if turns else None
+
+    async def _pump(self) -> None:
+        try:
+            while True:
+                await asyncio.sleep(self.setup.send_every_s)
+                if self.sockets:
+                    await self._flush()
+        finally:
+            for ws in list(self.sockets):
+                await ws.close(code=1001, message=b"play surface closing")
+
+    def _fresh_turns(self, host: Any) -> list[Any]:
+        """The host's recent turns settled since the last update (the last 12 at most)."""
+        recent = host.recent_turns()
+        fresh: list[Any] = []
+        for turn in reversed(recent):
+            if (turn.session_id, turn.turn) == self._last_turn or len(fresh) == MAX_TURNS_SENT:
+                break
+            fresh.append(turn)
+        if recent:
+            self._last_turn = (recent[-1].session_id, recent[-1].turn)
+        return fresh[::-1]
+
+    async def _flush(self) -> None:
+        """Send what changed since the last update."""
+        host = self.resolve()
+        turns = [turn_view(t) for t in self._fresh_turns(host)]
+        status = embodiment.status_of(host)
+        if not turns and status == self.status:
+            return
+        self.status = status
+        view = self.setup.status_view(self.guild_id, status)
+        message = orjson.dumps({"type": "update", "turns": turns, "status": view})
+        for ws, transport in list(self.sockets.items()):
+            if ws.closed or transport is None or transport.get_write_buffer_size() > self.BACKLOG_BYTES:
+                continue
+            with contextlib.suppress(ConnectionError):
+                await ws.send_bytes(message)
+
+
+async def live_socket(request: web.Request) -> web.StreamResponse:
+    """Live updates for one server's Activity viewers: the credential first, then ``status``
+    (with signed still URLs) and ``turn`` messages from the server's :class:`SocketHub`; a
+    renewed credential may be sent at any time, and the socket closes when the one it holds
+    expires."""
+    setup = request.app[ACTIVITY]
+    guild_id = int(request.match_info["guild_id"])
+    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=8192)
+    await ws.prepare(request)
+    viewer = await _first_credential(ws, setup, guild_id)
+    if isinstance(viewer, str):
+        await ws.send_bytes(orjson.dumps({"type": "error", "message": viewer}))
+        await ws.close(code=4401, message=b"unauthorized")
+        return ws
+    hub = setup.hub(request.app, guild_id)
+    if hub.full():
+        busy = "too many live pages are open; updating every few seconds"
+        await ws.send_bytes(orjson.dumps({"type": "error", "message": busy}))
+        await ws.close(code=4503, message=b"busy")
+        return ws
+    await hub.add(ws, request.transport)
+    try:
+        while not ws.closed:
+            left = viewer.expires_at - setup.clock()
+            if left <= 0:
+                await ws.send_bytes(
+                    orjson.dumps({"type": "error", "message": "the viewer credential expired"})
+                )
+                break
+            try:
+                message = await ws.receive(timeout=left)
+            except TimeoutError:
+                continue  # the loop's check says it expired
+            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                break
+            renewed = _credential_of(message, setup, guild_id)
+            if isinstance(renewed, str):
+                await ws.send_bytes(orjson.dumps({"type": "error", "message": renewed}))
+                break
+            viewer = renewed
+    except (ConnectionResetError, ConnectionError):
+        pass
+    finally:
+        hub.sockets.pop(ws, None)
+        await ws.close()
+    return ws
+
+
+def add_routes(app: web.Application, setup: ActivitySetup) -> None:
+    app[ACTIVITY] = setup
+    app.router.add_post("/v1/activity/session", session)
+    app.router.add_post("/v1/activity/renew", renew)
+    scoped = "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"
+    app.router.add_get(scoped + "/live", live_socket)
+    app.router.add_get(scoped + "/activity-status", activity_status)
+
+    async def on_shutdown(_app: web.Application) -> None:
+        for hub in setup.hubs.values():
+            for ws in list(hub.sockets):
+                await ws.close(code=1001, message=b"server shutting down")
+        await setup.tasks.close()
+        await setup.proof.close()
+
+    app.on_shutdown.append(on_shutdown)

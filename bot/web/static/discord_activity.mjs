@@ -1,0 +1,145 @@
+// Clankie inside Discord's call (docs/architecture.md §10 "The Activity").
+// Discord's Embedded App SDK (vendored, same origin) does the handshake with the Discord client;
+// the viewer authorizes (identify), the server proves them with Discord and answers a viewer
+// credential for their own server's play; then activity.js's rendering watches that play with a
+// transport that carries the credential: a header on every read, the first message of a
+// WebSocket, stills by short-lived signed URLs. Every address is relative (Discord's proxy lets
+// the page reach only its own origin). No inline script, no worker, no navigation.
+import { DiscordSDK, Events } from "./discord-sdk/index.mjs";
+
+const $ = (id) => document.getElementById(id);
+const root = document.documentElement;
+const HEADER = "X-Clankie-Viewer";
+const RENEW_BEFORE_S = 60;
+
+function say(sentence, problem) {
+  const notice = $("notice");
+  notice.textContent = sentence;
+  notice.hidden = !sentence;
+  notice.classList.toggle("problem", !!problem);
+}
+
+function showWatchers(participants) {
+  const list = $("watchers");
+  list.replaceChildren(...participants.map((p) => {
+    const li = document.createElement("li");
+    li.textContent = p.nickname || p.global_name || p.username;
+    li.dataset.user = p.id;
+    return li;
+  }));
+  list.hidden = participants.length === 0;
+}
+
+async function postJSON(path, body, headers) {
+  const r = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json", ...(headers || {}) },
+    body: JSON.stringify(body || {}),
+    cache: "no-store",
+  });
+  let answer = null;
+  try { answer = await r.json(); } catch (e) { answer = null; }
+  if (!r.ok) {
+    const why = (answer && answer.message) || "The server answered " + r.status + ".";
+    throw Object.assign(new Error(why), { sentence: why });
+  }
+  return answer;
+}
+
+// A viewer's credential, renewed a minute before it expires (the server asks Discord again
+// whether the viewer is still in the call); the live socket is handed every new one.
+class Credential {
+  constructor(answer) { this.renewed = []; this.take(answer); }
+  take(answer) {
+    this.value = answer.credential;
+    const ms = Math.max(5, answer.expires_at - Date.now() / 1000 - RENEW_BEFORE_S) * 1000;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.renew(), ms);
+    for (const f of this.renewed) f(this.value);
+  }
+  async renew() {
+    try {
+      this.take(await postJSON("v1/activity/renew", {}, { [HEADER]: this.value }));
+    } catch (e) {
+      say(e.sentence || "Your viewing pass could not be renewed; reopen the activity.", true);
+    }
+  }
+}
+
+function transport(guild, credential, pollMs) {
+  const api = "v1/guilds/" + guild + "/embodiment";
+  async function getJSON(path) {
+    const r = await fetch(path, { headers: { Accept: "application/json", [HEADER]: credential.value }, cache: "no-store" });
+    if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+    return r.json();
+  }
+  return {
+    api,
+    pollMs,
+    getJSON,
+    status: () => getJSON(api + "/activity-status"),
+    // a still's signed URL carries its frame's hash: a new address per frame, so the proxy's cache never shows an old one
+    stillSrc: (sha, last, st) => (st && (last ? st.lastStillUrl : st.stillUrl)) || null,
+    live(on) {
+      if (!window.WebSocket) { on.failed(); return; }
+      const url = new URL(api + "/live", document.baseURI);
+      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+      let given = false;
+      const ws = new WebSocket(url);
+      ws.addEventListener("open", () => {
+        ws.send(JSON.stringify({ credential: credential.value }));
+        credential.renewed.push((value) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ credential: value })); });
+        on.open();
+      });
+      ws.addEventListener("message", async (e) => {
+        const msg = JSON.parse(typeof e.data === "string" ? e.data : await e.data.text());
+        if (msg.type === "update") {  // the turns since the last update, then the newest status
+          for (const t of msg.turns) on.turn(t);
+          if (msg.status) on.status(msg.status);
+        } else if (msg.type === "status") on.status(msg.data);
+        else if (msg.type === "error") say(msg.message, true);
+      });
+      ws.addEventListener("close", () => { if (!given) { given = true; on.failed(); } });
+    },
+  };
+}
+
+async function main() {
+  const appId = root.dataset.applicationId;
+  const pollMs = Math.max(500, Number(root.dataset.pollS || "2") * 1000);
+  if (!appId) { say("Clankie is still starting; close the activity and open it again in a moment.", true); return; }
+  const sdk = new DiscordSDK(appId, { disableConsoleLogOverride: true });
+  await sdk.ready();
+  if (!sdk.guildId) { say("Clankie plays for a server: open the activity in a server's voice channel.", true); return; }
+  say("Checking with Discord who you are…");
+  const state = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  let code;
+  try {
+    ({ code } = await sdk.commands.authorize({
+      client_id: appId, response_type: "code", state, prompt: "none", scope: ["identify"],
+    }));
+  } catch (e) {
+    say("Discord did not let Clankie know who you are, so nothing can be shown.", true);
+    return;
+  }
+  let answer;
+  try {
+    answer = await postJSON("v1/activity/session", { code, instance_id: sdk.instanceId, guild_id: sdk.guildId });
+  } catch (e) {
+    say(e.sentence || "The server could not be reached.", true);
+    return;
+  }
+  await sdk.commands.authenticate({ access_token: answer.access_token });
+  say("");
+  const credential = new Credential(answer);
+  window.ClankieWatch(transport(sdk.guildId, credential, pollMs));
+  try {
+    const { participants } = await sdk.commands.getInstanceConnectedParticipants();
+    showWatchers(participants);
+    await sdk.subscribe(Events.ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE, (e) => showWatchers(e.participants));
+  } catch (e) {
+    $("watchers").hidden = true;  // who else is watching is a nicety; play shows without it
+  }
+}
+
+main().catch((e) => say(e && e.sentence ? e.sentence : "Something went wrong starting the activity; reopen it.", true));

@@ -1,0 +1,104 @@
+"""A world for the Discord Activity's tests: the Discord fake (OAuth2, Bearer ``/users/@me``,
+activity instances), a web surface with ``[activity] enabled`` pointed at it, server A (the
+fake's default guild, playing the sandbox) and server B (its own host, never playing), and an
+activity instance in A's voice channel with ``fake.member`` in it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from bot.config import ActivitySettings, DiscordSettings, PathSettings, Settings, WebSettings
+from bot.play.host import StartRequest
+from bot.play.hosts import PlayHosts
+from bot.web.app import WebHandle, WebSurface
+from bot.web.share_store import ShareStore
+from tests.fakes.discord import DiscordFake
+from tests.fakes.discord.activity_routes import FakeInstance
+from tests.fakes.discord.server import SeededGuild
+
+WEB_TOKEN = "web-token-for-the-activity-tests"
+HEADER = "X-Clankie-Viewer"
+
+
+def activity_settings(
+    tmp_path: Path, fake: DiscordFake, *, public_url: str | None = None, **activity: Any
+) -> Settings:
+    return Settings(
+        discord=DiscordSettings(
+            token=SecretStr(fake.token), api_url=fake.api_base, application_id=fake.application_id
+        ),
+        activity=ActivitySettings(
+            enabled=True, client_secret=SecretStr(fake.activity.client_secret), **activity
+        ),
+        web=WebSettings(port=0, token=SecretStr(WEB_TOKEN), public_url=public_url, max_subscribers=256),
+        paths=PathSettings(state_dir=tmp_path / "state"),
+    )
+
+
+@dataclass
+class ActivityWorld:
+    fake: DiscordFake
+    settings: Settings
+    plays: PlayHosts
+    surface: WebSurface
+    handle: WebHandle
+    other: SeededGuild  # server B
+    instance: FakeInstance  # in A's voice channel, fake.member watching
+
+    @property
+    def a(self) -> int:
+        return self.fake.guild.id
+
+    @property
+    def b(self) -> int:
+        return self.other.guild.id
+
+    def launch_query(self, instance: FakeInstance | None = None, guild_id: int | None = None) -> str:
+        instance = instance or self.instance
+        guild = instance.guild.id if guild_id is None else guild_id
+        return (
+            f"?frame_id=frame-{instance.launch_id}&instance_id={instance.instance_id}&platform=desktop"
+            f"&guild_id={guild}&channel_id={instance.channel.id}"
+        )
+
+
+@asynccontextmanager
+async def activity_world(
+    tmp_path: Path,
+    *,
+    play: bool = True,
+    pace_seconds: float = 0.05,
+    public_url: str | None = None,
+    **activity: Any,
+) -> AsyncIterator[ActivityWorld]:
+    fake = DiscordFake()
+    await fake.start()
+    plays: PlayHosts | None = None
+    handle: WebHandle | None = None
+    try:
+        other = await fake.add_guild("Other Server")
+        settings = activity_settings(tmp_path, fake, public_url=public_url, **activity)
+        plays = PlayHosts(settings)
+        surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
+        handle = await surface.start()
+        host_a = plays.of(fake.guild.id)
+        plays.of(other.guild.id)  # B has a host, and never plays
+        if play:
+            await host_a.start(
+                StartRequest(world="sandbox", mind="autopilot", turns=10_000, pace_seconds=pace_seconds)
+            )
+        instance = fake.activity.launch(fake.guild, fake.voice_channel, [fake.member.user])
+        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance)
+        fake.assert_clean()
+    finally:
+        if handle is not None:
+            await handle.close()
+        if plays is not None:
+            await plays.close()
+        await fake.stop()
