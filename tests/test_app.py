@@ -20,7 +20,7 @@ import structlog
 from pydantic import SecretStr
 
 import bot.app as app
-from bot import metrics
+from bot import discord_seam, metrics
 from bot.cli import _guard
 from bot.discord_seam import GatewayClose
 from bot.play.state import StatePaths
@@ -230,6 +230,12 @@ async def test_an_unreachable_discord_is_one_sentence_and_exit_1(
     assert out.err.startswith(f"clankie: cannot reach Discord (Cannot connect to host 127.0.0.1:{port}")
     assert out.err.count("\n") == 1 and "some-token" not in out.err + out.out
     no_traceback(out.err + out.out, caplog)
+
+
+def test_every_close_code_discord_py_stops_on_has_its_sentence() -> None:
+    """4014 is raised as PrivilegedIntentsRequired, which ``serve`` says in its own sentence."""
+    assert set(app.NO_RECONNECT) | {4014} == discord_seam.STOPS_ON
+    assert "token" in app.gave_up_sentence(4004)
 
 
 def test_why_a_connection_ended_is_a_fault_unless_discord_py_closed_it_to_reconnect() -> None:
