@@ -40,6 +40,7 @@ from aiohttp.typedefs import Handler
 
 from bot.tasks import TaskOwner
 from bot.web import embodiment
+from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
@@ -71,6 +72,7 @@ class ActivitySetup:
     tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
+    shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
     _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
@@ -181,14 +183,45 @@ def _page_template() -> str:
 
 def activity_page(request: web.Request) -> web.Response:
     """The Activity page, its application id and poll interval in data attributes (no inline
-    script: Discord's proxy may refuse one)."""
+    script: Discord's proxy may refuse one); or, for a server another process owns, a redirect
+    to that process's prefix with Discord's whole query (bot/web/activity_shards.py)."""
     setup = request.app[ACTIVITY]
+    guild_id = _digits(request.query.get("guild_id"))
+    if guild_id is not None and not setup.shards.owns(guild_id):
+        location = setup.shards.launch_location(guild_id, request.rel_url.raw_query_string)
+        if location is not None and ROUTED in request.query:
+            log.warning("activity_misrouted", guild_id=guild_id, shard=setup.shards.shard_of(guild_id))
+            return web.Response(
+                text=_MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id))),
+                status=421,
+                content_type="text/html",
+                headers=_PAGE_HEADERS,
+            )
+        if location is not None:
+            # No Referrer-Policy here: the redirected page's document.referrer must stay the
+            # Discord client's origin, which the SDK posts its handshake to.
+            return web.Response(status=307, headers={"Location": location, "Cache-Control": "no-store"})
     app_id = setup.application_id()
     page = _page_template().replace(
         'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
     )
     page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
     return web.Response(text=page, content_type="text/html", headers=_PAGE_HEADERS)
+
+
+_MISROUTED = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Clankie</title>
+<link rel="stylesheet" href="./static/discord.css"></head>
+<body class="in-discord"><p id="notice" role="status" class="problem">{sentence}</p></body></html>
+"""
+
+
+def misrouted_sentence(shards: ShardRoutes, guild_id: int) -> str:
+    return (
+        f"This server's play is on shard {shards.shard_of(guild_id)}, which this Clankie process does not "
+        f"run, and the proxy sent the activity back here: the proxy's locations and [cluster] "
+        f"shard_prefix ({shards.prefix}) disagree."
+    )
 
 
 def _digits(value: Any) -> int | None:
