@@ -52,6 +52,7 @@ DISCORD_QUERY = ("frame_id", "instance_id", "platform")
 ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
 VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
 FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
+RENEW_BEFORE_S = 60.0  # the page renews a credential this long before it expires (half its life at most)
 SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
 MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
@@ -224,6 +225,14 @@ def misrouted_sentence(shards: ShardRoutes, guild_id: int) -> str:
     )
 
 
+def renew_in(expires_at: float, now: float) -> float:
+    """Seconds from ``now`` until the page should renew a credential that expires at
+    ``expires_at``: :data:`RENEW_BEFORE_S` before, or halfway when it has less than twice that
+    left (the page counts from the answer, so its own clock does not matter)."""
+    left = max(0.0, expires_at - now)
+    return round(left - min(RENEW_BEFORE_S, left / 2), 3)
+
+
 def _digits(value: Any) -> int | None:
     text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
     return int(text) if text.isdigit() and len(text) <= 20 else None
@@ -266,6 +275,7 @@ async def session(request: web.Request) -> web.Response:
                 "access_token": access_token,
                 "credential": credential,
                 "expires_at": viewer.expires_at,
+                "renew_in_s": renew_in(viewer.expires_at, setup.clock()),
                 "header": HEADER,
                 "user": shown,
             }
@@ -304,7 +314,13 @@ async def renew(request: web.Request) -> web.Response:
         return _sentence(403, "forbidden", refusal)
     credential, fresh = setup.keys.issue(viewer.user_id, viewer.guild_id, viewer.instance_id, setup.clock())
     return web.Response(
-        body=orjson.dumps({"credential": credential, "expires_at": fresh.expires_at}),
+        body=orjson.dumps(
+            {
+                "credential": credential,
+                "expires_at": fresh.expires_at,
+                "renew_in_s": renew_in(fresh.expires_at, setup.clock()),
+            }
+        ),
         content_type="application/json",
         headers={"Cache-Control": "no-store"},
     )

@@ -62,7 +62,8 @@ async def test_a_viewer_in_as_instance_sees_as_live_play_and_nothing_of_bs(tmp_p
     async with activity_world(tmp_path) as world, aiohttp.ClientSession() as http:
         status, answer = await prove(world, http)
         assert status == 200, answer
-        assert set(answer) == {"access_token", "credential", "expires_at", "header", "user"}
+        assert set(answer) == {"access_token", "credential", "expires_at", "renew_in_s", "header", "user"}
+        assert 539 <= answer["renew_in_s"] <= 540  # a minute before the default 600 s run out
         assert answer["user"]["id"] == str(world.fake.member.id)
         tokens = world.fake.activity.tokens
         assert answer["access_token"] in tokens  # the one Discord gave, for authenticate()
