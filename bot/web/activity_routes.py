@@ -40,6 +40,7 @@ from aiohttp.typedefs import Handler
 
 from bot.tasks import TaskOwner
 from bot.web import embodiment
+from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
@@ -168,6 +169,7 @@ def viewer_gate(setup: ActivitySetup) -> Any:
             request[ADMITTED] = True
         elif (
             (path == "/" and is_discord_launch(request))
+            or path.startswith("/discord-sdk/")  # the SDK's modules: public code, no data
             or path == "/v1/activity/session"
             or (scoped is not None and scoped.group(2) == "live")
         ):
@@ -203,7 +205,7 @@ def activity_page(request: web.Request) -> web.Response:
             # Discord client's origin, which the SDK posts its handshake to.
             return web.Response(status=307, headers={"Location": location, "Cache-Control": "no-store"})
     app_id = setup.application_id()
-    page = _page_template().replace(
+    page = versioned(_page_template()).replace(
         'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
     )
     page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
@@ -486,6 +488,7 @@ def add_routes(app: web.Application, setup: ActivitySetup) -> None:
     app[ACTIVITY] = setup
     app.router.add_post("/v1/activity/session", session)
     app.router.add_post("/v1/activity/renew", renew)
+    app.router.add_get(SDK_ROUTE, sdk_file)
     scoped = "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"
     app.router.add_get(scoped + "/live", live_socket)
     app.router.add_get(scoped + "/activity-status", activity_status)

@@ -5,10 +5,12 @@
 // transport that carries the credential: a header on every read, the first message of a
 // WebSocket, stills by short-lived signed URLs. Every address is relative (Discord's proxy lets
 // the page reach only its own origin). No inline script, no worker, no navigation.
-import { DiscordSDK, Events } from "./discord-sdk/index.mjs";
+// The SDK's entry comes from <html data-sdk>: a folder named by the vendored tree's hash
+// (bot/web/activity_assets.py), so Discord's proxy cache never hands out an old copy.
+const root = document.documentElement;
+const { DiscordSDK, Events } = await import(new URL(root.dataset.sdk, document.baseURI).href);
 
 const $ = (id) => document.getElementById(id);
-const root = document.documentElement;
 const HEADER = "X-Clankie-Viewer";
 const RENEW_BEFORE_S = 60;  // when the server does not say (renew_in_s) when to renew
 const RETRY_S = 10;  // after a renewal that failed for a reason that may pass (network, 5xx, 429)
