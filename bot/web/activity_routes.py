@@ -195,7 +195,9 @@ def activity_page(request: web.Request) -> web.Response:
         if location is not None and ROUTED in request.query:
             log.warning("activity_misrouted", guild_id=guild_id, shard=setup.shards.shard_of(guild_id))
             return web.Response(
-                text=_MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id))),
+                text=versioned(
+                    _MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id)))
+                ),
                 status=421,
                 content_type="text/html",
                 headers=_PAGE_HEADERS,

@@ -102,7 +102,7 @@ async def activity_world(
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
         if clock is not None:
-            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign]
+            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign,assignment]
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays
