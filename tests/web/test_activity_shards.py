@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from pydantic import ValidationError
 
-from bot.config import ClusterSettings, Settings
+from bot.config import ClusterSettings, ConfigError, Settings, load_settings
 from bot.play.host import StartRequest
 from bot.play.hosts import PlayHosts
 from bot.web.activity_shards import ROUTED, ShardRoutes
@@ -102,6 +102,17 @@ def test_the_shard_prefix_is_a_path_with_the_shard_in_it() -> None:
     ):
         with pytest.raises(ValidationError, match=said.replace("{", r"\{").replace("?", r"\?")):
             ClusterSettings(shard_prefix=bad)
+
+
+def test_a_bad_shard_prefix_in_the_file_names_the_file_and_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[cluster]\nshard_prefix = "s{shard}/"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, env={})
+    assert str(caught.value) == (
+        f"{path}: [cluster] shard_prefix: shard_prefix is a path from the host's root: /…/, "
+        "e.g. /s{shard}/ (got 's{shard}/')"
+    )
 
 
 def test_who_owns_a_server_and_where_its_process_is() -> None:
