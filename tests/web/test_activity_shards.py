@@ -16,9 +16,10 @@ import aiohttp
 import pytest
 from pydantic import ValidationError
 
-from bot.config import ClusterSettings, ConfigError, Settings, load_settings
+from bot.config import ClusterSettings, ConfigError, Settings, WebSettings, load_settings
 from bot.play.host import StartRequest
 from bot.play.hosts import PlayHosts
+from bot.setup.activity_checks import public_url_check
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.app import WebHandle, WebSurface
 from bot.web.auth import WebConfigError
@@ -113,6 +114,13 @@ def test_a_bad_shard_prefix_in_the_file_names_the_file_and_the_key(tmp_path: Pat
         f"{path}: [cluster] shard_prefix: shard_prefix is a path from the host's root: /…/, "
         "e.g. /s{shard}/ (got 's{shard}/')"
     )
+
+
+def test_the_doctor_maps_the_activity_to_the_hosts_root_when_shards_have_prefixes() -> None:
+    settings = Settings(web=WebSettings(public_url="https://clankie.example.org/s1/"))
+    assert public_url_check(settings).found.endswith("URL Mappings: / → clankie.example.org/s1)")
+    settings.cluster.shard_prefix = PREFIX
+    assert public_url_check(settings).found.endswith("URL Mappings: / → clankie.example.org)")
 
 
 def test_who_owns_a_server_and_where_its_process_is() -> None:
