@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.discord.activity_routes import Fault
 from tests.web.activity_world import ActivityWorld, activity_world
 from tests.web.browser import chromium
 from tests.web.discord_client import ClientSetup, discord_client
@@ -21,6 +22,7 @@ from tests.web.test_activity_browser import PAINTED, activity_frame, origin, wat
 
 TTL_S = 30
 RENEW_IN_MS = 15_000  # half of 30 s (a minute before, when the credential lives longer than two)
+RETRY_MS = 10_000  # discord_activity.mjs RETRY_S: after a renewal that failed for a reason that may pass
 TURN = "() => Number((document.getElementById('state').textContent.match(/turn (\\d+)/) || [])[1] || 0)"
 EXPIRES = "() => Number(document.documentElement.dataset.passExpires || 0)"
 RENEW = "/v1/activity/renew"
@@ -167,3 +169,25 @@ async def test_a_viewer_who_left_the_call_sees_the_sentence_and_no_more_play(tmp
         assert [url for url in after if "/embodiment/" in url or url.endswith(RENEW)] == []
         assert await frame.text_content("#transport") == "live"  # it never fell back to polling
         assert await frame.evaluate(EXPIRES) == 0
+
+
+async def test_a_renewal_discord_failed_is_tried_again_and_the_sentence_goes(tmp_path: Path) -> None:
+    clock = Clock()
+    async with watching(tmp_path, clock, websocket=True) as seen:
+        seen.world.fake.activity.fail_next("applications_get_activity_instance", Fault(500))
+        failed = await seen.renewal()
+        assert failed.status == 502
+        frame = seen.frame
+        await frame.wait_for_function("() => !document.getElementById('notice').hidden")
+        assert (
+            await frame.text_content("#notice")
+            == "Discord had a problem (500) while checking who you are; try again in a moment."
+        )
+        assert await frame.is_visible("main")  # the pass still holds: play stays
+        async with seen.page.expect_response(lambda r: r.url.endswith(RENEW)) as again:
+            await seen.page.clock.fast_forward(RETRY_MS + 1_000)
+        fresh = await (await again.value).json()
+        await frame.wait_for_function(f"() => ({EXPIRES})() === {fresh['expires_at']}")
+        await frame.wait_for_function("() => document.getElementById('notice').hidden")
+        assert json.loads(seen.sent[-1]) == {"credential": fresh["credential"]}
+        await seen.follows_play()

@@ -59,7 +59,6 @@ class Credential {
   constructor(answer) { this.renewed = []; this.revoked = []; this.take(answer); }
   take(answer) {
     this.value = answer.credential;
-    this.expiresAt = answer.expires_at;
     root.dataset.passExpires = String(answer.expires_at);
     const inS = typeof answer.renew_in_s === "number"
       ? answer.renew_in_s : answer.expires_at - Date.now() / 1000 - RENEW_BEFORE_S;
@@ -74,10 +73,12 @@ class Credential {
     if (!this.value) return;
     try {
       this.take(await postJSON("v1/activity/renew", {}, { [HEADER]: this.value }));
+      if (this.troubled) { this.troubled = false; say(""); }  // the last try's sentence is over
     } catch (e) {
       if (e.status === 401 || e.status === 403) {
         this.revoke(e.sentence);
       } else {  // it may pass: try again while the credential still holds
+        this.troubled = true;
         say(e.sentence || "Your viewing pass could not be renewed; trying again.", true);
         this.later(Math.max(e.retryAfter || 0, RETRY_S));
       }
