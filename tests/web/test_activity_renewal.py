@@ -18,7 +18,7 @@ from tests.fakes.discord.activity_routes import Fault
 from tests.web.activity_world import ActivityWorld, activity_world
 from tests.web.browser import chromium
 from tests.web.discord_client import ClientSetup, discord_client
-from tests.web.test_activity_browser import PAINTED, activity_frame, origin, watch_requests
+from tests.web.test_activity_browser import PAINTED, activity_frame, origin, shot, watch_requests
 
 TTL_S = 30
 RENEW_IN_MS = 15_000  # half of 30 s (a minute before, when the credential lives longer than two)
@@ -153,7 +153,10 @@ async def test_a_viewer_who_left_the_call_sees_the_sentence_and_no_more_play(tmp
             await frame.text_content("#notice")
             == "Discord does not list you in this activity, so its play is not shown to you."
         )
-        assert await frame.is_hidden("main")  # the still, the turns, the story: gone
+        assert await frame.is_hidden("main") and await frame.is_hidden("#state")  # play, turn: gone
+        picture = tmp_path / "left-the-call.png"
+        await seen.page.screenshot(path=str(picture))
+        shot(picture)
         (socket,) = seen.sockets
         if not socket.is_closed():
             await socket.wait_for_event("close")
@@ -167,7 +170,7 @@ async def test_a_viewer_who_left_the_call_sees_the_sentence_and_no_more_play(tmp
         after = [url for _status, url in seen.answers[asked:]]
         assert after and after[-1].endswith("/static/discord.css")
         assert [url for url in after if "/embodiment/" in url or url.endswith(RENEW)] == []
-        assert await frame.text_content("#transport") == "live"  # it never fell back to polling
+        assert await frame.text_content("#transport") == ""  # it never fell back to polling
         assert await frame.evaluate(EXPIRES) == 0
 
 

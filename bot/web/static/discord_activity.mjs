@@ -89,7 +89,9 @@ class Credential {
     this.value = null;
     delete root.dataset.passExpires;
     for (const f of this.revoked) f();
-    document.querySelector("main").hidden = true;
+    document.querySelector("main").hidden = true;  // the play, its state and how it came: gone
+    $("state").hidden = true;
+    $("transport").textContent = "";
     say(sentence || "Your viewing pass has ended; reopen the activity.", true);
   }
 }
