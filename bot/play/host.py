@@ -29,6 +29,7 @@ from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StatePaths, StateUnwritable, check_state
 from bot.tasks import TaskOwner
+from bot.web.play_view import ActivityDigest
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
@@ -267,30 +268,19 @@ class PlayHost:
         s = self.session
         return s.recent if s is not None else []
 
-    def activity(self) -> dict[str, Any] | None:
-        """The activity digest (docs/architecture.md §10): hashes only, never pixels."""
+    def activity(self) -> ActivityDigest | None:
+        """The activity digest of the session playing now (docs/architecture.md §10)."""
         s = self.active
-        if s is None:
+        return activity_digest(s, live=True) if s is not None else None
+
+    def last_activity(self) -> ActivityDigest | None:
+        """The digest of the session that played last, once it has ended: its last settled
+        turn's objective, intent, action, outcome, effect and progress, and how it ended (None
+        while one plays, or when the last settled no turn)."""
+        s = self.session
+        if s is None or self.active is not None or s.last is None:
             return None
-        last = s.last
-        return {
-            "sessionId": s.session_id,
-            "runId": s.run_id,
-            "state": s.state,
-            "world": s.spec.world,
-            "mind": s.spec.mind,
-            "turn": s.turn,
-            "objective": s.objective,
-            "intent": last.intent if last else None,
-            "lastAction": last.action if last else None,
-            "lastOutcome": last.outcome if last else None,
-            "lastEffect": last.effect if last else None,
-            "progress": s.progress(),
-            "metricLabels": dict(s.metric_labels),
-            "frameSha256": s.last_still.sha256 if s.last_still else None,
-            "observationSha256": s.last_observation.sha256 if s.last_observation else None,
-            "scene": s.last_observation.scene if s.last_observation else None,
-        }
+        return activity_digest(s, live=False)
 
     def live_story(self) -> dict[str, Any] | None:
         s = self.active
@@ -315,6 +305,39 @@ class PlayHost:
             "turn": s.turn if s else 0,
             "journal": str(s.journal_path) if s and s.journal_path else None,
         }
+
+
+def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
+    """One session's digest, the one shape every reader gets (:class:`ActivityDigest`): hashes
+    only, never pixels. ``live``: the turn under way, the objective and progress now and the
+    newest frame; else (an ended session) those of its last settled turn."""
+    last = s.last
+    seen = s.last_observation
+    ended = last if not live else None
+    return {
+        "sessionId": s.session_id,
+        "runId": s.run_id,
+        "state": s.state,
+        "world": s.spec.world,
+        "mind": s.spec.mind,
+        "turn": ended.turn if ended is not None else s.turn,
+        "at": last.at if last else None,
+        "objective": ended.objective if ended is not None else s.objective,
+        "intent": last.intent if last else None,
+        "lastAction": last.action if last else None,
+        "lastOutcome": last.outcome if last else None,
+        "lastEffect": last.effect if last else None,
+        "progress": dict(ended.progress) if ended is not None else s.progress(),
+        "metricLabels": dict(s.metric_labels),
+        "milestoneTotal": len(s.world.info.milestones) or None,
+        "frameSha256": ended.frame_sha256
+        if ended is not None
+        else s.last_still.sha256
+        if s.last_still
+        else None,
+        "observationSha256": seen.sha256 if seen else None,
+        "scene": seen.scene if seen else None,
+    }
 
 
 def _check(request: StartRequest, world_name: str, mind_name: str) -> None:

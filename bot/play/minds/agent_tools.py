@@ -20,6 +20,7 @@ from bot.tools.context import ToolContext, ToolServices
 from bot.tools.defaults import build_registry
 from bot.tools.registry import ToolRegistry
 from bot.tools.world import Choose, world_action_tools
+from bot.web.play_view import ActivityDigest
 from bot.worlds.base import Still
 
 MAX_STATE_CHARS = 6000
@@ -70,7 +71,7 @@ class ViewPlay:
     def live_still(self) -> Still | None:
         return self.view.still
 
-    def activity(self) -> dict[str, Any] | None:
+    def activity(self) -> ActivityDigest | None:
         return None
 
     def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
