@@ -15,7 +15,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -29,11 +29,13 @@ from bot.play.outcomes import SessionOutcome
 from bot.play.session import PlaySession, SessionSpec, SettledTurn
 from bot.play.state import StatePaths, StateUnwritable, check_state
 from bot.tasks import TaskOwner
-from bot.web.play_view import ActivityDigest
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
 from journal.writer import disk_failure
+
+if TYPE_CHECKING:
+    from bot.web.play_view import ActivityDigest  # a type only: play does not import the web
 
 log = structlog.get_logger("clankie.play.host")
 MAX_PACE_S = 60.0  # as [play] pace_seconds allows
