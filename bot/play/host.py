@@ -313,30 +313,29 @@ def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
     """One session's digest, the one shape every reader gets (:class:`ActivityDigest`): hashes
     only, never pixels. ``live``: the turn under way, the objective and progress now and the
     newest frame; else (an ended session) those of its last settled turn."""
-    last = s.last
-    seen = s.last_observation
-    ended = last if not live else None
+    last, seen = s.last, s.last_observation
+    if live or last is None:
+        turn, objective, progress = s.turn, s.objective, s.progress()
+        frame = s.last_still.sha256 if s.last_still else None
+    else:
+        turn, objective, progress, frame = last.turn, last.objective, dict(last.progress), last.frame_sha256
     return {
         "sessionId": s.session_id,
         "runId": s.run_id,
         "state": s.state,
         "world": s.spec.world,
         "mind": s.spec.mind,
-        "turn": ended.turn if ended is not None else s.turn,
+        "turn": turn,
         "at": last.at if last else None,
-        "objective": ended.objective if ended is not None else s.objective,
+        "objective": objective,
         "intent": last.intent if last else None,
         "lastAction": last.action if last else None,
         "lastOutcome": last.outcome if last else None,
         "lastEffect": last.effect if last else None,
-        "progress": dict(ended.progress) if ended is not None else s.progress(),
+        "progress": progress,
         "metricLabels": dict(s.metric_labels),
         "milestoneTotal": len(s.world.info.milestones) or None,
-        "frameSha256": ended.frame_sha256
-        if ended is not None
-        else s.last_still.sha256
-        if s.last_still
-        else None,
+        "frameSha256": frame,
         "observationSha256": seen.sha256 if seen else None,
         "scene": seen.scene if seen else None,
     }

@@ -84,9 +84,10 @@ class Unplayed:
         return None
 
     async def subscribe(self) -> AsyncIterator[ViewedTurn]:
-        await asyncio.Event().wait()  # no turns, ever; ends when its feed is closed
+        """No turns, ever: it waits until its feed is closed."""
+        await asyncio.Event().wait()
         return
-        yield
+        yield  # (an async generator that never yields)
 
 
 UNPLAYED: WebPlayView = Unplayed()

@@ -21,7 +21,13 @@ from tests.web.sandbox import sandbox_playing
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "/v1/embodiment/sessions/live"
 DIGEST_KEYS = set(ActivityDigest.__required_keys__)
-SEAM = ("bot/web/play_view.py", "bot/web/embodiment.py", "bot/web/activity_routes.py", "bot/web/views.py", "bot/web/app.py")
+SEAM = (
+    "bot/web/play_view.py",
+    "bot/web/embodiment.py",
+    "bot/web/activity_routes.py",
+    "bot/web/views.py",
+    "bot/web/app.py",
+)
 
 
 async def get_json(client: TestClient, path: str) -> dict:
@@ -72,13 +78,17 @@ async def test_a_server_with_no_play_and_a_host_read_the_same_way(host: PlayHost
     assert isinstance(host, WebPlayView) and isinstance(host, PlayView)
     assert isinstance(UNPLAYED, WebPlayView)
     assert host.activity() is None and host.last_activity() is None  # nothing played yet
-    assert status_of(UNPLAYED) == status_of(host) == {
-        "session": None,
-        "activity": None,
-        "frameSha256": None,
-        "lastFrame": None,
-        "lastActivity": None,
-    }
+    assert (
+        status_of(UNPLAYED)
+        == status_of(host)
+        == {
+            "session": None,
+            "activity": None,
+            "frameSha256": None,
+            "lastFrame": None,
+            "lastActivity": None,
+        }
+    )
 
 
 def _any_at(path: str) -> list[str]:
@@ -93,13 +103,20 @@ def _any_at(path: str) -> list[str]:
             found.append(f"{path}:{node.lineno} .Any")
         elif isinstance(node, ast.alias) and node.name == "Any":
             found.append(f"{path}:{node.lineno} import Any")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(
-            r"[\w\[\], .|\"']*\bAny\b[\w\[\], .|\"']*", node.value
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and re.fullmatch(r"[\w\[\], .|\"']*\bAny\b[\w\[\], .|\"']*", node.value)
         ):
             found.append(f"{path}:{node.lineno} {node.value!r}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
-            "getattr",
-            "hasattr",
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id
+            in (
+                "getattr",
+                "hasattr",
+            )
         ):
             found.append(f"{path}:{node.lineno} {node.func.id}()")
     return found
