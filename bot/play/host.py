@@ -311,14 +311,14 @@ class PlayHost:
 
 def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
     """One session's digest, the one shape every reader gets (:class:`ActivityDigest`): hashes
-    only, never pixels. ``live``: the turn under way, the objective and progress now and the
-    newest frame; else (an ended session) those of its last settled turn."""
-    last, seen = s.last, s.last_observation
+    only, never pixels. ``live``: the turn under way, the objective and progress now; else (an
+    ended session) those of its last settled turn. The frame is the newest either way (once play
+    ended, the one ``/still?last=1`` serves)."""
+    last, seen, frame = s.last, s.last_observation, s.last_still
     if live or last is None:
         turn, objective, progress = s.turn, s.objective, s.progress()
-        frame = s.last_still.sha256 if s.last_still else None
     else:
-        turn, objective, progress, frame = last.turn, last.objective, dict(last.progress), last.frame_sha256
+        turn, objective, progress = last.turn, last.objective, dict(last.progress)
     return {
         "sessionId": s.session_id,
         "runId": s.run_id,
@@ -335,7 +335,7 @@ def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
         "progress": progress,
         "metricLabels": dict(s.metric_labels),
         "milestoneTotal": len(s.world.info.milestones) or None,
-        "frameSha256": frame,
+        "frameSha256": frame.sha256 if frame else None,
         "observationSha256": seen.sha256 if seen else None,
         "scene": seen.scene if seen else None,
     }

@@ -89,11 +89,12 @@ class ViewedTurn(Protocol):
 class ActivityDigest(TypedDict):
     """The activity digest of one session (docs/architecture.md §10): hashes only, never pixels.
 
-    While it plays, the live fields (``turn``, ``objective``, ``progress``, ``frameSha256``) are
-    the session's now — the turn under way, the newest frame; once it has ended they are its last
-    settled turn's, so a late watcher sees where play stopped. ``at`` and the ``last…`` fields are
-    the last settled turn's either way (null before the first); ``milestoneTotal`` is how many
-    milestones the world declares (null for a world that declares none)."""
+    While it plays, ``turn``, ``objective`` and ``progress`` are the session's now (the turn
+    under way); once it has ended they are its last settled turn's, so a late watcher sees where
+    play stopped. ``at``, ``intent`` and the ``last…`` fields are the last settled turn's either
+    way (null before the first); ``frameSha256`` is the newest frame's (after play, the one
+    ``/still?last=1`` serves), ``observationSha256`` and ``scene`` the newest observation's;
+    ``milestoneTotal`` is how many milestones the world declares (null for none)."""
 
     sessionId: str
     runId: str
