@@ -27,6 +27,7 @@ SEAM = (
     "bot/web/activity_routes.py",
     "bot/web/views.py",
     "bot/web/app.py",
+    "bot/web/embed.py",
 )
 
 
