@@ -167,6 +167,7 @@ class PlaySettings(_Section):
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
     max_invalid_in_a_row: int = Field(default=20, ge=1, le=10_000)  # then play ends failed
+    max_crashes_in_a_row: int = Field(default=3, ge=1, le=10_000)  # a mind that raises: then failed
     seed: int = 0
 
     @field_validator("world")

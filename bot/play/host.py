@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,13 +120,28 @@ class PlayHost:
         s = self.session
         return s if s is not None and s.state in ("requested", "running", "stopping") else None
 
+    def refusal(self, request: StartRequest) -> PlayRefused | None:
+        """What refuses this start now that is known without a disk or a network: a session
+        already running here, a world or mind not registered, a budget out of range. For
+        ``/play start`` to answer privately at once, before it defers; :meth:`start` asks again
+        under its lock (and then the caps, and the disk)."""
+        try:
+            self._check_now(request)
+        except PlayRefused as exc:
+            return exc
+        return None
+
+    def _check_now(self, request: StartRequest) -> tuple[str, str]:
+        if self.active is not None:
+            raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
+        world_name = request.world or self.settings.play.world
+        mind_name = request.mind or self.settings.play.mind
+        _check(request, world_name, mind_name)
+        return world_name, mind_name
+
     async def start(self, request: StartRequest) -> PlaySession:
         async with self._lock:
-            if self.active is not None:
-                raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
-            world_name = request.world or self.settings.play.world
-            mind_name = request.mind or self.settings.play.mind
-            _check(request, world_name, mind_name)
+            world_name, mind_name = self._check_now(request)
             if self._admit is not None:
                 self._admit(self, world_name)  # no await between the count and the claim
             self.starting = world_name
@@ -161,6 +176,7 @@ class PlayHost:
             else request.pace_seconds,
             exit_when_done=request.exit_when_done,
             max_invalid_in_a_row=self.settings.play.max_invalid_in_a_row,
+            max_crashes_in_a_row=self.settings.play.max_crashes_in_a_row,
             scenario_id=scenario_id,
             environment_id=environment_id,
             journey_id=_journey_of(world, environment_id),
@@ -258,7 +274,7 @@ class PlayHost:
         await self._tasks.close()
 
     # -- what others read ------------------------------------------------------------------
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
+    def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
         """Settled turns of whatever session is playing, for as long as the caller listens."""
         return self._feed.subscribe()
 

@@ -327,8 +327,8 @@ class BrowserWorld:
         try:
             if clip is None:
                 return await page.screenshot(type="png")
-            box = {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3]}
-            return await page.screenshot(type="png", clip=box)  # type: ignore[arg-type]
+            x, y, width, height = clip
+            return await page.screenshot(type="png", clip={"x": x, "y": y, "width": width, "height": height})
         except PlaywrightError:
             return None
 
