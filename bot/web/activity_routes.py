@@ -39,6 +39,8 @@ from aiohttp.typedefs import Handler, Middleware
 
 from bot.tasks import TaskOwner
 from bot.web import embodiment
+from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
+from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.embodiment import StatusJson
@@ -52,6 +54,7 @@ DISCORD_QUERY = ("frame_id", "instance_id", "platform")
 ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
 VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
 FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
+RENEW_BEFORE_S = 60.0  # the page renews a credential this long before it expires (half its life at most)
 SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
 MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
@@ -79,6 +82,7 @@ class ActivitySetup:
     tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
+    shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
     _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
@@ -172,6 +176,7 @@ def viewer_gate(setup: ActivitySetup) -> Middleware:
             request[ADMITTED] = True
         elif (
             (path == "/" and is_discord_launch(request))
+            or path.startswith("/discord-sdk/")  # the SDK's modules: public code, no data
             or path == "/v1/activity/session"
             or (scoped is not None and scoped.group(2) == "live")
         ):
@@ -188,14 +193,55 @@ def _page_template() -> str:
 
 def activity_page(request: web.Request) -> web.Response:
     """The Activity page, its application id and poll interval in data attributes (no inline
-    script: Discord's proxy may refuse one)."""
+    script: Discord's proxy may refuse one); or, for a server another process owns, a redirect
+    to that process's prefix with Discord's whole query (bot/web/activity_shards.py)."""
     setup = request.app[ACTIVITY]
+    guild_id = _digits(request.query.get("guild_id"))
+    if guild_id is not None and not setup.shards.owns(guild_id):
+        location = setup.shards.launch_location(guild_id, request.rel_url.raw_query_string)
+        if location is not None and ROUTED in request.query:
+            log.warning("activity_misrouted", guild_id=guild_id, shard=setup.shards.shard_of(guild_id))
+            return web.Response(
+                text=versioned(
+                    _MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id)))
+                ),
+                status=421,
+                content_type="text/html",
+                headers=_PAGE_HEADERS,
+            )
+        if location is not None:
+            # No Referrer-Policy here: the redirected page's document.referrer must stay the
+            # Discord client's origin, which the SDK posts its handshake to.
+            return web.Response(status=307, headers={"Location": location, "Cache-Control": "no-store"})
     app_id = setup.application_id()
-    page = _page_template().replace(
+    page = versioned(_page_template()).replace(
         'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
     )
     page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
     return web.Response(text=page, content_type="text/html", headers=_PAGE_HEADERS)
+
+
+_MISROUTED = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Clankie</title>
+<link rel="stylesheet" href="./static/discord.css"></head>
+<body class="in-discord"><p id="notice" role="status" class="problem">{sentence}</p></body></html>
+"""
+
+
+def misrouted_sentence(shards: ShardRoutes, guild_id: int) -> str:
+    return (
+        f"This server's play is on shard {shards.shard_of(guild_id)}, which this Clankie process does not "
+        f"run, and the proxy sent the activity back here: the proxy's locations and [cluster] "
+        f"shard_prefix ({shards.prefix}) disagree."
+    )
+
+
+def renew_in(expires_at: float, now: float) -> float:
+    """Seconds from ``now`` until the page should renew a credential that expires at
+    ``expires_at``: :data:`RENEW_BEFORE_S` before, or halfway when it has less than twice that
+    left (the page counts from the answer, so its own clock does not matter)."""
+    left = max(0.0, expires_at - now)
+    return round(left - min(RENEW_BEFORE_S, left / 2), 3)
 
 
 def _digits(value: object) -> int | None:
@@ -240,6 +286,7 @@ async def session(request: web.Request) -> web.Response:
                 "access_token": access_token,
                 "credential": credential,
                 "expires_at": viewer.expires_at,
+                "renew_in_s": renew_in(viewer.expires_at, setup.clock()),
                 "header": HEADER,
                 "user": shown,
             }
@@ -278,7 +325,13 @@ async def renew(request: web.Request) -> web.Response:
         return _sentence(403, "forbidden", refusal)
     credential, fresh = setup.keys.issue(viewer.user_id, viewer.guild_id, viewer.instance_id, setup.clock())
     return web.Response(
-        body=orjson.dumps({"credential": credential, "expires_at": fresh.expires_at}),
+        body=orjson.dumps(
+            {
+                "credential": credential,
+                "expires_at": fresh.expires_at,
+                "renew_in_s": renew_in(fresh.expires_at, setup.clock()),
+            }
+        ),
         content_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
@@ -446,6 +499,7 @@ def add_routes(app: web.Application, setup: ActivitySetup) -> None:
     app[ACTIVITY] = setup
     app.router.add_post("/v1/activity/session", session)
     app.router.add_post("/v1/activity/renew", renew)
+    app.router.add_get(SDK_ROUTE, sdk_file)
     scoped = "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"
     app.router.add_get(scoped + "/live", live_socket)
     app.router.add_get(scoped + "/activity-status", activity_status)

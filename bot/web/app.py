@@ -16,6 +16,7 @@ from aiohttp import web
 
 from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
+from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
@@ -188,6 +189,10 @@ class WebSurface:
                 "[activity] enabled needs [web] token: through Discord's proxy the surface is public, and "
                 "everyone but a viewer Discord proved (who sees only their own server) must hold the token"
             )
+        shards = ShardRoutes.from_settings(self.settings)
+        problem = shards.problem(self.settings.web.public_url)
+        if problem is not None:
+            raise WebConfigError(problem)
         api_url = self.settings.discord.api_url
         return activity_routes.ActivitySetup(
             keys=ViewerKeys(secret, activity.credential_ttl_s),
@@ -200,6 +205,7 @@ class WebSurface:
             ),
             application_id=self.application_id,
             poll_interval_s=activity.poll_interval_s,
+            shards=shards,
         )
 
     def token(self) -> str | None:
