@@ -30,13 +30,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 import orjson
 import structlog
-from aiohttp import WSMsgType, web
-from aiohttp.typedefs import Handler
+from aiohttp import WSMessage, WSMsgType, web
+from aiohttp.typedefs import Handler, Middleware
 
 from bot.tasks import TaskOwner
 from bot.web import embodiment
@@ -44,6 +43,8 @@ from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
+from bot.web.embodiment import StatusJson
+from bot.web.play_view import ViewedTurn, WebPlayView
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
 from bot.web.views import turn_view
 
@@ -61,6 +62,13 @@ _INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a U
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 
 
+class ActivityStatusJson(StatusJson):
+    """The status as the Activity gets it: with signed addresses of the frame and the last one."""
+
+    stillUrl: str | None
+    lastStillUrl: str | None
+
+
 @dataclass
 class ActivitySetup:
     """What the Activity's routes need: the keys that sign credentials, the client that asks
@@ -75,23 +83,21 @@ class ActivitySetup:
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
     shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
-    _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
+    _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
         """The server's socket hub, made with its first socket."""
         found = self.hubs.get(guild_id)
         if found is None:
 
-            def resolve() -> Any:
-                plays = app.get(embodiment.PLAYS)
-                known = plays.known(guild_id) if plays is not None else None
-                return known if known is not None else embodiment.UNPLAYED
+            def resolve() -> WebPlayView:
+                return embodiment.host_in(app.get(embodiment.PLAYS), guild_id)
 
             cap = app[embodiment.FEEDS].max_clients
             found = self.hubs[guild_id] = SocketHub(self, resolve, guild_id, cap)
         return found
 
-    def status_view(self, guild_id: int, status: dict[str, Any]) -> dict[str, Any]:
+    def status_view(self, guild_id: int, status: StatusJson) -> ActivityStatusJson:
         """A status as the Activity's socket sends it, with signed still URLs; made once per
         (status, server, minute) whatever the number of viewers."""
         minute = int(self.clock() // 60)
@@ -105,22 +111,23 @@ class ActivitySetup:
         self._views[key] = (status, view)
         return view
 
-    def status_message(self, guild_id: int, status: dict[str, Any]) -> bytes:
+    def status_message(self, guild_id: int, status: StatusJson) -> bytes:
         return orjson.dumps({"type": "status", "data": self.status_view(guild_id, status)})
 
-    def with_still_urls(self, guild_id: int, status: dict[str, Any], now: float) -> dict[str, Any]:
+    def with_still_urls(self, guild_id: int, status: StatusJson, now: float) -> ActivityStatusJson:
         base = f"v1/guilds/{guild_id}/embodiment/sessions/live/still?"
-        out = dict(status)
-        sha = status.get("frameSha256")
-        last = status.get("lastFrame") or {}
-        out["stillUrl"] = base + urlencode(self.keys.still_query(guild_id, sha[:16], now)) if sha else None
-        last_sha = last.get("sha256")
-        out["lastStillUrl"] = (
-            base + urlencode({**self.keys.still_query(guild_id, last_sha[:16], now), "last": "1"})
-            if last_sha
-            else None
-        )
-        return out
+        sha = status["frameSha256"]
+        last = status["lastFrame"]
+        last_sha = last["sha256"] if last is not None else None
+        return {
+            **status,
+            "stillUrl": base + urlencode(self.keys.still_query(guild_id, sha[:16], now)) if sha else None,
+            "lastStillUrl": (
+                base + urlencode({**self.keys.still_query(guild_id, last_sha[:16], now), "last": "1"})
+                if last_sha
+                else None
+            ),
+        }
 
 
 ACTIVITY: web.AppKey[ActivitySetup] = web.AppKey("activity", ActivitySetup)
@@ -140,7 +147,7 @@ def _sentence(status: int, error: str, message: str, **headers: str) -> web.Resp
     )
 
 
-def viewer_gate(setup: ActivitySetup) -> Any:
+def viewer_gate(setup: ActivitySetup) -> Middleware:
     """The middleware that judges viewer credentials and signed still URLs (module docstring)."""
 
     @web.middleware
@@ -237,7 +244,7 @@ def renew_in(expires_at: float, now: float) -> float:
     return round(left - min(RENEW_BEFORE_S, left / 2), 3)
 
 
-def _digits(value: Any) -> int | None:
+def _digits(value: object) -> int | None:
     text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
     return int(text) if text.isdigit() and len(text) <= 20 else None
 
@@ -350,7 +357,7 @@ async def _first_credential(ws: web.WebSocketResponse, setup: ActivitySetup, gui
     return _credential_of(message, setup, guild_id)
 
 
-def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer | str:
+def _credential_of(message: WSMessage, setup: ActivitySetup, guild_id: int) -> Viewer | str:
     if message.type != WSMsgType.TEXT:
         return "send the viewer credential first"
     try:
@@ -377,25 +384,27 @@ class SocketHub:
 
     BACKLOG_BYTES = 64 * 1024
 
-    def __init__(self, setup: ActivitySetup, resolve: Callable[[], Any], guild_id: int, cap: int) -> None:
+    def __init__(
+        self, setup: ActivitySetup, resolve: Callable[[], WebPlayView], guild_id: int, cap: int
+    ) -> None:
         self.setup = setup
         self.resolve = resolve  # the server's play host now (it may get one after its first viewer)
         self.guild_id = guild_id
         self.cap = cap
-        self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
-        self.status: dict[str, Any] = embodiment.status_of(resolve())
+        self.sockets: dict[web.WebSocketResponse, asyncio.Transport | None] = {}  # each and its transport
+        self.status: StatusJson = embodiment.status_of(resolve())
         self._last_turn: tuple[str, int] | None = self._newest(resolve())
         setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
 
     def full(self) -> bool:
         return len(self.sockets) >= self.cap
 
-    async def add(self, ws: web.WebSocketResponse, transport: Any) -> None:
+    async def add(self, ws: web.WebSocketResponse, transport: asyncio.Transport | None) -> None:
         self.sockets[ws] = transport
         await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
 
     @staticmethod
-    def _newest(host: Any) -> tuple[str, int] | None:
+    def _newest(host: WebPlayView) -> tuple[str, int] | None:
         turns = host.recent_turns()
         return (turns[-1].session_id, turns[-1].turn) if turns else None
 
@@ -409,10 +418,10 @@ class SocketHub:
             for ws in list(self.sockets):
                 await ws.close(code=1001, message=b"play surface closing")
 
-    def _fresh_turns(self, host: Any) -> list[Any]:
+    def _fresh_turns(self, host: WebPlayView) -> list[ViewedTurn]:
         """The host's recent turns settled since the last update (the last 12 at most)."""
         recent = host.recent_turns()
-        fresh: list[Any] = []
+        fresh: list[ViewedTurn] = []
         for turn in reversed(recent):
             if (turn.session_id, turn.turn) == self._last_turn or len(fresh) == MAX_TURNS_SENT:
                 break
