@@ -220,7 +220,9 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"progress  {metrics_text(card.metrics) or '-'}\n")
         out.write(f"maps      {', '.join(card.maps) or '-'}\n")
         for m in card.moments:
-            out.write(f"  {m.at}  {m.effect}" + (f"  (toward {m.toward})" if m.toward else "") + "\n")
+            toward = f"  (toward {m.toward})" if m.toward else ""
+            said = f'  says "{m.said}"' if m.said else ""
+            out.write(f"  {m.at}  {m.effect}{toward}{said}\n")
     return _report(index.errors, err)
 
 
