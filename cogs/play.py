@@ -198,7 +198,8 @@ def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.E
     lines = []
     for moment in moments[-8:]:
         toward = f" _(toward {_clip(moment.get('toward'), 80)})_" if moment.get("toward") else ""
-        lines.append(f"• {_clip(moment.get('effect'), 110)}{toward}")
+        said = f" — “{_clip(moment.get('said'), 80)}”" if moment.get("said") else ""
+        lines.append(f"• {_clip(moment.get('effect'), 110)}{toward}{said}")
     embed.add_field(name="Last moments", value=_clip("\n".join(lines), 1024) or "none yet", inline=False)
     embed.set_footer(text=f"started {card.get('startedAt', '?')} · last turn {card.get('lastTurnAt') or '—'}")
     return embed

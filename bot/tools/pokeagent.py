@@ -30,7 +30,7 @@ CARD_KEYS = (
 progress metrics as last seen (``{"score": 4520, "bestTile": 512}``; ``{}`` for a world without
 them), so whoever reads the card — the captain, the mouth's briefing, the agent mind — knows the
 score and the best tile."""
-MOMENT_KEYS = ("at", "effect", "toward")
+MOMENT_KEYS = ("at", "effect", "toward", "said")  # said: his own line at that moment, never monologue
 
 
 async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:

@@ -253,6 +253,8 @@ async def test_story_is_an_embed_live_then_of_the_last_journey(live: Live) -> No
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert int(fields["Turns"]) >= 3 and "Objective:" in embed["description"]
     assert {"World", "Maps", "Last moments"} <= set(fields)
+    # turn 3 says its line about turn 2's effect (leaving the house): the moment carries both
+    assert "left_house" in fields["Last moments"] and "“I'm out of the house" in fields["Last moments"]
 
     session = await host.stop()
     assert session is not None

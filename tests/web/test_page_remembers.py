@@ -80,6 +80,7 @@ async def test_after_play_the_panel_keeps_the_last_turn_labelled_as_the_last_pla
             assert await shown.evaluate(TEXT, "milestones") == ", ".join(MILESTONE_IDS)
             moments = await shown.locator("#moments li").all_text_contents()
             assert moments and not any(m.startswith("nothing changed") for m in moments)
+            assert "first_battle_won" in moments[0] and moments[0].endswith("— “We won our first battle!”")
             assert not await shown.is_visible("#story-metrics")  # the sandbox has no metrics row
 
         # one numbering: each spoken line is "(turn N)" on the page and in the terminal

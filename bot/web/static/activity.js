@@ -226,7 +226,7 @@
       text("story-maps", (card.maps || []).join(" → "));
       for (const m of (card.moments || []).slice().reverse()) {
         const li = document.createElement("li");
-        li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "");
+        li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "") + (m.said ? " — “" + m.said + "”" : "");
         moments.append(li);
       }
     }
