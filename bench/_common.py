@@ -2,29 +2,46 @@
 
 Every bench script creates a :class:`Report`, calls :meth:`Report.check` for each target and
 ends with ``raise SystemExit(report.exit_code())`` so a missed target exits 1.
+
+Every bench script also takes ``--smoke``: it runs the same code at a smoke size — a few turns,
+frames or requests, seconds in all — and exits 0 unless the script itself fails (or, for a
+script that judges some targets at any size, such as bench/floor.py's corpus, one of those).
+tests/bench/test_smoke.py runs every script in bench/ that way, so a bench that no longer runs
+fails the tests. :data:`SMOKE` says whether this run is one; ``Report(title, smoke=True)``
+prints every figure beside its target and judges none (:meth:`Report.check` says ``not
+judged``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+SMOKE = "--smoke" in sys.argv[1:]
+"""This run is a smoke run (``--smoke``): the smallest size that runs every part, no target judged."""
+
 
 class Report:
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, *, smoke: bool = False) -> None:
         self.title = title
+        self.smoke = smoke
         self.missed: list[str] = []
-        print(f"== {title}", flush=True)
+        print(f"== {title}{' (--smoke: nothing judged)' if smoke else ''}", flush=True)
 
     def info(self, name: str, value: str) -> None:
         print(f"{name}: {value}", flush=True)
 
     def check(self, name: str, value: float, target: str, ok: bool, fmt: str = "{:.3f}") -> bool:
+        """Print a figure beside its target and count a miss (a smoke run judges nothing)."""
+        if self.smoke:
+            print(f"{name}: {fmt.format(value)} (target {target}) not judged", flush=True)
+            return True
         verdict = "OK" if ok else "MISSED"
         print(f"{name}: {fmt.format(value)} (target {target}) {verdict}", flush=True)
         if not ok:

@@ -26,13 +26,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report, sandbox_playing  # noqa: E402
+from bench._common import SMOKE, Report, sandbox_playing  # noqa: E402
 
-HONEST = 64
-IDLE = 1000
-SECONDS = 2.0
-WARMUP_S = 0.5
-ROUNDS = 3
+HONEST = 4 if SMOKE else 64
+IDLE = 20 if SMOKE else 1000
+SECONDS = 0.3 if SMOKE else 2.0
+WARMUP_S = 0.1 if SMOKE else 0.5
+ROUNDS = 1 if SMOKE else 3
 PACE_S = 0.25
 TARGET = 2.0
 PATH = "/v1/embodiment/sessions/live/still"
@@ -173,7 +173,7 @@ async def honest_p99(url: str) -> tuple[float, int, int]:
 
 def child(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, __file__, *args],
+        [sys.executable, __file__, *args, *(["--smoke"] if SMOKE else [])],  # the attacker's size too
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -201,7 +201,7 @@ def finish(proc: subprocess.Popen[str]) -> dict[str, Any]:
 
 
 async def main() -> int:
-    report = Report("/still beside hostile clients")
+    report = Report("/still beside hostile clients", smoke=SMOKE)
     limit = raise_fd_limit()
     report.info(
         "setup",

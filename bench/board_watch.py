@@ -23,13 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot.worlds.browser.model_2048 import Board  # noqa: E402
 from bot.worlds.browser.watch_2048 import CONFIRM_S, BoardWatch, Shoot  # noqa: E402
 from bot.worlds.browser.world import BrowserWorld  # noqa: E402
 from journal.actions import Press  # noqa: E402
 
-TURNS = 60
+TURNS = 3 if SMOKE else 60
 KEYS = ("ArrowLeft", "ArrowDown", "ArrowRight", "ArrowDown")
 CHROMIUM = "/usr/bin/chromium"
 OWN_BOARD_JS = "() => JSON.parse(document.querySelector('[data-board]').dataset.board)"
@@ -102,7 +102,7 @@ async def main(report: Report) -> int:
 
 
 if __name__ == "__main__":
-    bench = Report("browser 2048 board by sight (bundled page, 3 observations + 1 key per turn)")
+    bench = Report("browser 2048 board by sight (bundled page, 3 observations + 1 key per turn)", smoke=SMOKE)
     if not Path(CHROMIUM).exists():
         bench.info("skipped", f"{CHROMIUM} is not installed")
         raise SystemExit(0)

@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.append(str(HERE))
 
 import orjson  # noqa: E402
-from _common import Report, best_of, paired_per_call  # noqa: E402
+from _common import SMOKE, Report, best_of, paired_per_call  # noqa: E402
 
 from journal import samples  # noqa: E402
 from journal.evaluate import evaluate_each  # noqa: E402
@@ -56,10 +56,11 @@ from journal.report import JsonRows  # noqa: E402
 from journal.schema import TurnV3  # noqa: E402
 from journal.story import StoryProjector  # noqa: E402
 
-READ_TURNS = 50_000
-SMALL, BIG = 100, 100_000
-ROUNDS = 5
-CHUNK = 2_000  # lines (~10 MB) per timed step of the read comparison
+READ_TURNS = 500 if SMOKE else 50_000
+SMALL, BIG = 100, 1_000 if SMOKE else 100_000
+ROUNDS = 1 if SMOKE else 5
+CHUNK = 200 if SMOKE else 2_000  # lines (~10 MB) per timed step of the read comparison
+CARD_CALLS = 20 if SMOKE else 2000
 
 
 def write_journal(
@@ -202,7 +203,7 @@ def bench_story(report: Report, root: Path) -> None:
     for index, turns in ((small, SMALL), (big, BIG)):
         card = index.story_card("J")
         assert card is not None and card.turnsTaken == turns, card
-    calls = 2000
+    calls = CARD_CALLS
     small_s, big_s = paired_per_call(lambda: small.story_card("J"), lambda: big.story_card("J"), calls)
     report.info("story_card, 100-turn journey", f"{small_s * 1e6:.1f} µs")
     report.info("story_card, 100 000-turn journey", f"{big_s * 1e6:.1f} µs")
@@ -284,7 +285,7 @@ def bench_eval(report: Report, root: Path) -> None:
 
 
 def main() -> int:
-    report = Report("journal")
+    report = Report("journal", smoke=SMOKE)
     with tempfile.TemporaryDirectory(prefix="clankie-bench-") as tmp:
         root = Path(tmp)
         bench_read(report, root)

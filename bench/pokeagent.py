@@ -24,7 +24,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
@@ -35,9 +35,9 @@ from journal.reader import read_journal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FPS = 80.0
-FRAMES = (30, 120, 600)
-REPEAT = 3
-TURNS = 40
+FRAMES = (30,) if SMOKE else (30, 120, 600)
+REPEAT = 1 if SMOKE else 3
+TURNS = 5 if SMOKE else 40
 SLACK = 1.5
 
 
@@ -139,7 +139,7 @@ async def autopilot(url: str, report: Report) -> None:
 
 async def main() -> int:
     logs.configure(level="WARNING")
-    report = Report("pokeagent: frame_advance and autopilot against the faithful fake at 80 fps")
+    report = Report("pokeagent: frame_advance and autopilot against the faithful fake at 80 fps", smoke=SMOKE)
     proc, url = start_fake()
     try:
         rtt = await round_trip(url)

@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot.worlds.browser.browsers import Browsers  # noqa: E402
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction  # noqa: E402
 from bot.worlds.browser.world import BrowserWorld  # noqa: E402
@@ -53,10 +53,10 @@ from tests.worlds.browser.run_server import descendants, driver_pids, playwright
 
 CHROMIUM = "/usr/bin/chromium"
 PAGE = "builtin:2048?seed=7"
-REMOTE_SESSIONS = 9
-LOCAL_SESSIONS = 3
-STEPS = 80
-WARM_STEPS = 3
+REMOTE_SESSIONS = 2 if SMOKE else 9
+LOCAL_SESSIONS = 2 if SMOKE else 3
+STEPS = 2 if SMOKE else 80
+WARM_STEPS = 1 if SMOKE else 3
 
 
 def _bot_side(measure: Callable[[int], int]) -> float:
@@ -159,8 +159,9 @@ async def browser(report: Report) -> None:
     )
 
 
-SANDBOX_COUNTS = (1, 4, 8)
-SANDBOX_TURNS = 1500  # each session's budget
+SANDBOX_COUNTS = (1, 2) if SMOKE else (1, 4, 8)
+SANDBOX_TURNS = 20 if SMOKE else 1500  # each session's budget
+SANDBOX_WARM_TURNS = 5 if SMOKE else 200
 
 
 async def _sandboxes(root: Path, sessions: int, turns: int) -> tuple[float, float]:
@@ -201,7 +202,7 @@ async def sandbox(report: Report) -> None:
 
     logs.configure(level="WARNING")
     with tempfile.TemporaryDirectory() as tmp:
-        await _sandboxes(Path(tmp) / "warm", 1, 200)  # imports, renderer, schemas
+        await _sandboxes(Path(tmp) / "warm", 1, SANDBOX_WARM_TURNS)  # imports, renderer, schemas
         rates: dict[int, float] = {}
         for count in SANDBOX_COUNTS:
             rates[count], per = await _sandboxes(Path(tmp) / f"s{count}", count, SANDBOX_TURNS)
@@ -225,7 +226,7 @@ async def main(report: Report) -> int:
 
 
 if __name__ == "__main__":
-    bench = Report("scale: what each session adds in one process")
+    bench = Report("scale: what each session adds in one process", smoke=SMOKE)
     if not Path(CHROMIUM).exists():
         bench.info("browser section skipped", f"{CHROMIUM} is not installed")
         SECTIONS = (sandbox,)

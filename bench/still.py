@@ -22,13 +22,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report, sandbox_playing  # noqa: E402
+from bench._common import SMOKE, Report, sandbox_playing  # noqa: E402
 
-CONCURRENCY = 64
-SECONDS = 1.2
-WARMUP_S = 0.7
+CONCURRENCY = 4 if SMOKE else 64
+SECONDS = 0.2 if SMOKE else 1.2
+WARMUP_S = 0.1 if SMOKE else 0.7
 PACE_S = 0.25
-ROUNDS = 5
+ROUNDS = 1 if SMOKE else 5
 PATH = "/v1/embodiment/sessions/live/still"
 
 
@@ -141,7 +141,7 @@ def stop_server(proc: subprocess.Popen[str]) -> dict[str, int]:
 
 
 async def main() -> int:
-    report = Report("still endpoint under load")
+    report = Report("still endpoint under load", smoke=SMOKE)
     report.info(
         "setup", f"{CONCURRENCY} concurrent clients, {SECONDS:g} s per run, {ROUNDS} paired rounds, loopback"
     )

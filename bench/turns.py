@@ -33,9 +33,12 @@ Profile of one harness turn on tmpfs (cProfile, and perf_counter probes in the l
 act 8 µs — the baseline; on top, the decide and act stages' own work 30 µs (the post-action
 observation 11 µs, the effect 7 µs, decision and action validation 4 µs), settling before the
 append 16 µs (signals 5.5 µs, the journal line 6 µs, progress 2 µs), building the view 8 µs,
-story and publishing 11 µs, the loop's checks 9 µs. Cut for issue 12: frozen dataclasses built
-every turn fill their ``__dict__`` directly (bot/frozen.py) and the recurring-state window keeps
-its counts as it slides. Since issue 21 the loop yields every turn while the journal sink's
+story and publishing 11 µs, the loop's checks 9 µs. Cut for issue 12: the recurring-state window
+keeps its counts as it slides. (Issue 12 also gave the frozen dataclasses built every turn an
+``__init__`` generated with ``exec`` that filled their ``__dict__`` directly; issue 29 took it out:
+it saved ~4 µs of an 18-field ``SettledTurn``'s 7 µs, a few µs a turn in all, inside this bench's
+run-to-run spread — three runs each, judged ratio 1.51×/1.31×/1.09×/1.42× with it, 1.41×/1.36×/
+1.30× without — in a loop paced at 1 s.) Since issue 21 the loop yields every turn while the journal sink's
 thread writes, so it no longer yields by hand.
 """
 
@@ -52,7 +55,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import Report  # noqa: E402
+from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.play.host import PlayHost, StartRequest  # noqa: E402
@@ -85,8 +88,8 @@ def turn_clock() -> float:
     return time.process_time() + _io_wait
 
 
-BLOCK = 100  # turns per block
-BLOCKS = 20  # pairs of blocks
+BLOCK = 10 if SMOKE else 100  # turns per block
+BLOCKS = 2 if SMOKE else 20  # pairs of blocks
 BUTTONS = ("left", "right")
 
 
@@ -163,7 +166,7 @@ async def baseline(
 
 async def main() -> int:
     logs.configure(level="WARNING")
-    report = Report("turn overhead (bench/turns.py)")
+    report = Report("turn overhead (bench/turns.py)", smoke=SMOKE)
     harness_turns: list[float] = []
     baseline_turns: list[float] = []
     harness_blocks: list[float] = []

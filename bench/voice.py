@@ -43,7 +43,7 @@ sys.path.append(str(HERE))
 
 import davey  # noqa: E402
 import numpy as np  # noqa: E402
-from _common import Report  # noqa: E402
+from _common import SMOKE, Report  # noqa: E402
 
 from bot.mouth.audio import DISCORD_FRAME_SAMPLES, FRAME_MS, RoomMixer  # noqa: E402
 from bot.mouth.playback import PlaybackBuffer  # noqa: E402
@@ -55,13 +55,15 @@ from tests.fakes.discord.dave_external_sender import ExternalSender, form_group 
 from tests.mouth.receive.wire import KEY, DiscordSender  # noqa: E402
 
 SPEAKERS = 10
-SECONDS = 20
+SECONDS = 1 if SMOKE else 20
 TICKS = SECONDS * 1000 // FRAME_MS
-ROUNDS = 6
+ROUNDS = 2 if SMOKE else 6
 TARGET_RATIO = 1.5
 DELTA_FRAMES = 5  # model audio arrives as 100 ms deltas
 BOT, CHANNEL = 900, 5
-DISTINCT_PACKETS = 100  # Opus packets encoded per speaker, cycled (decode cost does not depend on order)
+DISTINCT_PACKETS = (
+    10 if SMOKE else 100
+)  # Opus packets encoded per speaker, cycled (decode cost does not depend on order)
 BOT_KBPS = 128  # discord.py's Encoder default
 CHANNEL_KBPS = 64  # a voice channel's default bitrate: what people's clients send
 
@@ -221,7 +223,9 @@ def against_the_floor(report: Report, packets: Packets, label: str) -> float:
 
 
 def main() -> int:
-    report = Report("voice CPU: the receive path against the codec's floor, 10 continuous speakers")
+    report = Report(
+        "voice CPU: the receive path against the codec's floor, 10 continuous speakers", smoke=SMOKE
+    )
     ensure_opus_loaded()
     rng = np.random.default_rng(7)
     frames = [speaker_frames(rng, user, DISTINCT_PACKETS) for user in range(SPEAKERS)]

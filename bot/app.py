@@ -19,13 +19,13 @@ owns; with ``[cluster] redis_url`` its logins wait for a Redis lock per login bu
 (:mod:`bot.cluster`), so several processes never start more sessions at once than Discord
 allows.
 
-A gateway connection lost and healed is said as one warning: ``discord_gateway_lost`` with the
-cause, or discord.py's own "Attempting a reconnect", made a warning with the cause and no
-traceback by :class:`bot.logs.ReconnectFilter` (``discord_gateway_lost`` is then info, as it is
-when discord.py itself closed the connection to reconnect, as Discord's op 7 asks); the heal is
-``discord_gateway_reconnected`` (info: resumed or identified, after how long). Only when discord.py gives up — a close code it does not
-reconnect after, which ends ``connect`` — is there an error (``discord_gateway_closed``) and the
-bot stops.
+A gateway connection lost and healed is said once as a warning, ``discord_gateway_lost`` with the
+cause (at info when discord.py closed the connection itself to reconnect, as Discord's op 7 asks),
+and its heal at info, ``discord_gateway_reconnected`` (resumed or identified, after how long). Both
+come from discord.py's public shard events; the cause, which no public API gives, is read by
+:mod:`bot.discord_seam`. discord.py's own reconnect lines are info without a traceback
+(:mod:`bot.logs`). Only when discord.py gives up — a close code it does not reconnect after, which
+ends ``connect`` — is there an error (``discord_gateway_closed``) and the bot stops.
 
 Intents are minimal: ``guilds`` (commands, roles, channels) and ``voice_states`` (who is in
 voice, who went live, the voice cog). No message content, no member list, no presences: slash
@@ -47,7 +47,7 @@ import structlog
 from discord import app_commands
 from discord.ext import commands
 
-from bot import logs, metrics
+from bot import discord_seam, metrics
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
@@ -83,7 +83,8 @@ def unreachable(exc: BaseException) -> str:
     return f"cannot reach Discord ({exc}); check this machine's network connection and try again."
 
 
-# Discord's "Gateway Close Event Codes" marked "Reconnect: false" (4014 has its own sentence).
+# What Discord's "Gateway Close Event Codes" marked "Reconnect: false" mean for whoever runs him
+# (discord_seam.STOPS_ON; 4014 is raised as PrivilegedIntentsRequired, which has its own sentence).
 NO_RECONNECT = {
     4004: "authentication failed: the token was reset or revoked; put the new one in DISCORD_TOKEN",
     4010: "invalid shard: check [discord] shard_count and shard_ids",
@@ -100,6 +101,16 @@ def gave_up_sentence(code: int) -> str:
     """The sentence for a gateway close discord.py does not reconnect after."""
     meaning = NO_RECONNECT.get(code, "a code it does not reconnect after")
     return f"Discord closed the gateway connection with code {code} ({meaning}); the bot has stopped."
+
+
+def why_lost(closed: discord_seam.GatewayClose) -> tuple[str, bool]:
+    """Why a connection discord.py reconnects after ended, and whether that was a fault (not
+    discord.py's own close to reconnect)."""
+    if closed.by_discord_py is not None:
+        return f"discord.py closed it to reconnect ({closed.by_discord_py})", False
+    if closed.without_close_frame:
+        return DROPPED, True
+    return f"Discord closed it with code {closed.code}", True
 
 
 def default_intents() -> discord.Intents:
@@ -364,16 +375,15 @@ class ClankieBot(commands.AutoShardedBot):
         self._ready_shards.discard(shard_id)
         if self.is_closed() or shard_id in self._lost:
             return
-        why = self._why_lost(shard_id)
-        if why is None:
+        closed = discord_seam.how_closed(self, shard_id)
+        if closed is None or closed.final:
             return
         self._lost[shard_id] = time.monotonic()
-        cause, fault = why
+        cause, fault = why_lost(closed)
         metrics.gateway_lost(
-            "reconnect_requested" if not fault else "dropped" if DROPPED in cause else "closed_by_discord"
+            "reconnect_requested" if not fault else "dropped" if cause == DROPPED else "closed_by_discord"
         )
-        said = logs.reconnect_said(shard_id)  # discord.py's own warning said this loss already
-        (log.warning if fault and not said else log.info)(
+        (log.warning if fault else log.info)(
             "discord_gateway_lost", shard_id=shard_id, cause=cause, then="discord.py reconnects by itself"
         )
 
@@ -403,30 +413,10 @@ class ClankieBot(commands.AutoShardedBot):
         return None
 
     def _healed(self, shard_id: int, how: str) -> None:
-        logs.reconnect_said(shard_id)  # its failed attempts until now were said; forget them
         since = self._lost.pop(shard_id, None)
         if since is not None:
             down_s = round(time.monotonic() - since, 2)
             log.info("discord_gateway_reconnected", shard_id=shard_id, how=how, down_s=down_s)
-
-    def _why_lost(self, shard_id: int) -> tuple[str, bool] | None:
-        """Why the shard's connection ended, and whether that was a fault (not discord.py's own
-        close to reconnect); None for a close code discord.py does not reconnect after. Read from the closed socket, which the shard still holds when
-        ``shard_disconnect`` is dispatched (discord/shard.py ``Shard.reidentify`` and
-        ``_handle_disconnect``); its ``_close_code`` is set only by discord.py's own close
-        (gateway.py ``DiscordWebSocket.close``: op 7 RECONNECT, an invalid session, an unanswered
-        heartbeat)."""
-        info = self.get_shard(shard_id)
-        ws: Any = getattr(getattr(info, "_parent", None), "ws", None)
-        own = getattr(ws, "_close_code", None)
-        code = getattr(getattr(ws, "socket", None), "close_code", None)
-        if own is not None:
-            return f"discord.py closed it to reconnect ({own})", False
-        if code in NO_RECONNECT or code == 4014:  # gateway.py _can_handle_close: it stops
-            return None
-        if code is None or code == aiohttp.WSCloseCode.ABNORMAL_CLOSURE:
-            return DROPPED, True
-        return f"Discord closed it with code {code}", True
 
 
 # -- clankie run / clankie sync ---------------------------------------------------------------

@@ -116,10 +116,37 @@ def redacted_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
+_PREFIX_PATH = re.compile(r"/[A-Za-z0-9._~/-]*")
+
+
 class ClusterSettings(_Section):
     # Redis that paces logins across processes (a lock per login bucket); None: each process
     # paces only its own shards, as discord.py does. CLANKIE_REDIS_URL overrides.
     redis_url: str | None = None
+    # Where, from the public host's root, the process that runs shard N is reached through the
+    # reverse proxy, with {shard} for N (e.g. "/s{shard}/"); the Discord Activity, opened at the
+    # root by the process nginx's `location /` names, is redirected there when that process does
+    # not run the server's shard (bot/web/activity_shards.py). None: no redirect.
+    shard_prefix: str | None = None
+
+    @field_validator("shard_prefix")
+    @classmethod
+    def _shard_prefix(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        rest = value.replace("{shard}", "0", 1)
+        if value.count("{shard}") != 1:
+            raise ValueError(f"shard_prefix must hold {{shard}} once, for the shard's number (got {value!r})")
+        if not value.startswith("/") or not value.endswith("/"):
+            raise ValueError(
+                f"shard_prefix is a path from the host's root: /…/, e.g. /s{{shard}}/ (got {value!r})"
+            )
+        if not _PREFIX_PATH.fullmatch(rest) or "//" in rest or "/./" in rest or "/../" in rest:
+            raise ValueError(
+                f"shard_prefix may hold letters, digits, '-', '_', '.', '~' and '/' around {{shard}} "
+                f"(got {value!r})"
+            )
+        return value
 
     @field_validator("redis_url")
     @classmethod
@@ -186,6 +213,7 @@ class PlaySettings(_Section):
     max_minutes: float = Field(default=60.0, gt=0, le=24 * 60)
     pace_seconds: float = Field(default=1.0, ge=0, le=60)  # Discord play: watchable; CLI play: --pace
     max_invalid_in_a_row: int = Field(default=20, ge=1, le=10_000)  # then play ends failed
+    max_crashes_in_a_row: int = Field(default=3, ge=1, le=10_000)  # a mind that raises: then failed
     seed: int = 0
 
     @field_validator("world", "mind")

@@ -10,10 +10,12 @@ failing with "Too many open files" — are let through at most :data:`REPEAT_BUR
 :data:`REPEAT_WINDOW_S`; the next one that passes says how many were held back.
 
 A healed fault is not an error: discord.py logs each gateway reconnect it is about to make at
-error level with the exception's traceback, then reconnects by itself. :class:`ReconnectFilter`
-(on discord.py's ``discord.shard`` and ``discord.client`` loggers) makes those records warnings
-with the cause in one line and no traceback; an error is logged only when the bot gives up
-(``bot.app.serve``: the exception that ends ``connect``).
+error level with the exception's traceback, then reconnects by itself. The bot says each loss
+once, as a warning with its cause (``bot.app``: ``discord_gateway_lost``), so
+:class:`ReconnectLines`, put on discord.py's reconnecting logger by its name
+(:data:`bot.discord_seam.RECONNECT_LOGGER`, ``discord.shard``), makes that logger's error records
+info lines with the cause at the end and no traceback. An error is logged only when the bot gives
+up (``bot.app.serve``: the exception that ends ``connect``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
 import structlog
+
+from bot.discord_seam import RECONNECT_LOGGER
 
 REDACTED = "[redacted]"
 SECRET_KEY_PATTERN = re.compile(r"(token|api[_-]?key|secret|password|authorization)", re.I)
@@ -162,61 +166,31 @@ class RepeatFilter(logging.Filter):
         return True
 
 
-# discord.py 2.7.1's records for a reconnect it makes by itself, matched by logger and format
-# string (each line says where discord.py makes it; tests/test_logs.py reads those lines):
-RECONNECT_RECORDS: frozenset[tuple[str, str]] = frozenset(
-    {
-        # discord/shard.py:166, Shard._handle_disconnect (an AutoShardedClient's shard):
-        #   _log.error('Attempting a reconnect for shard ID %s in %.2fs', self.id, retry, exc_info=e)
-        ("discord.shard", "Attempting a reconnect for shard ID %s in %.2fs"),
-        # discord/client.py:781, Client.connect (a plain Client): _log.exception(... , retry)
-        ("discord.client", "Attempting a reconnect in %.2fs"),
-        # discord/shard.py:485, AutoShardedClient.launch_shard (retries every 5 s until it connects):
-        #   _log.exception('Failed to connect for shard_id: %s. Retrying...', shard_id)
-        ("discord.shard", "Failed to connect for shard_id: %s. Retrying..."),
-    }
-)
-RECONNECT_LOGGERS = ("discord.shard", "discord.client")
-_reconnects_said: set[object] = set()  # shard ids (None: a plain Client) whose reconnect was said
-
-
-def reconnect_said(shard_id: int | None) -> bool:
-    """Whether discord.py has said (as a warning) a reconnect of this shard since the last ask;
-    forgets it. ``bot.app`` then says the same loss at info, so the fault is said once."""
-    said = shard_id in _reconnects_said
-    _reconnects_said.discard(shard_id)
-    return said
-
-
-class ReconnectFilter(logging.Filter):
-    """Re-levels discord.py's own "Attempting a reconnect …" records (:data:`RECONNECT_RECORDS`)
-    to warning, with the cause (``ClientConnectionResetError: Cannot write to closing
-    transport``) at the end of the message and no traceback; every other record passes as is."""
+class ReconnectLines(logging.Filter):
+    """On discord.py's reconnecting logger, whose records at error level are all reconnects it
+    goes on to make by itself (:data:`bot.discord_seam.RECONNECT_LOGGER`): each of those records
+    becomes an info line with the cause at the end (``… (cause: ClientConnectionResetError: Cannot
+    write to closing transport)``) and no traceback. Records below error pass as they are."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if (record.name, record.msg) not in RECONNECT_RECORDS:
+        if record.levelno < logging.ERROR:
             return True
         exc = record.exc_info[1] if record.exc_info else None
         message = record.getMessage()
         if exc is not None:
             cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             message = f"{message} (cause: {cause})"
-        shard_id = (
-            record.args[0] if record.name == "discord.shard" and isinstance(record.args, tuple) else None
-        )
-        _reconnects_said.add(shard_id)
         record.msg, record.args = message, None
-        record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         return True
 
 
 def quiet_healed_reconnects() -> None:
-    """Put one :class:`ReconnectFilter` on each of discord.py's reconnecting loggers (idempotent)."""
-    for name in RECONNECT_LOGGERS:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, ReconnectFilter) for f in logger.filters):
-            logger.addFilter(ReconnectFilter())
+    """Put one :class:`ReconnectLines` on discord.py's reconnecting logger (idempotent)."""
+    logger = logging.getLogger(RECONNECT_LOGGER)
+    if not any(isinstance(f, ReconnectLines) for f in logger.filters):
+        logger.addFilter(ReconnectLines())
 
 
 def configure(*, json: bool = False, level: str = "INFO", stream: Any = None) -> None:

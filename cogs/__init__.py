@@ -32,10 +32,12 @@ T = TypeVar("T")
 def character_of(source: discord.Interaction | discord.Client) -> Character:
     """The Character a ClankieBot was handed (``interaction.client.character``)."""
     client = source.client if isinstance(source, discord.Interaction) else source
+    from bot.character import Character  # at call time: this package is imported by bot.app
+
     character = getattr(client, "character", None)
-    if character is None:
+    if not isinstance(character, Character):
         raise RuntimeError("this cog needs a ClankieBot (a bot that was handed a Character)")
-    return character  # type: ignore[no-any-return]
+    return character
 
 
 class NotModerator(app_commands.CheckFailure):

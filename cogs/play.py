@@ -6,8 +6,10 @@ There is no ``default_permissions`` on ``/play``: Discord allows that hint only 
 command, and on ``/play`` it would hide ``status`` and ``story`` from members and ``start`` from
 role-based moderators. Option values are checked again on arrival (``cogs.OneOf``/``Bounded``).
 
-``/play start`` asks the play host to start (that only builds the world and mind; a refusal,
-such as a session already running, is answered at once and privately), then defers and edits
+``/play start`` answers a refusal known without the disk (a session already running, a bad
+option) at once and privately; otherwise it defers before anything touches the disk, asks the
+play host to start (a refusal then — a cap, an unwritable state directory, a world or mind that
+cannot be made — is a private follow-up, and the public "thinking…" reply is deleted), and edits
 its reply once the first turn has settled (or :data:`START_WAIT_S` passed), so the answer says
 truthfully what started — or why it failed.
 
@@ -197,7 +199,8 @@ def story_embed(card: dict[str, Any], live: bool, link: str | None) -> discord.E
     lines = []
     for moment in moments[-8:]:
         toward = f" _(toward {_clip(moment.get('toward'), 80)})_" if moment.get("toward") else ""
-        lines.append(f"• {_clip(moment.get('effect'), 110)}{toward}")
+        said = f" — “{_clip(moment.get('said'), 80)}”" if moment.get("said") else ""
+        lines.append(f"• {_clip(moment.get('effect'), 110)}{toward}{said}")
     embed.add_field(name="Last moments", value=_clip("\n".join(lines), 1024) or "none yet", inline=False)
     embed.set_footer(text=f"started {card.get('startedAt', '?')} · last turn {card.get('lastTurnAt') or '—'}")
     return embed
@@ -216,7 +219,7 @@ async def first_turn(session: PlaySession, within: float = START_WAIT_S) -> None
     except TimeoutError:
         pass
     finally:
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()
 
 
 log = structlog.get_logger("clankie.cogs.play")
@@ -352,12 +355,19 @@ class Play(commands.Cog):
                 await interaction.response.send_message(refusal, ephemeral=True)
                 return
         request = StartRequest(world=world, mind=mind, turns=turns, minutes=minutes, url=url)
-        try:
-            session = await self.character.play_of(interaction.guild_id).start(request)
-        except PlayRefused as exc:
-            await interaction.response.send_message(str(exc), ephemeral=True)
+        host = self.character.play_of(interaction.guild_id)
+        if (refused := host.refusal(request)) is not None:  # known without the disk: said at once
+            await interaction.response.send_message(str(refused), ephemeral=True)
             return
+        # Before any disk work (the state check, the event log's fsync, the journey's first read):
+        # on a slow disk those take longer than Discord's 3 s to answer an interaction (10062).
         await interaction.response.defer(thinking=True)
+        try:
+            session = await host.start(request)
+        except PlayRefused as exc:  # a cap, an unwritable state directory, a world or mind missing
+            await interaction.followup.send(str(exc), ephemeral=True)  # privately, as before defer
+            await interaction.delete_original_response()
+            return
         ended = session.subscribe()  # before anything can end it: this stream ends with play
         await first_turn(session)
         text = started_text(session, _link(self.character, interaction.guild_id))
@@ -367,7 +377,7 @@ class Play(commands.Cog):
         else:
             await interaction.edit_original_response(content=text, view=view)
         if session.state in ("failed", "stopped"):  # the reply said how it ended
-            await ended.aclose()  # type: ignore[attr-defined]
+            await ended.aclose()
             return
         self._reporters.spawn(report_failure(interaction, session, ended), name="play-failure-report")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, model_validator
@@ -173,10 +173,15 @@ LIVE_ACTION_MODELS: tuple[type[_Action], ...] = (
     TypeText,
     Scroll,
 )
-LIVE_ACTION_KINDS: frozenset[str] = frozenset(
-    m.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in LIVE_ACTION_MODELS
-)
+
+
+def kind_of(model: type[BaseModel]) -> str:
+    """The action kind a model declares: the one value of its ``kind: Literal[...]`` field."""
+    (kind,) = get_args(model.model_fields["kind"].annotation)
+    return str(kind)
+
+
+LIVE_ACTION_KINDS: frozenset[str] = frozenset(kind_of(m) for m in LIVE_ACTION_MODELS)
 
 _live_adapter: TypeAdapter[Any] = TypeAdapter(cast(Any, LiveAction))  # a special form
 
@@ -207,10 +212,7 @@ class Catalog:
             raise ValueError("a catalog needs at least one action model")
         self.name = name
         self.models: tuple[type[_Action], ...] = tuple(models)
-        self.kinds: tuple[str, ...] = tuple(
-            m.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
-            for m in self.models
-        )
+        self.kinds: tuple[str, ...] = tuple(kind_of(m) for m in self.models)
         union: Any = (
             self.models[0]
             if len(self.models) == 1

@@ -79,7 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmp = sub.add_parser("compare", help="two sittings side by side (e.g. two minds)")
     cmp.add_argument("a", type=Path, metavar="A")
     cmp.add_argument("b", type=Path, metavar="B")
-    cmp.add_argument("--events", type=Path, metavar="PATH", help=_EVENTS_HELP + " (for unclosed runs)")
+    cmp.add_argument(
+        "--events",
+        type=Path,
+        metavar="PATH",
+        action="append",
+        help="the event log, for unclosed runs: once for both, or twice, A's then B's (default: each "
+        "run's configured state's, beside its journal's directory)",
+    )
     cmp.add_argument("--config", type=Path, metavar="PATH", help=_CONFIG_HELP)
     cmp.add_argument("--json", action="store_true", help="print JSON")
     return parser
@@ -118,11 +125,15 @@ def _file(path: Path, what: str = "") -> Path:
     return path
 
 
-def _events(args: argparse.Namespace, directory: Path, find: EventLogFinder | None) -> Path | None:
-    """The event log to read: ``--events``, else the configured one for ``directory`` when
-    there is one (None: no event log, so an unclosed run's end is unknown)."""
-    if args.events:
-        return _file(args.events, "event log")
+def _events(
+    args: argparse.Namespace, directory: Path, find: EventLogFinder | None, given: Path | None = None
+) -> Path | None:
+    """The event log to read: ``--events`` (``given`` where the command takes several), else the
+    configured one for ``directory`` when there is one (None: no event log, so an unclosed run's
+    end is unknown)."""
+    given = given or (args.events if isinstance(args.events, Path) else None)
+    if given:
+        return _file(given, "event log")
     if find is None:
         return None
     try:
@@ -209,7 +220,9 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"progress  {metrics_text(card.metrics) or '-'}\n")
         out.write(f"maps      {', '.join(card.maps) or '-'}\n")
         for m in card.moments:
-            out.write(f"  {m.at}  {m.effect}" + (f"  (toward {m.toward})" if m.toward else "") + "\n")
+            toward = f"  (toward {m.toward})" if m.toward else ""
+            said = f'  says "{m.said}"' if m.said else ""
+            out.write(f"  {m.at}  {m.effect}{toward}{said}\n")
     return _report(index.errors, err)
 
 
@@ -307,8 +320,11 @@ def _eval(args: argparse.Namespace, out: TextIO, find: EventLogFinder | None) ->
 
 def _compare(args: argparse.Namespace, out: TextIO, find: EventLogFinder | None) -> int:
     a, b = _file(args.a, "journal"), _file(args.b, "journal")
-    events = _events(args, a.parent, find)
-    report = compare(a, b, events)
+    given: list[Path] = args.events or []
+    if len(given) > 2:
+        raise _UsageError("--events is given once (both runs' event log) or twice (A's, then B's)")
+    for_a, for_b = (given + given)[:2] if given else (None, None)
+    report = compare(a, b, _events(args, a.parent, find, for_a), _events(args, b.parent, find, for_b))
     if args.json:
         _dump(report, out)
     else:

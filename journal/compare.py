@@ -162,10 +162,14 @@ def run_summary(path: Path | str, events: Path | None = None) -> dict[str, Any]:
     }
 
 
-def compare(a: Path | str, b: Path | str, events: Path | None = None) -> dict[str, Any]:
+def compare(
+    a: Path | str, b: Path | str, events_a: Path | None = None, events_b: Path | None = None
+) -> dict[str, Any]:
     """Read both journals, of either dialect (raising JournalError naming file and line if
-    either is invalid), and put them side by side."""
-    runs = [run_summary(path, events) for path in (a, b)]
+    either is invalid), and put them side by side; each run's end, when its journal has no
+    summary, is read from its own event log (``events_a``, ``events_b``: two servers' sittings
+    each have theirs)."""
+    runs = [run_summary(path, events) for path, events in ((a, events_a), (b, events_b))]
     ids: list[str] = []
     for run in runs:
         ids += [m for m in run["milestoneTurns"] if m not in ids]

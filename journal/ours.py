@@ -6,9 +6,10 @@ What a V2+ turn line gives the verdicts: "pre" is the last observation of
 is ``state.location`` {map, x, y} and its ``facing``; carried out is ``actionResult.ok``;
 the refusal is ``actionResult.refusal``; progress is ``progressBefore``/``progressAfter``
 (tiles, maps, milestones, and from V3 the metrics); stalled is ``signals.stalledForTurns``.
-``objectiveRetired`` is read as this turn's objective having been retired, for the next turn to
-change — which is how the verdicts have always read it (the play loop sets it on the turn
-decided right after the retirement). A V1 turn has no evidence packet: every play verdict is
+``objectiveRetired`` is set by the play loop on the turn decided right after it retired the
+objective (bot/play/observing.py): that turn's objective is the new one, or none, so the
+retirement counts for this turn's change and for the next's (a new objective set a turn later).
+A V1 turn has no evidence packet: every play verdict is
 unknown.
 
 A turn whose action is retired has every verdict unknown, its narration included
@@ -113,7 +114,7 @@ def _facts(
         objective=body.objective,
         action=action,
         action_is_input=True,  # every kind of our catalog is input to the world
-        retired_before=False,
+        retired_before=body.objectiveRetired,
         retired_after=body.objectiveRetired,
         milestones=milestones,
         seen=seen,

@@ -92,8 +92,15 @@ Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
 
-def _text(n: int) -> Any:
-    return Annotated[str, StringConstraints(max_length=n)]
+# Bounded text fields, one name per bound (a named alias is a type a checker accepts).
+Text64 = Annotated[str, StringConstraints(max_length=64)]
+Text160 = Annotated[str, StringConstraints(max_length=160)]
+Text200 = Annotated[str, StringConstraints(max_length=200)]
+Text300 = Annotated[str, StringConstraints(max_length=300)]
+Text400 = Annotated[str, StringConstraints(max_length=400)]
+Text512 = Annotated[str, StringConstraints(max_length=512)]
+Text600 = Annotated[str, StringConstraints(max_length=600)]
+Text800 = Annotated[str, StringConstraints(max_length=800)]
 
 
 Outcome = Literal["accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"]
@@ -219,8 +226,8 @@ class Signals(_Strict):
 
 class Progress(_Strict):
     distinctTiles: int = Field(ge=0)
-    maps: list[_text(64)] = Field(max_length=256)  # type: ignore[valid-type]
-    milestones: list[_text(64)] = Field(max_length=256)  # type: ignore[valid-type]
+    maps: list[Text64] = Field(max_length=256)
+    milestones: list[Text64] = Field(max_length=256)
 
 
 MAX_METRICS = 32
@@ -242,14 +249,14 @@ class ObservationRecord(_Strict):
     """One semantic observation exactly as the loop saw it."""
 
     sha256: Sha256
-    scene: _text(64)  # type: ignore[valid-type]
+    scene: Text64
     observedAt: Timestamp
     state: State
 
 
 class Stage(_Strict):
     observations: list[ObservationRecord] = Field(max_length=6)
-    provenance: dict[str, _text(200) | int | float | bool | None] | None  # type: ignore[valid-type]
+    provenance: dict[str, Text200 | int | float | bool | None] | None
 
 
 class ActionResultRecord(BaseModel):
@@ -296,24 +303,18 @@ class _TurnBody(_Strict):
     turn: int = Field(ge=1)
     observationSha256: Sha256
     framebufferSha256: Sha256 | None
-    monologue: _text(600)  # type: ignore[valid-type]
-    intent: _text(200)  # type: ignore[valid-type]
-    notes: _text(800) | None  # type: ignore[valid-type]
-    objective: _text(160) | None  # type: ignore[valid-type]
+    monologue: Text600
+    intent: Text200
+    notes: Text800 | None
+    objective: Text160 | None
     objectiveRetired: bool
-    speak: _text(400) | None  # type: ignore[valid-type]
+    speak: Text400 | None
     speakWanted: bool
     speakSuppressed: Annotated[str, StringConstraints(max_length=64)] | None
     outcome: Outcome
-    detail: _text(400) | None  # type: ignore[valid-type]
-    effect: _text(200) | None  # type: ignore[valid-type]
-    effectAdvice: _text(300) | None  # type: ignore[valid-type]
-
-
-class TurnBodyWrite(_TurnBody):
-    """A turn as it may be written: the action is in the live catalog (or absent)."""
-
-    action: LiveAction | None
+    detail: Text400 | None
+    effect: Text200 | None
+    effectAdvice: Text300 | None
 
 
 class TurnBodyRead(_TurnBody):
@@ -321,6 +322,13 @@ class TurnBodyRead(_TurnBody):
 
     # Left to right: a live action is taken as such without also trying the open shape.
     action: Annotated[LiveAction | HistoricalAction | None, Field(union_mode="left_to_right")]
+
+
+class TurnBodyWrite(TurnBodyRead):
+    """A turn as it may be written: the action is in the live catalog (or absent). A narrower
+    TurnBodyRead (the same fields, in the same order), so a written turn is a readable one."""
+
+    action: LiveAction | None
 
 
 class _TurnLineBase(_Strict):
@@ -338,7 +346,7 @@ class TurnV2(_TurnLineBase):
     turn: TurnBodyRead
     evidence: Evidence
     speechDeliveryId: Ident | None = None
-    narrationEvent: _text(512) | None = None  # type: ignore[valid-type]
+    narrationEvent: Text512 | None = None
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> TurnV2:
@@ -350,7 +358,7 @@ class TurnV2(_TurnLineBase):
 class TurnV2Write(TurnV2):
     """A V2 turn with a live-catalog action (what the writer accepted before V3)."""
 
-    turn: TurnBodyWrite  # type: ignore[assignment]
+    turn: TurnBodyWrite
 
 
 class TurnV3(TurnV2):
@@ -364,7 +372,7 @@ class TurnV3(TurnV2):
 class TurnV3Write(TurnV3):
     """The only turn shape the writer accepts: V3 with a live-catalog action."""
 
-    turn: TurnBodyWrite  # type: ignore[assignment]
+    turn: TurnBodyWrite
 
 
 class Usage(_Strict):
@@ -395,7 +403,7 @@ class TurnV4(TurnV3):
 class TurnV4Write(TurnV4):
     """The turn shape the play loop writes: V4 with a live-catalog action."""
 
-    turn: TurnBodyWrite  # type: ignore[assignment]
+    turn: TurnBodyWrite
 
 
 # --- summary ----------------------------------------------------------------------
@@ -421,7 +429,7 @@ class SummaryV2(Summary):
 
     schemaVersion: Literal[2]  # type: ignore[assignment]
     progress: ProgressV2
-    reason: _text(400) | None  # type: ignore[valid-type]
+    reason: Text400 | None
 
     @model_validator(mode="after")
     def _reason_only_when_failed(self) -> SummaryV2:

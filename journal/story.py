@@ -15,9 +15,15 @@ Projection rules:
   turn's decision observation, then of its newest observation (post-action, else
   pre-action, else decision); when the newest names none, any map newly listed in
   ``progressAfter.maps``.
-- ``moments`` are the last 8 turns that wanted to speak and had an effect that changed
-  something: ``{at, effect, toward: objective}`` (an effect of ``"nothing changed"``, the words
-  both dialects write for a turn that changed nothing, is not a moment).
+- ``moments`` are the last 8 turns that wanted to speak, each paired with the effect its words
+  were decided on: ``{at, effect, toward: objective, said}``. A decision is made on what the
+  turns before it did, not on its own action's effect (which comes after it), so the effect is
+  the latest one of the sitting before the speaking turn (a turn with no effect, whose mind
+  failed, changed nothing to decide on); a moment needs one that changed something (an effect of
+  ``"nothing changed"``, the words both dialects write for a turn that changed nothing, is no
+  moment), so the sitting's first turn has none. ``said`` is the turn's ``speak`` (null when
+  it wanted to speak without words). So "We won our first battle!", said on the turn after the
+  battle was won, is kept with the effect that won it, whatever that turn's own action did.
 - ``metrics`` (card V2) are the world's progress metrics as last seen: the newest V3 turn's
   ``progressAfter.metrics`` (else its ``progressBefore.metrics``) that names any, across the
   journey's sittings; ``{}`` when no turn carried one (older journals, worlds without metrics).
@@ -46,6 +52,7 @@ class StoryMoment(BaseModel):
     at: str
     effect: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     toward: Annotated[str, StringConstraints(max_length=160)] | None
+    said: Annotated[str, StringConstraints(max_length=400)] | None = None
 
 
 class StoryCard(BaseModel):
@@ -101,6 +108,7 @@ class StoryProjector:
         self._maps: OrderedDict[str, None] = OrderedDict()
         self._moments: deque[StoryMoment] = deque(maxlen=MAX_MOMENTS)
         self.metrics: dict[str, int | float] = {}
+        self._decided_on: str | None = None  # the sitting's latest effect: what a decision now sees
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -127,6 +135,7 @@ class StoryProjector:
         self.environment_id = environment
         if self.started_at is None:
             self.started_at = started_at
+        self._decided_on = None  # a new sitting's first decision sees a fresh start, nothing done
 
     def feed_turn(self, line: TurnV1 | TurnV2) -> None:
         """Fold one turn line (any version, e.g. a TurnV2Write the loop just wrote)."""
@@ -146,9 +155,10 @@ class StoryProjector:
                 current,
                 after.maps if after is not None else None,
                 metrics,
+                speak=body.speak,
             )
         else:
-            self.fold(line.at, body.objective, body.speakWanted, body.effect)
+            self.fold(line.at, body.objective, body.speakWanted, body.effect, speak=body.speak)
 
     def fold(
         self,
@@ -160,12 +170,16 @@ class StoryProjector:
         current_map: str | None = None,
         maps_after: list[str] | None = None,
         metrics: dict[str, int | float] | None = None,
+        *,
+        speak: str | None = None,
     ) -> None:
-        """Fold one turn of any journal dialect: when, toward what, what it did, where.
+        """Fold one turn of any journal dialect: when, toward what, what it did, where, and
+        what it said.
 
         ``started_map``/``current_map`` are the maps the turn began and ended on, when its
         evidence names them; ``maps_after`` the maps its progress lists after the action;
-        ``metrics`` the world's progress metrics the turn ended with (kept when non-empty).
+        ``metrics`` the world's progress metrics the turn ended with (kept when non-empty);
+        ``speak`` the words of a turn that wanted to speak.
         """
         if self.journey_id is None:
             raise ValueError("feed_header must come before feed_turn")
@@ -182,8 +196,11 @@ class StoryProjector:
                     self._see(name[:64])
         if metrics:
             self.metrics = metrics
-        if speak_wanted and effect and effect != NO_CHANGE:
-            self._moments.append(StoryMoment(at=at, effect=effect, toward=objective))
+        decided_on = self._decided_on
+        if speak_wanted and decided_on and decided_on != NO_CHANGE:
+            self._moments.append(StoryMoment(at=at, effect=decided_on, toward=objective, said=speak))
+        if effect:
+            self._decided_on = effect
 
     def _see(self, name: str) -> None:
         self._maps[name] = None
@@ -252,4 +269,5 @@ class StoryProjector:
             out._moments.extend(part._moments)
             if part.metrics:
                 out.metrics = part.metrics
+            out._decided_on = part._decided_on
         return out

@@ -16,10 +16,13 @@ from pathlib import Path
 import aiohttp
 import discord
 import pytest
+import structlog
 from pydantic import SecretStr
 
 import bot.app as app
+from bot import discord_seam, metrics
 from bot.cli import _guard
+from bot.discord_seam import GatewayClose
 from bot.play.state import StatePaths
 from journal.oplog import read_events
 from journal.reader import read_journal
@@ -227,3 +230,44 @@ async def test_an_unreachable_discord_is_one_sentence_and_exit_1(
     assert out.err.startswith(f"clankie: cannot reach Discord (Cannot connect to host 127.0.0.1:{port}")
     assert out.err.count("\n") == 1 and "some-token" not in out.err + out.out
     no_traceback(out.err + out.out, caplog)
+
+
+def test_every_close_code_discord_py_stops_on_has_its_sentence() -> None:
+    """4014 is raised as PrivilegedIntentsRequired, which ``serve`` says in its own sentence."""
+    assert set(app.NO_RECONNECT) | {4014} == discord_seam.STOPS_ON
+    assert "token" in app.gave_up_sentence(4004)
+
+
+def test_why_a_connection_ended_is_a_fault_unless_discord_py_closed_it_to_reconnect() -> None:
+    assert app.why_lost(GatewayClose(by_discord_py=4000, code=4000)) == (
+        "discord.py closed it to reconnect (4000)",
+        False,
+    )
+    assert app.why_lost(GatewayClose(by_discord_py=None, code=4000)) == (
+        "Discord closed it with code 4000",
+        True,
+    )
+    assert app.why_lost(GatewayClose(by_discord_py=None, code=1006)) == (app.DROPPED, True)
+    assert app.why_lost(GatewayClose(by_discord_py=None, code=None)) == (app.DROPPED, True)
+
+
+async def test_a_reconnect_discord_asks_for_is_said_at_info_and_counted_as_requested(tmp_path: Path) -> None:
+    """Discord's op 7 RECONNECT: discord.py closes the connection itself and RESUMEs; that is no
+    fault, so the bot's line for it is info (the cause read by bot.discord_seam)."""
+    async with live_bot(tmp_path) as live:
+        counted = metrics.current().registry.get_sample_value
+        before = counted("clankie_gateway_reconnects_total", {"cause": "reconnect_requested"}) or 0.0
+        resumed = asyncio.ensure_future(live.bot.wait_for("shard_resumed", timeout=15))
+        with structlog.testing.capture_logs() as said:
+            await live.fake.gateway.reconnect()
+            await resumed
+            await live.fake.flush()
+    lost = [e for e in said if e["event"] == "discord_gateway_lost"]
+    assert [(e["log_level"], e["cause"]) for e in lost] == [
+        ("info", "discord.py closed it to reconnect (4000)")
+    ]
+    healed = [e for e in said if e["event"] == "discord_gateway_reconnected"]
+    assert [e["how"] for e in healed] == ["resumed"]
+    assert not [e for e in said if e["log_level"] in ("warning", "error")]
+    after = counted("clankie_gateway_reconnects_total", {"cause": "reconnect_requested"})
+    assert after == before + 1

@@ -1,6 +1,8 @@
-"""bot.logs.ReconnectFilter: discord.py's own "Attempting a reconnect" records become one warning
-line with the cause and no traceback; the records are made by discord.py's own code (or exactly
-as it makes them), and the lines the filter names are read from the installed discord.py."""
+"""bot.logs.ReconnectLines: the error records of discord.py's reconnecting logger (chosen by its
+name, bot.discord_seam.RECONNECT_LOGGER) become one info line with the cause and no traceback;
+the bot's own ``discord_gateway_lost`` is the loss's warning. The records are made by discord.py's
+own code (or exactly as it makes them); that this logger logs at error only before a reconnect is
+checked against the installed discord.py in tests/test_discord_seam.py."""
 
 from __future__ import annotations
 
@@ -8,18 +10,17 @@ import io
 import json
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
 import discord
-import discord.client
 import discord.shard
 import pytest
 import structlog
 
 from bot import logs
+from bot.discord_seam import RECONNECT_LOGGER
 from tests.records import Capture
 
 CLOSING = "Cannot write to closing transport"
@@ -31,13 +32,12 @@ def restore_logging() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     config = structlog.get_config()
-    filters = {name: logging.getLogger(name).filters[:] for name in logs.RECONNECT_LOGGERS}
+    saved = logging.getLogger(RECONNECT_LOGGER).filters[:]
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
     structlog.configure(**config)
-    for name, saved in filters.items():
-        logging.getLogger(name).filters[:] = saved
+    logging.getLogger(RECONNECT_LOGGER).filters[:] = saved
 
 
 class NoBackoff:
@@ -56,23 +56,6 @@ async def shard_reconnect_after(exc: Exception) -> list[Any]:
     return queued
 
 
-def installed_line(module: Any, lineno: int) -> str:
-    return Path(module.__file__).read_text().splitlines()[lineno - 1].strip()
-
-
-def test_the_records_the_filter_names_are_where_its_comments_say_in_the_installed_discord_py() -> None:
-    assert discord.__version__ == "2.7.1"  # the version the line numbers are of
-    assert installed_line(discord.shard, 166) == (
-        "_log.error('Attempting a reconnect for shard ID %s in %.2fs', self.id, retry, exc_info=e)"
-    )
-    assert installed_line(discord.client, 781) == "_log.exception('Attempting a reconnect in %.2fs', retry)"
-    assert installed_line(discord.shard, 485) == (
-        "_log.exception('Failed to connect for shard_id: %s. Retrying...', shard_id)"
-    )
-    assert ("discord.shard", "Attempting a reconnect for shard ID %s in %.2fs") in logs.RECONNECT_RECORDS
-    assert ("discord.client", "Attempting a reconnect in %.2fs") in logs.RECONNECT_RECORDS
-
-
 async def test_without_the_filter_discord_py_logs_a_healing_reconnect_as_an_error_with_a_traceback() -> None:
     """The control: what the filter is for (issue 24, "Why" 5)."""
     capture = Capture()
@@ -87,25 +70,23 @@ async def test_without_the_filter_discord_py_logs_a_healing_reconnect_as_an_erro
         logger.filters[:] = saved
     (record,) = capture.records
     assert record.levelno == logging.ERROR and record.exc_info is not None
-    assert record.pathname.endswith("discord/shard.py") and record.lineno == 166
+    assert record.pathname.endswith("discord/shard.py") and record.funcName == "_handle_disconnect"
 
 
 @pytest.mark.usefixtures("restore_logging")
-async def test_a_shard_reconnect_is_one_warning_line_with_the_cause_and_no_traceback() -> None:
+async def test_a_shard_reconnect_is_one_info_line_with_the_cause_and_no_traceback() -> None:
     buf = io.StringIO()
     logs.configure(stream=buf)
     capture = Capture()
     logging.getLogger().addHandler(capture)
-    logs.reconnect_said(0)
     queued = await shard_reconnect_after(aiohttp.ClientConnectionResetError(CLOSING))
     assert [item.type for item in queued] == [discord.shard.EventType.reconnect]  # it still reconnects
-    assert logs.reconnect_said(0) and not logs.reconnect_said(0)  # said once; asking forgets it
 
     (record,) = capture.records
-    assert (record.levelno, record.levelname) == (logging.WARNING, "WARNING")
+    assert (record.levelno, record.levelname) == (logging.INFO, "INFO")
     assert record.exc_info is None and record.exc_text is None
     (line,) = buf.getvalue().splitlines()
-    assert "[warning  ]" in line and "[discord.shard]" in line
+    assert "[info     ]" in line and "[discord.shard]" in line
     assert (
         "Attempting a reconnect for shard ID 0 in 0.00s "
         "(cause: ClientConnectionResetError: Cannot write to closing transport)"
@@ -114,37 +95,40 @@ async def test_a_shard_reconnect_is_one_warning_line_with_the_cause_and_no_trace
 
 
 @pytest.mark.usefixtures("restore_logging")
-def test_a_client_reconnect_made_as_discord_py_makes_it_is_a_warning_in_json_too() -> None:
+def test_a_first_connection_retried_as_discord_py_makes_it_is_an_info_line_in_json_too() -> None:
     buf = io.StringIO()
     logs.configure(json=True, stream=buf)
     try:
-        raise OSError(104, "Connection reset by peer")
+        raise ConnectionRefusedError(111, "Connect call failed")
     except OSError:
-        # discord/client.py:781, inside Client.connect's `except (OSError, …)`:
-        logging.getLogger("discord.client").exception("Attempting a reconnect in %.2fs", 1.5)
+        # discord/shard.py, AutoShardedClient.launch_shard's `except Exception:` (it retries in 5 s):
+        logging.getLogger("discord.shard").exception("Failed to connect for shard_id: %s. Retrying...", 1)
     (line,) = buf.getvalue().splitlines()
     event = json.loads(line)
-    assert event["level"] == "warning" and event["logger"] == "discord.client"
+    assert event["level"] == "info" and event["logger"] == "discord.shard"
     assert event["event"] == (
-        "Attempting a reconnect in 1.50s (cause: ConnectionResetError: [Errno 104] Connection reset by peer)"
+        "Failed to connect for shard_id: 1. Retrying... (cause: ConnectionRefusedError: [Errno 111] Connect call failed)"
     )
     assert "exception" not in event and "exc_info" not in event
 
 
 @pytest.mark.usefixtures("restore_logging")
-def test_other_records_of_those_loggers_keep_their_level_and_traceback() -> None:
+def test_other_loggers_errors_and_its_own_lesser_records_pass_as_they_are() -> None:
     buf = io.StringIO()
-    logs.configure(json=True, stream=buf)
+    logs.configure(json=True, stream=buf, level="DEBUG")
     try:
         raise RuntimeError("boom")
     except RuntimeError:
+        # discord/client.py, Client._run_event: an event handler raised — a real error.
         logging.getLogger("discord.client").exception("Ignoring exception in %s", "on_ready")
-        logging.getLogger("discord.shard").error(
-            "Attempting something else for shard ID %s", 0, exc_info=True
-        )  # not a reconnect: untouched
-    first, second = (json.loads(line) for line in buf.getvalue().splitlines())
+        logging.getLogger("discord.gateway").error("Something at shard ID %s", 0, exc_info=True)
+    logging.getLogger("discord.shard").debug("Got a request to %s the websocket at Shard ID %s.", "RESUME", 0)
+    first, second, third = (json.loads(line) for line in buf.getvalue().splitlines())
     assert first["level"] == second["level"] == "error"
     assert "RuntimeError: boom" in first["exception"] and "Traceback" in second["exception"]
+    assert (
+        third["level"] == "debug" and third["event"] == "Got a request to RESUME the websocket at Shard ID 0."
+    )
 
 
 @pytest.mark.usefixtures("restore_logging")
@@ -152,9 +136,8 @@ def test_the_filter_is_installed_once_however_often_logging_is_configured() -> N
     logs.configure(stream=io.StringIO())
     logs.configure(json=True, stream=io.StringIO())
     logs.quiet_healed_reconnects()
-    for name in logs.RECONNECT_LOGGERS:
-        found = [f for f in logging.getLogger(name).filters if isinstance(f, logs.ReconnectFilter)]
-        assert len(found) == 1, name
+    found = [f for f in logging.getLogger(RECONNECT_LOGGER).filters if isinstance(f, logs.ReconnectLines)]
+    assert len(found) == 1
 
 
 def test_a_cause_with_no_message_is_named_by_its_type() -> None:
@@ -167,6 +150,6 @@ def test_a_cause_with_no_message_is_named_by_its_type() -> None:
         (3, 0.25),
         (TimeoutError, TimeoutError(), None),
     )
-    assert logs.ReconnectFilter().filter(record)
+    assert logs.ReconnectLines().filter(record)
     assert record.getMessage() == "Attempting a reconnect for shard ID 3 in 0.25s (cause: TimeoutError)"
-    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert record.levelno == logging.INFO and record.exc_info is None

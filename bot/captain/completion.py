@@ -2,7 +2,7 @@
 player minds alike (:mod:`bot.captain.engine`, :mod:`bot.play.minds.endpoint`).
 
 A 2xx answer is read as a chat completion only when it is one: a JSON object whose ``choices``
-is a list of choices with a message. Anything else (an HTML page from a proxy or a captive
+is a non-empty list of choices with a message. Anything else (an HTML page from a proxy or a captive
 portal, plain text, JSON without ``choices``, a body labelled JSON that does not parse) is
 :class:`NotACompletion`, and so is HTTP 511 Network Authentication Required (RFC 6585 §6: the
 status a captive portal answers with in place of the server asked), each naming the endpoint,
@@ -69,6 +69,8 @@ def _why_not(response: Any) -> str | None:
     if not isinstance(choices, list):
         keys = ", ".join(sorted(str(k)[:40] for k in data)[:6]) or "none"
         return f"JSON without choices (its keys: {keys}), not a chat completion"
+    if not choices:  # nothing to read: no answer at all, whatever else the body says
+        return "JSON whose choices are empty, not a chat completion"
     if not all(isinstance(c, dict) and isinstance(c.get("message"), dict) for c in choices):
         return "JSON whose choices hold no message, not a chat completion"
     return None

@@ -4,7 +4,7 @@ queues are bounded — a slow listener loses its oldest turn and never blocks pl
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 
 import structlog
 
@@ -24,12 +24,12 @@ class TurnFeed:
         """Call ``callback`` with every settled turn, in the loop's own step (keep it cheap)."""
         self._callbacks.append(callback)
 
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
+    def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
         """An async stream of the turns published from now on; it ends at :meth:`close`."""
         queue: asyncio.Queue[SettledTurn | None] = asyncio.Queue(maxsize=STREAM_QUEUE)
         self._queues.append(queue)
 
-        async def stream() -> AsyncIterator[SettledTurn]:
+        async def stream() -> AsyncGenerator[SettledTurn, None]:
             try:
                 while (item := await queue.get()) is not None:
                     yield item

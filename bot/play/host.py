@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -33,6 +33,9 @@ from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
 from journal.writer import disk_failure
+
+if TYPE_CHECKING:
+    from bot.web.play_view import ActivityDigest  # a type only: play does not import the web
 
 log = structlog.get_logger("clankie.play.host")
 MAX_PACE_S = 60.0  # as [play] pace_seconds allows
@@ -117,13 +120,28 @@ class PlayHost:
         s = self.session
         return s if s is not None and s.state in ("requested", "running", "stopping") else None
 
+    def refusal(self, request: StartRequest) -> PlayRefused | None:
+        """What refuses this start now that is known without a disk or a network: a session
+        already running here, a world or mind not registered, a budget out of range. For
+        ``/play start`` to answer privately at once, before it defers; :meth:`start` asks again
+        under its lock (and then the caps, and the disk)."""
+        try:
+            self._check_now(request)
+        except PlayRefused as exc:
+            return exc
+        return None
+
+    def _check_now(self, request: StartRequest) -> tuple[str, str]:
+        if self.active is not None:
+            raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
+        world_name = request.world or self.settings.play.world
+        mind_name = request.mind or self.settings.play.mind
+        _check(request, world_name, mind_name)
+        return world_name, mind_name
+
     async def start(self, request: StartRequest) -> PlaySession:
         async with self._lock:
-            if self.active is not None:
-                raise PlayRefused("play_session_active", "A play session is already running; stop it first.")
-            world_name = request.world or self.settings.play.world
-            mind_name = request.mind or self.settings.play.mind
-            _check(request, world_name, mind_name)
+            world_name, mind_name = self._check_now(request)
             if self._admit is not None:
                 self._admit(self, world_name)  # no await between the count and the claim
             self.starting = world_name
@@ -158,6 +176,7 @@ class PlayHost:
             else request.pace_seconds,
             exit_when_done=request.exit_when_done,
             max_invalid_in_a_row=self.settings.play.max_invalid_in_a_row,
+            max_crashes_in_a_row=self.settings.play.max_crashes_in_a_row,
             scenario_id=scenario_id,
             environment_id=environment_id,
             journey_id=_journey_of(world, environment_id),
@@ -255,7 +274,7 @@ class PlayHost:
         await self._tasks.close()
 
     # -- what others read ------------------------------------------------------------------
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
+    def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
         """Settled turns of whatever session is playing, for as long as the caller listens."""
         return self._feed.subscribe()
 
@@ -267,30 +286,19 @@ class PlayHost:
         s = self.session
         return s.recent if s is not None else []
 
-    def activity(self) -> dict[str, Any] | None:
-        """The activity digest (docs/architecture.md §10): hashes only, never pixels."""
+    def activity(self) -> ActivityDigest | None:
+        """The activity digest of the session playing now (docs/architecture.md §10)."""
         s = self.active
-        if s is None:
+        return activity_digest(s, live=True) if s is not None else None
+
+    def last_activity(self) -> ActivityDigest | None:
+        """The digest of the session that played last, once it has ended: its last settled
+        turn's objective, intent, action, outcome, effect and progress, and how it ended (None
+        while one plays, or when the last settled no turn)."""
+        s = self.session
+        if s is None or self.active is not None or s.last is None:
             return None
-        last = s.last
-        return {
-            "sessionId": s.session_id,
-            "runId": s.run_id,
-            "state": s.state,
-            "world": s.spec.world,
-            "mind": s.spec.mind,
-            "turn": s.turn,
-            "objective": s.objective,
-            "intent": last.intent if last else None,
-            "lastAction": last.action if last else None,
-            "lastOutcome": last.outcome if last else None,
-            "lastEffect": last.effect if last else None,
-            "progress": s.progress(),
-            "metricLabels": dict(s.metric_labels),
-            "frameSha256": s.last_still.sha256 if s.last_still else None,
-            "observationSha256": s.last_observation.sha256 if s.last_observation else None,
-            "scene": s.last_observation.scene if s.last_observation else None,
-        }
+        return activity_digest(s, live=False)
 
     def live_story(self) -> dict[str, Any] | None:
         s = self.active
@@ -315,6 +323,38 @@ class PlayHost:
             "turn": s.turn if s else 0,
             "journal": str(s.journal_path) if s and s.journal_path else None,
         }
+
+
+def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
+    """One session's digest, the one shape every reader gets (:class:`ActivityDigest`): hashes
+    only, never pixels. ``live``: the turn under way, the objective and progress now; else (an
+    ended session) those of its last settled turn. The frame is the newest either way (once play
+    ended, the one ``/still?last=1`` serves)."""
+    last, seen, frame = s.last, s.last_observation, s.last_still
+    if live or last is None:
+        turn, objective, progress = s.turn, s.objective, s.progress()
+    else:
+        turn, objective, progress = last.turn, last.objective, dict(last.progress)
+    return {
+        "sessionId": s.session_id,
+        "runId": s.run_id,
+        "state": s.state,
+        "world": s.spec.world,
+        "mind": s.spec.mind,
+        "turn": turn,
+        "at": last.at if last else None,
+        "objective": objective,
+        "intent": last.intent if last else None,
+        "lastAction": last.action if last else None,
+        "lastOutcome": last.outcome if last else None,
+        "lastEffect": last.effect if last else None,
+        "progress": progress,
+        "metricLabels": dict(s.metric_labels),
+        "milestoneTotal": len(s.world.info.milestones) or None,
+        "frameSha256": frame.sha256 if frame else None,
+        "observationSha256": seen.sha256 if seen else None,
+        "scene": seen.scene if seen else None,
+    }
 
 
 def _check(request: StartRequest, world_name: str, mind_name: str) -> None:

@@ -19,7 +19,6 @@ from typing import Any
 
 import structlog
 
-from bot.frozen import fast_init
 from bot.play.minds.base import DecisionView, look_at
 from bot.play.progress import ProgressTracker, location_of
 from bot.play.signals import SignalTracker, objective_warning
@@ -50,7 +49,6 @@ class PlayMemory:
     recent_for_mind: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Before:
     """What the observe stage fixed before the decision: the view the mind is handed, the

@@ -10,7 +10,9 @@ action. The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
 
 The record's count is the record: ``turns_taken`` and ``accepted`` (the summary's, and every
 message's) count the turns whose journal line was written; a turn the disk refused ends play
-and is no turn at all. As it ends, the session's terminal line goes to the event log first
+and is no turn at all. A line refused for itself (too large, invalid) is logged and play goes
+on, but that turn is no turn of the record either: nobody hears it, and its number is the next
+turn's, so the turn shown (``turn``) follows ``turnsTaken``; the turn budget still counts it. As it ends, the session's terminal line goes to the event log first
 (``on_end``: it is small, so it fits where the summary may not), then the summary.
 """
 
@@ -61,6 +63,7 @@ class PlaySession(Watched):
         self.outcome: SessionOutcome | None = None
         self.error: str | None = None
         self.turn = 0
+        self._unrecorded = 0  # turns played whose journal line was refused (not in the record)
         self.memory = PlayMemory(progress=ProgressTracker(declared=tuple(self.metric_labels)))
         self._stills = StillPacer(world, mind.info.wants_still)
         self._observer = Observer(world, self.memory, self._stills, self.story_card)
@@ -159,7 +162,8 @@ class PlaySession(Watched):
 
     async def _turns(self) -> Ended:
         # (the sink's await lets the loop breathe every turn)
-        streaks, finale = MindStreaks(self.spec.max_invalid_in_a_row), False
+        streaks = MindStreaks(self.spec.max_invalid_in_a_row, self.spec.max_crashes_in_a_row)
+        finale = False
         while True:
             if self._stop:
                 return Ended("stopped")
@@ -189,7 +193,8 @@ class PlaySession(Watched):
                 self.error = permanent
             rec = await act(self.world, rec)
             stamp = metrics.stage_done("act", stamp) if rec.action_started is not None else metrics.now()
-            if (ending := streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected)) is not None:
+            ending = streaks.count(rec.outcome, rec.detail, unexpected=rec.unexpected, crashed=rec.crashed)
+            if ending is not None:
                 self.error = ending  # known before settling too
             if rec.post is not None:  # the watched picture shows the turn before anyone hears it
                 self.last_still = await self._stills.after_action() or self.last_still
@@ -200,14 +205,18 @@ class PlaySession(Watched):
                 self.disk_failure = appended.reason
                 self._say_failed("play_journal_failed", appended.reason)
                 return Ended("failed", appended.reason)
-            if isinstance(appended, Written):  # only a written line counts (Refused: play goes on)
+            if isinstance(appended, Written):  # only a written line counts
                 self._settler.recorded(settled.turn)
                 self.story.feed_turn(appended.line)
                 metrics.turn_written(rec.outcome, self.world.name, self.mind.name, self.guild_id)
+            else:  # Refused (too large, invalid; logged): no turn of the record, and play goes on. Its
+                self.turn -= 1  # number is the next turn's, so the turn shown follows turnsTaken;
+                self._unrecorded += 1  # the world was played, so the turn budget counts it
             if rec.post is not None:
                 self.last_observation = rec.post
-            self._settler.heard(settled.turn)
-            self.publish(settled.turn)
+            if isinstance(appended, Written):  # nobody hears a turn the record does not hold
+                self._settler.heard(settled.turn)
+                self.publish(settled.turn)
             metrics.stage_done("settle", stamp)
             if permanent is not None:
                 self._say_failed("play_mind_failed_permanently", permanent)
@@ -224,7 +233,8 @@ class PlaySession(Watched):
     def _budget_spent(self) -> bool:
         """The turn budget is used up, or the time budget."""
         minutes = (time.monotonic() - self._started) / 60
-        return self.turn >= self.spec.max_turns or minutes >= self.spec.max_minutes
+        played = self.turn + self._unrecorded
+        return played >= self.spec.max_turns or minutes >= self.spec.max_minutes
 
     def _say_failed(self, event: str, reason: str, *, exc_info: bool = False) -> None:
         """Log why play fails — every way it can — at error, or at info when whoever started play

@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.frozen import fast_init
 from bot.play.outcomes import TurnOutcome
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class SettledTurn:
     """A turn as published to listeners once it is journaled (or failed to be)."""

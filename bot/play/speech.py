@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.frozen import fast_init
 from bot.play.decision import Decision
 from bot.play.settled import narration_line
 
 SPEECH_COOLDOWN_TURNS = 4
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Speech:
     """What became of a turn's wish to speak."""

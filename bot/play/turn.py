@@ -60,6 +60,7 @@ class TurnRecord:
     usage: dict[str, Any] | None = None
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
     unexpected: bool = False  # the endpoint answered something that is not a chat completion
+    crashed: bool = False  # the mind raised an exception that is not a mind failure (a bug)
     validated: BaseModel | None = None  # the decision's action, validated against the live catalog
 
     def fail(self, outcome: TurnOutcome, detail: str) -> TurnRecord:
@@ -148,6 +149,7 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
         return rec.fail("mind_failed", str(exc))
     except Exception as exc:  # a bug in a mind is a failed mind, not a crashed session
         log.exception("mind_crashed", mind=mind.name)
+        rec.crashed = True
         return rec.fail("mind_failed", f"{type(exc).__name__}: {exc}")
     finally:
         _what_it_saw(rec, view)

@@ -6,7 +6,7 @@ and nothing here drives play."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from bot.play.feed import TurnFeed
@@ -32,7 +32,7 @@ class Watched:
     def recent(self) -> list[SettledTurn]:
         return list(self._recent)
 
-    def subscribe(self) -> AsyncIterator[SettledTurn]:
+    def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
         """An async stream of settled turns; ends when the session ends."""
         return self._feed.subscribe()
 

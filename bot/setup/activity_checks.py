@@ -98,10 +98,10 @@ def public_url_check(settings: Settings) -> Check:
         return failed(
             PUBLIC_URL, f"{url} is not an https address; Discord's proxy reaches only https", URL_FIX
         )
-    return passed(
-        PUBLIC_URL,
-        f"{url} (Developer Portal → Activities → URL Mappings: / → {parts.netloc}{parts.path.rstrip('/')})",
-    )
+    # With [cluster] shard_prefix the Activity enters at the host's root and is sent on to its
+    # server's shard (bot/web/activity_shards.py); without, at this process's own prefix.
+    target = parts.netloc if settings.cluster.shard_prefix else parts.netloc + parts.path.rstrip("/")
+    return passed(PUBLIC_URL, f"{url} (Developer Portal → Activities → URL Mappings: / → {target})")
 
 
 def health_url(public_url: str) -> str:

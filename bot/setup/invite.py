@@ -39,14 +39,16 @@ class InviteError(Exception):
 
 def invite_url(application_id: int, guild_id: int | None = None) -> str:
     """The OAuth2 authorize URL with our scopes and permissions (``guild_id`` preselected)."""
-    options: dict[str, object] = {}
-    if guild_id is not None:
-        options.update(guild=discord.Object(id=guild_id), disable_guild_select=True)
+    permissions = discord.Permissions(needed_permissions())
+    scopes = [name for name, _ in SCOPES]
+    if guild_id is None:
+        return discord.utils.oauth_url(application_id, permissions=permissions, scopes=scopes)
     return discord.utils.oauth_url(
         application_id,
-        permissions=discord.Permissions(needed_permissions()),
-        scopes=[name for name, _ in SCOPES],
-        **options,  # type: ignore[arg-type]
+        permissions=permissions,
+        scopes=scopes,
+        guild=discord.Object(id=guild_id),
+        disable_guild_select=True,
     )
 
 

@@ -1,4 +1,5 @@
-"""What a tool handler may reach: the play host (read side), the share store, the captain —
+"""What a tool handler may reach: the play host (read side: :class:`bot.web.play_view.PlayView`,
+the same the web surface reads), the share store, the captain —
 each seen through a small protocol so tools never depend on how those are built — who is
 asking (the speaker whose speech the mouth is answering, if any) and where (the server and
 voice call the question came from: shares are only seen from where they were made, and play
@@ -8,24 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.tools.base import Surface
+from bot.web.play_view import PlayView
 from bot.web.share_types import Place, ShareLookup
-from bot.worlds.base import Still
-
-
-class PlayView(Protocol):
-    """The read side of the play host (bot.play.host.PlayHost satisfies it)."""
-
-    @property
-    def active(self) -> object | None: ...
-
-    def live_still(self) -> Still | None: ...
-
-    def activity(self) -> dict[str, Any] | None: ...
-
-    def recall_story(self) -> tuple[dict[str, Any] | None, bool]: ...
 
 
 class ShareSource(Protocol):

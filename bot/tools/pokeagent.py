@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.tools.base import READ_TIMEOUT_S, NoArgs, Tool, ToolResult
 from bot.tools.context import ToolContext
+from journal.schema import MAX_METRICS
 
 NOT_PLAYING = "Not playing anything right now; there is no live game to observe."
 NO_STORY = "No journey has been played yet, so there is no story to recall."
@@ -21,10 +22,15 @@ CARD_KEYS = (
     "turnsTaken",
     "lastTurnAt",
     "objective",
+    "metrics",
     "maps",
     "moments",
 )
-MOMENT_KEYS = ("at", "effect", "toward")
+"""The story card's own fields (journal/story.py ``StoryCard``, V2): ``metrics`` is the world's
+progress metrics as last seen (``{"score": 4520, "bestTile": 512}``; ``{}`` for a world without
+them), so whoever reads the card — the captain, the mouth's briefing, the agent mind — knows the
+score and the best tile."""
+MOMENT_KEYS = ("at", "effect", "toward", "said")  # said: his own line at that moment, never monologue
 
 
 async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
@@ -44,6 +50,14 @@ def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
     """Only the story card's own fields (docs/architecture.md §7), whatever else a card dict
     carries."""
     out = {k: card[k] for k in CARD_KEYS if k in card}
+    metrics = out.get("metrics")
+    if isinstance(metrics, dict):
+        numbers = (
+            (k, v) for k, v in metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)
+        )
+        out["metrics"] = dict(list(numbers)[:MAX_METRICS])
+    elif "metrics" in out:
+        del out["metrics"]
     moments = out.get("moments")
     if isinstance(moments, list):
         out["moments"] = [{k: m.get(k) for k in MOMENT_KEYS} for m in moments if isinstance(m, dict)][-8:]

@@ -129,7 +129,8 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def schema(self, name: str) -> dict[str, Any]:
-        return json.loads(json.dumps(self._schemas[name]))  # type: ignore[no-any-return]
+        copied: dict[str, Any] = json.loads(json.dumps(self._schemas[name]))  # a copy the caller may change
+        return copied
 
     def export(self, surface: str, *, offered: Iterable[str] = ()) -> list[dict[str, Any]]:
         """The tool definitions a surface's model is given, and only those: its standing tools,

@@ -16,10 +16,10 @@ async def look_at_screen(_args: NoArgs, ctx: ToolContext) -> ToolResult:
     still = play.live_still()
     if still is None:
         return ToolResult(STARTING)
-    digest = play.activity() or {}
-    world = digest.get("world") or "a game"
-    turn = digest.get("turn")
-    objective = digest.get("objective")
+    digest = play.activity()
+    world = (digest["world"] if digest else None) or "a game"
+    turn = digest["turn"] if digest else None
+    objective = digest["objective"] if digest else None
     caption = f"This is your own screen right now: {world}"
     if isinstance(turn, int):
         caption += f", turn {turn}"

@@ -30,18 +30,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 import orjson
 import structlog
-from aiohttp import WSMsgType, web
-from aiohttp.typedefs import Handler
+from aiohttp import WSMessage, WSMsgType, web
+from aiohttp.typedefs import Handler, Middleware
 
 from bot.tasks import TaskOwner
 from bot.web import embodiment
+from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
+from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
+from bot.web.embodiment import StatusJson
+from bot.web.play_view import ViewedTurn, WebPlayView
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
 from bot.web.views import turn_view
 
@@ -51,11 +54,19 @@ DISCORD_QUERY = ("frame_id", "instance_id", "platform")
 ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
 VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
 FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
+RENEW_BEFORE_S = 60.0  # the page renews a credential this long before it expires (half its life at most)
 SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
 MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a URL path
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+class ActivityStatusJson(StatusJson):
+    """The status as the Activity gets it: with signed addresses of the frame and the last one."""
+
+    stillUrl: str | None
+    lastStillUrl: str | None
 
 
 @dataclass
@@ -71,23 +82,22 @@ class ActivitySetup:
     tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
-    _views: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
+    shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
+    _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
         """The server's socket hub, made with its first socket."""
         found = self.hubs.get(guild_id)
         if found is None:
 
-            def resolve() -> Any:
-                plays = app.get(embodiment.PLAYS)
-                known = plays.known(guild_id) if plays is not None else None
-                return known if known is not None else embodiment.UNPLAYED
+            def resolve() -> WebPlayView:
+                return embodiment.host_in(app.get(embodiment.PLAYS), guild_id)
 
             cap = app[embodiment.FEEDS].max_clients
             found = self.hubs[guild_id] = SocketHub(self, resolve, guild_id, cap)
         return found
 
-    def status_view(self, guild_id: int, status: dict[str, Any]) -> dict[str, Any]:
+    def status_view(self, guild_id: int, status: StatusJson) -> ActivityStatusJson:
         """A status as the Activity's socket sends it, with signed still URLs; made once per
         (status, server, minute) whatever the number of viewers."""
         minute = int(self.clock() // 60)
@@ -101,22 +111,23 @@ class ActivitySetup:
         self._views[key] = (status, view)
         return view
 
-    def status_message(self, guild_id: int, status: dict[str, Any]) -> bytes:
+    def status_message(self, guild_id: int, status: StatusJson) -> bytes:
         return orjson.dumps({"type": "status", "data": self.status_view(guild_id, status)})
 
-    def with_still_urls(self, guild_id: int, status: dict[str, Any], now: float) -> dict[str, Any]:
+    def with_still_urls(self, guild_id: int, status: StatusJson, now: float) -> ActivityStatusJson:
         base = f"v1/guilds/{guild_id}/embodiment/sessions/live/still?"
-        out = dict(status)
-        sha = status.get("frameSha256")
-        last = status.get("lastFrame") or {}
-        out["stillUrl"] = base + urlencode(self.keys.still_query(guild_id, sha[:16], now)) if sha else None
-        last_sha = last.get("sha256")
-        out["lastStillUrl"] = (
-            base + urlencode({**self.keys.still_query(guild_id, last_sha[:16], now), "last": "1"})
-            if last_sha
-            else None
-        )
-        return out
+        sha = status["frameSha256"]
+        last = status["lastFrame"]
+        last_sha = last["sha256"] if last is not None else None
+        return {
+            **status,
+            "stillUrl": base + urlencode(self.keys.still_query(guild_id, sha[:16], now)) if sha else None,
+            "lastStillUrl": (
+                base + urlencode({**self.keys.still_query(guild_id, last_sha[:16], now), "last": "1"})
+                if last_sha
+                else None
+            ),
+        }
 
 
 ACTIVITY: web.AppKey[ActivitySetup] = web.AppKey("activity", ActivitySetup)
@@ -136,7 +147,7 @@ def _sentence(status: int, error: str, message: str, **headers: str) -> web.Resp
     )
 
 
-def viewer_gate(setup: ActivitySetup) -> Any:
+def viewer_gate(setup: ActivitySetup) -> Middleware:
     """The middleware that judges viewer credentials and signed still URLs (module docstring)."""
 
     @web.middleware
@@ -165,6 +176,7 @@ def viewer_gate(setup: ActivitySetup) -> Any:
             request[ADMITTED] = True
         elif (
             (path == "/" and is_discord_launch(request))
+            or path.startswith("/discord-sdk/")  # the SDK's modules: public code, no data
             or path == "/v1/activity/session"
             or (scoped is not None and scoped.group(2) == "live")
         ):
@@ -181,17 +193,58 @@ def _page_template() -> str:
 
 def activity_page(request: web.Request) -> web.Response:
     """The Activity page, its application id and poll interval in data attributes (no inline
-    script: Discord's proxy may refuse one)."""
+    script: Discord's proxy may refuse one); or, for a server another process owns, a redirect
+    to that process's prefix with Discord's whole query (bot/web/activity_shards.py)."""
     setup = request.app[ACTIVITY]
+    guild_id = _digits(request.query.get("guild_id"))
+    if guild_id is not None and not setup.shards.owns(guild_id):
+        location = setup.shards.launch_location(guild_id, request.rel_url.raw_query_string)
+        if location is not None and ROUTED in request.query:
+            log.warning("activity_misrouted", guild_id=guild_id, shard=setup.shards.shard_of(guild_id))
+            return web.Response(
+                text=versioned(
+                    _MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id)))
+                ),
+                status=421,
+                content_type="text/html",
+                headers=_PAGE_HEADERS,
+            )
+        if location is not None:
+            # No Referrer-Policy here: the redirected page's document.referrer must stay the
+            # Discord client's origin, which the SDK posts its handshake to.
+            return web.Response(status=307, headers={"Location": location, "Cache-Control": "no-store"})
     app_id = setup.application_id()
-    page = _page_template().replace(
+    page = versioned(_page_template()).replace(
         'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
     )
     page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
     return web.Response(text=page, content_type="text/html", headers=_PAGE_HEADERS)
 
 
-def _digits(value: Any) -> int | None:
+_MISROUTED = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Clankie</title>
+<link rel="stylesheet" href="./static/discord.css"></head>
+<body class="in-discord"><p id="notice" role="status" class="problem">{sentence}</p></body></html>
+"""
+
+
+def misrouted_sentence(shards: ShardRoutes, guild_id: int) -> str:
+    return (
+        f"This server's play is on shard {shards.shard_of(guild_id)}, which this Clankie process does not "
+        f"run, and the proxy sent the activity back here: the proxy's locations and [cluster] "
+        f"shard_prefix ({shards.prefix}) disagree."
+    )
+
+
+def renew_in(expires_at: float, now: float) -> float:
+    """Seconds from ``now`` until the page should renew a credential that expires at
+    ``expires_at``: :data:`RENEW_BEFORE_S` before, or halfway when it has less than twice that
+    left (the page counts from the answer, so its own clock does not matter)."""
+    left = max(0.0, expires_at - now)
+    return round(left - min(RENEW_BEFORE_S, left / 2), 3)
+
+
+def _digits(value: object) -> int | None:
     text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
     return int(text) if text.isdigit() and len(text) <= 20 else None
 
@@ -233,6 +286,7 @@ async def session(request: web.Request) -> web.Response:
                 "access_token": access_token,
                 "credential": credential,
                 "expires_at": viewer.expires_at,
+                "renew_in_s": renew_in(viewer.expires_at, setup.clock()),
                 "header": HEADER,
                 "user": shown,
             }
@@ -271,7 +325,13 @@ async def renew(request: web.Request) -> web.Response:
         return _sentence(403, "forbidden", refusal)
     credential, fresh = setup.keys.issue(viewer.user_id, viewer.guild_id, viewer.instance_id, setup.clock())
     return web.Response(
-        body=orjson.dumps({"credential": credential, "expires_at": fresh.expires_at}),
+        body=orjson.dumps(
+            {
+                "credential": credential,
+                "expires_at": fresh.expires_at,
+                "renew_in_s": renew_in(fresh.expires_at, setup.clock()),
+            }
+        ),
         content_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
@@ -297,7 +357,7 @@ async def _first_credential(ws: web.WebSocketResponse, setup: ActivitySetup, gui
     return _credential_of(message, setup, guild_id)
 
 
-def _credential_of(message: Any, setup: ActivitySetup, guild_id: int) -> Viewer | str:
+def _credential_of(message: WSMessage, setup: ActivitySetup, guild_id: int) -> Viewer | str:
     if message.type != WSMsgType.TEXT:
         return "send the viewer credential first"
     try:
@@ -324,25 +384,27 @@ class SocketHub:
 
     BACKLOG_BYTES = 64 * 1024
 
-    def __init__(self, setup: ActivitySetup, resolve: Callable[[], Any], guild_id: int, cap: int) -> None:
+    def __init__(
+        self, setup: ActivitySetup, resolve: Callable[[], WebPlayView], guild_id: int, cap: int
+    ) -> None:
         self.setup = setup
         self.resolve = resolve  # the server's play host now (it may get one after its first viewer)
         self.guild_id = guild_id
         self.cap = cap
-        self.sockets: dict[web.WebSocketResponse, Any] = {}  # each socket and its transport
-        self.status: dict[str, Any] = embodiment.status_of(resolve())
+        self.sockets: dict[web.WebSocketResponse, asyncio.Transport | None] = {}  # each and its transport
+        self.status: StatusJson = embodiment.status_of(resolve())
         self._last_turn: tuple[str, int] | None = self._newest(resolve())
         setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
 
     def full(self) -> bool:
         return len(self.sockets) >= self.cap
 
-    async def add(self, ws: web.WebSocketResponse, transport: Any) -> None:
+    async def add(self, ws: web.WebSocketResponse, transport: asyncio.Transport | None) -> None:
         self.sockets[ws] = transport
         await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
 
     @staticmethod
-    def _newest(host: Any) -> tuple[str, int] | None:
+    def _newest(host: WebPlayView) -> tuple[str, int] | None:
         turns = host.recent_turns()
         return (turns[-1].session_id, turns[-1].turn) if turns else None
 
@@ -356,10 +418,10 @@ class SocketHub:
             for ws in list(self.sockets):
                 await ws.close(code=1001, message=b"play surface closing")
 
-    def _fresh_turns(self, host: Any) -> list[Any]:
+    def _fresh_turns(self, host: WebPlayView) -> list[ViewedTurn]:
         """The host's recent turns settled since the last update (the last 12 at most)."""
         recent = host.recent_turns()
-        fresh: list[Any] = []
+        fresh: list[ViewedTurn] = []
         for turn in reversed(recent):
             if (turn.session_id, turn.turn) == self._last_turn or len(fresh) == MAX_TURNS_SENT:
                 break
@@ -437,6 +499,7 @@ def add_routes(app: web.Application, setup: ActivitySetup) -> None:
     app[ACTIVITY] = setup
     app.router.add_post("/v1/activity/session", session)
     app.router.add_post("/v1/activity/renew", renew)
+    app.router.add_get(SDK_ROUTE, sdk_file)
     scoped = "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"
     app.router.add_get(scoped + "/live", live_socket)
     app.router.add_get(scoped + "/activity-status", activity_status)

@@ -9,20 +9,25 @@ import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
 
 from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
+from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
 from bot.web.limits import WebLimits
+from bot.web.play_view import PlayDirectory, WebPlayView
 from bot.web.share_store import ShareStore
 from bot.web.still_cache import StillCache
 from bot.web.viewer import ViewerKeys
+
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 log = structlog.get_logger("clankie.web")
 STATIC = Path(__file__).parent / "static"
@@ -69,14 +74,14 @@ async def game_page(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(
-    play_host: Any,
+    play_host: WebPlayView,
     share_store: ShareStore,
     *,
     token: str | None = None,
     stills: StillCache | None = None,
     limits: WebLimits | None = None,
     public_url: str | None = None,
-    plays: Any | None = None,
+    plays: PlayDirectory | None = None,
     readiness: Readiness | None = None,
     activity: activity_routes.ActivitySetup | None = None,
 ) -> web.Application:
@@ -133,12 +138,12 @@ class WebSurface:
 
     def __init__(
         self,
-        settings: Any,
-        play_host: Any,
+        settings: Settings,
+        play_host: WebPlayView,
         share_store: ShareStore,
         limits: WebLimits | None = None,
         *,
-        plays: Any | None = None,
+        plays: PlayDirectory | None = None,
         readiness: Readiness | None = None,
     ) -> None:
         self.settings = settings
@@ -184,6 +189,10 @@ class WebSurface:
                 "[activity] enabled needs [web] token: through Discord's proxy the surface is public, and "
                 "everyone but a viewer Discord proved (who sees only their own server) must hold the token"
             )
+        shards = ShardRoutes.from_settings(self.settings)
+        problem = shards.problem(self.settings.web.public_url)
+        if problem is not None:
+            raise WebConfigError(problem)
         api_url = self.settings.discord.api_url
         return activity_routes.ActivitySetup(
             keys=ViewerKeys(secret, activity.credential_ttl_s),
@@ -196,6 +205,7 @@ class WebSurface:
             ),
             application_id=self.application_id,
             poll_interval_s=activity.poll_interval_s,
+            shards=shards,
         )
 
     def token(self) -> str | None:

@@ -22,15 +22,18 @@ progress and milestones, how it ended); ``/turns`` keeps the last session's turn
 false``); the event stream's ``status`` carries ``lastFrame`` (``{sha256, capturedAt}``) and
 ``lastActivity`` (that digest). Without anything seen this run there is no ``last``.
 
-Every digest also says ``milestoneTotal``: how many milestones the world declares (the
-sandbox's seven; null for worlds that declare none), so progress reads "7/7 milestones".
+Every digest, live or last, is the play host's :class:`~bot.web.play_view.ActivityDigest` as
+it built it (``PlayHost.activity`` / ``PlayHost.last_activity``): the same keys either way, among
+them ``milestoneTotal`` — how many milestones the world declares (the sandbox's seven; null for
+worlds that declare none), so progress reads "7/7 milestones". Play is read through
+:class:`~bot.web.play_view.WebPlayView` alone.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TypedDict
 
 import orjson
 import structlog
@@ -38,62 +41,77 @@ from aiohttp import web
 
 from bot.logs import Throttle
 from bot.tasks import TaskOwner
+from bot.web.play_view import ActivityDigest, Json, PlayDirectory, ViewedSession, ViewedTurn, WebPlayView
 from bot.web.still_cache import SCHEMA_VERSION, StillCache, StillEntry
-from bot.web.views import session_view, turn_view
+from bot.web.views import SessionJson, TurnJson, session_view, turn_view
 from bot.worlds.base import Still
 
 log = structlog.get_logger("clankie.web")
 STATUS_EVERY_S = 0.5
 PING_EVERY_S = 15.0
-PLAY_HOST: web.AppKey[Any] = web.AppKey("play_host", object)
-PLAYS: web.AppKey[Any] = web.AppKey("plays", object)  # bot.play.hosts.PlayHosts, or None
+PLAY_HOST: web.AppKey[WebPlayView] = web.AppKey("play_host")  # the local session's
+PLAYS: web.AppKey[PlayDirectory | None] = web.AppKey("plays")  # each server's (bot.play.hosts.PlayHosts)
 
 
 class Unplayed:
     """The read side of a server that has no play host in this process yet: nothing playing,
     nothing played. (A server is only given a host by its own commands, never by a request.)"""
 
-    active = None
-    session = None
+    @property
+    def active(self) -> ViewedSession | None:
+        return None
+
+    @property
+    def session(self) -> ViewedSession | None:
+        return None
 
     def live_still(self) -> Still | None:
         return None
 
-    def live_story(self) -> dict[str, Any] | None:
+    def live_story(self) -> dict[str, Json] | None:
         return None
 
-    def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
+    def recall_story(self) -> tuple[dict[str, Json] | None, bool]:
         return None, False
 
-    def recent_turns(self) -> list[Any]:
+    def recent_turns(self) -> Sequence[ViewedTurn]:
         return []
 
-    def activity(self) -> dict[str, Any] | None:
+    def activity(self) -> ActivityDigest | None:
         return None
 
-    async def subscribe(self) -> AsyncIterator[Any]:
-        await asyncio.Event().wait()  # no turns, ever; ends when its feed is closed
-        yield None
+    def last_activity(self) -> ActivityDigest | None:
+        return None
+
+    async def subscribe(self) -> AsyncIterator[ViewedTurn]:
+        """No turns, ever: it waits until its feed is closed."""
+        await asyncio.Event().wait()
+        return
+        yield  # (an async generator that never yields)
 
 
-UNPLAYED = Unplayed()
+UNPLAYED: WebPlayView = Unplayed()
 
 
-def host_of(request: web.Request) -> Any:
+def host_in(plays: PlayDirectory | None, guild_id: int) -> WebPlayView:
+    """A server's play host, or :data:`UNPLAYED` when it has none in this process."""
+    known = plays.known(guild_id) if plays is not None else None
+    return known if known is not None else UNPLAYED
+
+
+def host_of(request: web.Request) -> WebPlayView:
     """The play host a request reads: its server's under ``/v1/guilds/{guild_id}/…`` and
     ``/guilds/{guild_id}/``, the local session's on the unscoped paths."""
     guild = request.match_info.get("guild_id")
     if guild is None:
         return request.app[PLAY_HOST]
-    plays = request.app.get(PLAYS)
-    known = plays.known(int(guild)) if plays is not None else None
-    return known if known is not None else UNPLAYED
+    return host_in(request.app.get(PLAYS), int(guild))
 
 
 STILLS: web.AppKey[StillCache] = web.AppKey("stills", StillCache)
 
 
-def _json(body: dict[str, Any], status: int = 200) -> web.Response:
+def _json(body: Mapping[str, object], status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
@@ -131,13 +149,12 @@ async def live_session(request: web.Request) -> web.Response:
     return _json({"schemaVersion": SCHEMA_VERSION, "session": session_view(host.active)})
 
 
-def last_seen(host: Any) -> tuple[str, Still] | None:
+def last_seen(host: WebPlayView) -> tuple[str, Still] | None:
     """(session id, last frame) of the session that played last, once it has ended."""
-    if host.active is not None:
+    session = host.session
+    if host.active is not None or session is None or session.last_still is None:
         return None
-    session: Any = getattr(host, "session", None)
-    still = getattr(session, "last_still", None)
-    return (session.session_id, still) if still is not None else None
+    return session.session_id, session.last_still
 
 
 async def live_still(request: web.Request) -> web.StreamResponse:
@@ -152,7 +169,7 @@ async def live_still(request: web.Request) -> web.StreamResponse:
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing", "last": body})
     if last is not None and request.query.get("last") == "1":
         return _still_response(request, request.app[STILLS].entry(*last), image)
-    if still is None:
+    if session is None or still is None:
         outcome = "not_playing" if session is None else "pending"
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": outcome}, status=404 if image else 200)
     return _still_response(request, request.app[STILLS].entry(session.session_id, still), image)
@@ -179,59 +196,11 @@ async def live_story(request: web.Request) -> web.Response:
     return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "card", "card": card})
 
 
-def milestone_total(world: str | None) -> int | None:
-    """How many milestones ``world`` declares in its ``WorldInfo`` (the sandbox's seven), or
-    None for a world that declares none (or is not registered)."""
-    from bot.worlds.factory import WORLDS
-
-    entry = WORLDS.get(world or "")
-    return len(entry.info.milestones) or None if entry is not None else None
-
-
-def live_digest(host: Any) -> dict[str, Any] | None:
-    """The play host's digest of the session playing now, with its milestone total."""
-    digest = host.activity()
-    if digest is None:
-        return None
-    return {**digest, "milestoneTotal": milestone_total(digest.get("world"))}
-
-
-def last_activity(host: Any) -> dict[str, Any] | None:
-    """The digest of the session that played last, once it has ended: its last settled turn's
-    objective, intent, action, outcome, effect and progress, and how the session ended."""
-    if host.active is not None:
-        return None
-    session: Any = getattr(host, "session", None)
-    turns = host.recent_turns()
-    if session is None or not turns:
-        return None
-    last = turns[-1]
-    world = session.spec.world
-    return {
-        "sessionId": last.session_id,
-        "runId": last.run_id,
-        "state": session.state,
-        "world": world,
-        "mind": session.spec.mind,
-        "turn": last.turn,
-        "at": last.at,
-        "objective": last.objective,
-        "intent": last.intent,
-        "lastAction": last.action,
-        "lastOutcome": last.outcome,
-        "lastEffect": last.effect,
-        "progress": dict(last.progress),
-        "metricLabels": dict(getattr(session, "metric_labels", {}) or {}),
-        "milestoneTotal": milestone_total(world),
-        "frameSha256": last.frame_sha256,
-    }
-
-
 async def live_activity(request: web.Request) -> web.Response:
     host = host_of(request)
-    digest = live_digest(host)
+    digest = host.activity()
     if digest is None:
-        last = last_activity(host)
+        last = host.last_activity()
         extra = {"last": last} if last is not None else {}
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "not_playing", **extra})
     return _json({"schemaVersion": SCHEMA_VERSION, "outcome": "activity", "activity": digest})
@@ -243,9 +212,27 @@ async def live_turns(request: web.Request) -> web.Response:
     return _json({"schemaVersion": SCHEMA_VERSION, "active": host.active is not None, "turns": turns})
 
 
-def status_of(host: Any) -> dict[str, Any]:
+class FrameJson(TypedDict):
+    """The last session's last frame, as the status names it."""
+
+    sha256: str
+    capturedAt: str
+
+
+class StatusJson(TypedDict):
+    """The status the event stream's ``status`` event and the Activity's socket carry: the
+    session, its digest and frame while it plays; the last ones once it has ended."""
+
+    session: SessionJson | None
+    activity: ActivityDigest | None
+    frameSha256: str | None
+    lastFrame: FrameJson | None
+    lastActivity: ActivityDigest | None
+
+
+def status_of(host: WebPlayView) -> StatusJson:
     session = host.active
-    digest = live_digest(host) if session is not None else None
+    digest = host.activity() if session is not None else None
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
     return {
@@ -253,11 +240,11 @@ def status_of(host: Any) -> dict[str, Any]:
         "activity": digest,
         "frameSha256": still.sha256 if still is not None else None,
         "lastFrame": {"sha256": last[1].sha256, "capturedAt": last[1].captured_at} if last else None,
-        "lastActivity": last_activity(host) if session is None else None,
+        "lastActivity": host.last_activity() if session is None else None,
     }
 
 
-Event = tuple[str, dict[str, Any]]
+Event = tuple[str, StatusJson | TurnJson]
 
 
 class LiveFeed:
@@ -268,14 +255,14 @@ class LiveFeed:
     session that ended) reaches the page within that time. Both are tasks of its ``TaskOwner``,
     ended by :meth:`close`."""
 
-    def __init__(self, host: Any, every: float = STATUS_EVERY_S, max_clients: int = 64) -> None:
+    def __init__(self, host: WebPlayView, every: float = STATUS_EVERY_S, max_clients: int = 64) -> None:
         self.host = host
         self.every = every
         self.max_clients = max_clients
         self.refused = 0
         self._refusals = Throttle(60.0)
         self.clients: set[asyncio.Queue[Event | None]] = set()
-        self.status: dict[str, Any] | None = None
+        self.status: StatusJson | None = None
         self._tasks = TaskOwner("web-live")
 
     def start(self) -> None:
@@ -340,7 +327,7 @@ class Feeds:
         self.max_clients = max_clients
         self._feeds: dict[int, LiveFeed] = {}
 
-    def of(self, host: Any) -> LiveFeed:
+    def of(self, host: WebPlayView) -> LiveFeed:
         feed = self._feeds.get(id(host))
         if feed is None:
             feed = self._feeds[id(host)] = LiveFeed(host, max_clients=self.max_clients)
@@ -356,7 +343,7 @@ FEED: web.AppKey[LiveFeed] = web.AppKey("feed", LiveFeed)
 FEEDS: web.AppKey[Feeds] = web.AppKey("feeds", Feeds)
 
 
-def _event(name: str, data: dict[str, Any]) -> bytes:
+def _event(name: str, data: StatusJson | TurnJson) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
 

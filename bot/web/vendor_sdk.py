@@ -27,7 +27,7 @@ VERSION = "2.5.0"
 TARGET = Path(__file__).parent / "static" / "discord-sdk"
 MANIFEST = "SHA256SUMS"
 LICENSE = "LICENSE.md"
-ENTRY = "index.mjs"  # the page imports ./discord-sdk/index.mjs
+ENTRY = "index.mjs"  # the page imports it from a versioned folder (bot/web/activity_assets.py)
 
 
 class VendorError(Exception):

@@ -3,17 +3,50 @@ the mouth's narration update either, which carries the monologue as ``thought=``
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
+
+from bot.web.play_view import Json, ViewedSession, ViewedTurn
 
 
-def action_text(action: dict[str, Any] | None) -> str:
+class SessionJson(TypedDict):
+    """A session as ``/sessions/live`` and the status carry it."""
+
+    sessionId: str
+    runId: str
+    journeyId: str
+    state: str
+    world: str
+    mind: str
+    turn: int
+    maxTurns: int
+
+
+class TurnJson(TypedDict):
+    """A settled turn as ``/turns``, the ``turn`` event and the Activity's socket carry it."""
+
+    sessionId: str
+    turn: int
+    at: str
+    outcome: str
+    intent: str
+    action: dict[str, Json] | None
+    actionText: str
+    effect: str | None
+    detail: str | None
+    objective: str | None
+    speak: str | None
+    milestones: list[Json]
+
+
+def action_text(action: Mapping[str, Json] | None) -> str:
     if not action:
         return "—"
     args = ", ".join(f"{k}={v}" for k, v in action.items() if k != "kind")
     return f"{action.get('kind', '?')}({args})"
 
 
-def session_view(session: Any) -> dict[str, Any] | None:
+def session_view(session: ViewedSession | None) -> SessionJson | None:
     if session is None:
         return None
     return {
@@ -28,19 +61,20 @@ def session_view(session: Any) -> dict[str, Any] | None:
     }
 
 
-def turn_view(t: Any) -> dict[str, Any]:
+def turn_view(t: ViewedTurn) -> TurnJson:
     spoken = t.speak if t.speak and t.speak_wanted and not t.speak_suppressed else None
+    milestones = t.progress.get("milestones")
     return {
         "sessionId": t.session_id,
         "turn": t.turn,
         "at": t.at,
         "outcome": t.outcome,
         "intent": t.intent,
-        "action": t.action,
+        "action": dict(t.action) if t.action is not None else None,
         "actionText": action_text(t.action),
         "effect": t.effect,
         "detail": t.detail,
         "objective": t.objective,
         "speak": spoken,
-        "milestones": list(t.progress.get("milestones", [])) if isinstance(t.progress, dict) else [],
+        "milestones": list(milestones) if isinstance(milestones, list) else [],
     }

@@ -30,7 +30,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import orjson
 from pydantic import BaseModel
 
-from bot.frozen import fast_init
 from bot.worlds.info import Metric, WorldInfo
 from journal.actions import Catalog
 
@@ -67,7 +66,6 @@ def canonical_sha256(state: dict[str, Any]) -> str:
     return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Observation:
     state: dict[str, Any]

@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PlainValidator, StringConstraints, model_validator
 
 from journal.original.actions import OriginalActionRead
-from journal.original.base import SAFE_INTEGER, Sha256, Strict, Timestamp, absent, text
+from journal.original.base import SAFE_INTEGER, Sha256, Strict, Timestamp, absent
 from journal.original.evidence import Evidence, Stage, validate_evidence
 
 __all__ = [
@@ -48,6 +48,18 @@ __all__ = [
 ]
 
 _Count = Annotated[int, Field(ge=0, le=SAFE_INTEGER)]  # z.number().int().nonnegative()
+# Bounded strings (base.text), one name per bound (a named alias is a type a checker accepts).
+Text64From1 = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+Text160 = Annotated[str, StringConstraints(min_length=0, max_length=160)]
+Text200 = Annotated[str, StringConstraints(min_length=0, max_length=200)]
+Text200From1 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Text300 = Annotated[str, StringConstraints(min_length=0, max_length=300)]
+Text400 = Annotated[str, StringConstraints(min_length=0, max_length=400)]
+Text500 = Annotated[str, StringConstraints(min_length=0, max_length=500)]
+Text512From1 = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+Text600 = Annotated[str, StringConstraints(min_length=0, max_length=600)]
+Text800 = Annotated[str, StringConstraints(min_length=0, max_length=800)]
+Text2000 = Annotated[str, StringConstraints(min_length=0, max_length=2000)]
 
 
 # --- header -----------------------------------------------------------------------
@@ -56,11 +68,11 @@ _Count = Annotated[int, Field(ge=0, le=SAFE_INTEGER)]  # z.number().int().nonneg
 class HeaderV1(Strict):
     kind: Literal["header"]
     schemaVersion: Literal[1]
-    runId: text(200, 1)  # type: ignore[valid-type]
-    environmentSessionId: text(200, 1)  # type: ignore[valid-type]
-    scenarioId: text(200, 1)  # type: ignore[valid-type]
+    runId: Text200From1
+    environmentSessionId: Text200From1
+    scenarioId: Text200From1
     startedAt: Timestamp
-    resumedFromCheckpointId: text(200) | None  # type: ignore[valid-type]
+    resumedFromCheckpointId: Text200 | None
 
 
 class HeaderV2(HeaderV1):
@@ -86,21 +98,21 @@ class TurnBody(Strict):
     turn: _Count
     observationSha256: Sha256
     framebufferSha256: Sha256 | None
-    monologue: text(600) | None  # type: ignore[valid-type]
-    intent: text(200) | None  # type: ignore[valid-type]
-    notes: text(800) | None  # type: ignore[valid-type]
-    objective: text(160) | None  # type: ignore[valid-type]
-    objectiveRetired: text(160) | None = None  # type: ignore[valid-type]
-    interjection: text(500) | None  # type: ignore[valid-type]
-    reply: text(2000) | None  # type: ignore[valid-type]
-    speak: text(400) | None  # type: ignore[valid-type]
+    monologue: Text600 | None
+    intent: Text200 | None
+    notes: Text800 | None
+    objective: Text160 | None
+    objectiveRetired: Text160 | None = None
+    interjection: Text500 | None
+    reply: Text2000 | None
+    speak: Text400 | None
     speakSuppressed: bool
     speakWanted: bool = False
     action: OriginalActionRead | None
     outcome: Outcome
-    detail: text(400) | None  # type: ignore[valid-type]
-    effect: text(200) | None  # type: ignore[valid-type]
-    effectAdvice: text(300) | None = None  # type: ignore[valid-type]
+    detail: Text400 | None
+    effect: Text200 | None
+    effectAdvice: Text300 | None = None
 
 
 _Reason = Literal[
@@ -141,7 +153,7 @@ class TurnV2(TurnV1):
     schemaVersion: Literal[2]  # type: ignore[assignment]
     evidence: Annotated[Evidence, PlainValidator(validate_evidence, json_schema_input_type=dict[str, Any])]
     screenshot: Screenshot = absent()
-    narrationEvent: text(512, 1) = absent()  # type: ignore[valid-type]
+    narrationEvent: Text512From1 = absent()
 
     @model_validator(mode="after")
     def _together(self) -> TurnV2:
@@ -171,13 +183,13 @@ class SummaryV1(Strict):
     kind: Literal["summary"]
     schemaVersion: Literal[1]
     at: Timestamp
-    outcome: text(64, 1)  # type: ignore[valid-type]
+    outcome: Text64From1
     turnsTaken: _Count
     accepted: _Count
     durationMs: _Count
     framesPublished: _Count
     framesDropped: _Count
-    checkpointId: text(200) | None  # type: ignore[valid-type]
+    checkpointId: Text200 | None
     progress: SummaryProgress
     volition: Volition
     coherence: Annotated[float, Field(ge=0, le=1)] | None

@@ -55,7 +55,7 @@ def feed_original_header(projector: StoryProjector, header: OriginalHeader) -> N
 def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
     body = line.turn
     if not isinstance(line, TurnV2):
-        projector.fold(line.at, body.objective, body.speakWanted, body.effect)
+        projector.fold(line.at, body.objective, body.speakWanted, body.effect, speak=body.speak)
         return
     ev = line.evidence
     newest = next(
@@ -71,6 +71,7 @@ def feed_original_turn(projector: StoryProjector, line: OriginalTurn) -> None:
         _map(ev.decision),
         _map(newest),
         after.maps if after is not None else None,
+        speak=body.speak,
     )
 
 

@@ -18,7 +18,7 @@ from bot.play.host import PlayHost
 from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.defaults import build_registry
 from bot.tools.escalate import NO_SPEAKER
-from tests.fakes.openai import Hang, HttpError, Text, ToolCall, ToolCalls, tool_call
+from tests.fakes.openai import Hang, HttpError, Malformed, Text, ToolCall, ToolCalls, tool_call
 from tests.fakes.openai.intercepted import (
     LoginServer,
     captive_portal_511,
@@ -176,6 +176,9 @@ async def test_a_hanging_endpoint_times_out_into_the_same_sentence(openai_fake) 
     openai_fake.chat.release_hangs()
 
 
+EMPTY_COMPLETION = (
+    b'{"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4.1-mini", "choices": []}'
+)
 PORTAL = "(a proxy, captive portal or login page in the way, or the wrong address? check OPENAI_BASE_URL)"
 IN_THE_WAY = {
     # id: (what answers at the endpoint's address, the log's sentence after the endpoint)
@@ -192,6 +195,10 @@ IN_THE_WAY = {
         lambda: fixed_response('{"status": "maintenance"}', "application/json"),
         f"answered HTTP 200 with application/json, JSON without choices (its keys: status), not a chat "
         f"completion {PORTAL}",
+    ),
+    "empty-choices": (  # a completion's envelope with nothing in it: no answer to read
+        lambda: Malformed(EMPTY_COMPLETION),
+        f"answered HTTP 200 with application/json, JSON whose choices are empty, not a chat completion {PORTAL}",
     ),
 }
 

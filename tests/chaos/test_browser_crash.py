@@ -19,6 +19,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from structlog.testing import capture_logs
+
 from bot.config import WebSettings
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
@@ -164,3 +166,98 @@ async def test_chromium_killed_between_decision_and_action_is_refused_told_and_t
     finally:
         await host.stop()
         await surface.close()
+
+
+class KillsChromiumBeforeThePreActionLook(AutopilotMind):
+    """The autopilot; once, after deciding, Chromium is SIGKILLed as the turn's pre-action look
+    begins: the kill and the look's start have no await between them, so Playwright has not
+    reported the disconnect yet when the world reads the page."""
+
+    def __init__(self, worlds: list[BrowserWorld]) -> None:
+        super().__init__("browser")
+        self._worlds = worlds
+        self.killed: dict[str, Any] | None = None  # the turn, the pid and the decision's metrics
+        self._armed: int | None = None  # the pid to kill at the next look
+
+    def watch(self, world: BrowserWorld) -> None:
+        """Put the kill in front of the world's observe (this instance's only)."""
+        look = world.observe
+
+        async def observe() -> Any:
+            if self._armed is not None:
+                pid, self._armed = self._armed, None
+                os.kill(pid, signal.SIGKILL)  # no await from here into the look
+            return await look()
+
+        world.observe = observe  # type: ignore[method-assign]
+
+    async def decide(self, view: DecisionView) -> dict[str, Any]:
+        decision = await super().decide(view)
+        metrics = view.observation.state.get("metrics", {})
+        if self.killed is None and view.turn >= KILL_FROM_TURN and metrics.get("score"):
+            (driver,) = driver_pids()
+            (pid,) = chromium_pids(driver)
+            self._armed = pid
+            self.killed = {"turn": view.turn, "pid": pid, "metrics": dict(metrics)}
+        return decision
+
+
+async def test_chromium_killed_just_before_the_pre_action_look_is_told_as_browser_crashed_in_that_turn(
+    tmp_path: Path,
+) -> None:
+    settings = settings_for(tmp_path)
+    settings.world_settings(BrowserSettings).chromium_path = need_chromium()
+    worlds: list[BrowserWorld] = []
+    mind = KillsChromiumBeforeThePreActionLook(worlds)
+
+    def world_factory(name: str, request: WorldRequest, s: Any) -> Any:
+        built = make_world(name, request, s)
+        worlds.append(built[0])
+        mind.watch(built[0])
+        return built
+
+    host = PlayHost(settings, world_factory=world_factory, mind_factory=lambda name, world, s: mind)
+    try:
+        with capture_logs() as logs:
+            session = await host.start(
+                StartRequest(
+                    world="browser", mind="autopilot", url="builtin:2048?seed=5", turns=TURNS, pace_seconds=0
+                )
+            )
+            assert await host.wait() == "budget_exhausted"
+        assert mind.killed is not None, "the game never scored by the last turn: nothing was killed"
+        k = mind.killed["turn"]
+        score, best = mind.killed["metrics"]["score"], mind.killed["metrics"]["bestTile"]
+        await ended([mind.killed["pid"]])
+
+        lines = read_journal(session.journal_path).turns
+        assert [t.turn.turn for t in lines] == list(range(1, TURNS + 1))
+        killed = lines[k - 1]
+        told = re.compile(
+            rf"^the browser died; reopened the page \(score {score} → 0( · best tile {best} → [24])?\)$"
+        )
+        # told in the turn it happened, as a crash, not one turn late as world_unavailable
+        assert killed.turn.outcome == "rejected_by_adapter"
+        assert killed.turn.detail is not None and killed.turn.detail.startswith("browser_crashed: "), (
+            killed.turn.detail
+        )
+        assert killed.turn.effect is not None and told.match(killed.turn.effect), killed.turn.effect
+        assert killed.turn.detail == (
+            f"browser_crashed: {killed.turn.effect}; the action was not applied: it was decided on the game before"
+        )
+        result = killed.evidence.actionResult
+        assert result is not None and result.refusal == "browser_crashed"
+        assert killed.evidence.immediatePreAction is not None
+        pre = killed.evidence.immediatePreAction.observations[-1].state
+        assert (pre["epoch"], pre["metrics"]["score"], pre["notice"]) == (1, 0, killed.turn.effect)
+        assert killed.evidence.timing.actionStartedAt is None and killed.evidence.postAction is None
+        # the next turn plays the new game and tells nothing again
+        after = lines[k].evidence.decision.observations[0].state
+        assert (after["epoch"], after["metrics"]["score"]) == (1, 0) and "notice" not in after
+        assert lines[k].turn.outcome == "accepted"
+        # nothing of Playwright's multi-line call log reaches the log or the journal
+        assert not [e for e in logs if e["event"] == "pre_observe_failed"], logs
+        for said in (killed.turn.detail, killed.turn.effect, result.detail or ""):
+            assert "\n" not in said and "Call log" not in said
+    finally:
+        await host.stop()

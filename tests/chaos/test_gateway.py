@@ -14,8 +14,8 @@ with /play start, the fake ends the gateway connection twice:
 Then: the bot is connected again (RESUME, then a new IDENTIFY, seen by the fake); play kept
 going (every settled turn journaled once, numbered without a gap, the summary counts them);
 /play status answers after each heal; the log says each loss once as a warning (the bot's
-``discord_gateway_lost`` for the close, discord.py's own "Attempting a reconnect" for the reset),
-each heal at info, and has no error line and no traceback anywhere. A close code discord.py does not
+``discord_gateway_lost`` with its cause; discord.py's own "Attempting a reconnect" for the reset is
+an info line with the cause), each heal at info, and has no error line and no traceback anywhere. A close code discord.py does not
 reconnect after (4004) ends ``clankie run`` with one error line and one sentence.
 """
 
@@ -35,6 +35,7 @@ import structlog
 
 from bot import app, logs
 from bot.character import build_character
+from bot.discord_seam import RECONNECT_LOGGER
 from bot.play.host import PlayHost
 from journal.oplog import read_events
 from journal.reader import read_journal
@@ -52,7 +53,7 @@ def log_lines() -> Iterator[io.StringIO]:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     config = structlog.get_config()
-    filters = {name: logging.getLogger(name).filters[:] for name in logs.RECONNECT_LOGGERS}
+    filters = logging.getLogger(RECONNECT_LOGGER).filters[:]
     # An earlier test's unclosed client, collected during this one, would close its pool on this
     # loop and log an earlier test's traceback here; collected now, with no loop running, it cannot.
     gc.collect()
@@ -62,8 +63,7 @@ def log_lines() -> Iterator[io.StringIO]:
     root.handlers[:] = handlers
     root.setLevel(level)
     structlog.configure(**config)
-    for name, saved in filters.items():
-        logging.getLogger(name).filters[:] = saved
+    logging.getLogger(RECONNECT_LOGGER).filters[:] = filters
 
 
 class SettledTurns:
@@ -166,17 +166,21 @@ async def test_the_gateway_closed_then_reset_during_play_heals_and_play_goes_on(
     assert "Traceback" not in text
     assert [line for level, line in lines if level in ("error", "critical")] == []
     warnings = [line for level, line in lines if level == "warning"]
-    # Each loss said once as a warning: the 4000 close by the bot, the reset by discord.py's own
-    # line (its traceback gone), after which the bot's line for it is info.
-    closed, attempt = warnings
+    # Each loss said once, as a warning by the bot with its cause; discord.py's own line for the
+    # reset is info, its traceback gone (changed in issue 29: it was the reset's warning, and the
+    # bot's line info, which took reading discord.py's records by their format string).
+    closed, dropped = warnings
     assert "discord_gateway_lost" in closed and "cause='Discord closed it with code 4000'" in closed
-    assert "[discord.shard]" in attempt and re.search(
+    assert (
+        "discord_gateway_lost" in dropped and "cause='the connection dropped with no close frame'" in dropped
+    )
+    ((level, attempt),) = [(level, line) for level, line in lines if "[discord.shard]" in line]
+    assert level == "info"
+    assert re.search(
         r"Attempting a reconnect for shard ID 0 in \d+\.\d\ds "
         r"\(cause: ClientConnectionResetError: Cannot write to closing transport\)",
         attempt,
     )
-    (dropped,) = [line for level, line in lines if level == "info" and "discord_gateway_lost" in line]
-    assert "cause='the connection dropped with no close frame'" in dropped
     healed = [line for level, line in lines if level == "info" and "discord_gateway_reconnected" in line]
     assert len(healed) == 2 and "how=resumed" in healed[0] and "how=identified" in healed[1]
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -116,6 +118,44 @@ async def test_a_second_start_says_a_session_is_already_running(live: Live) -> N
     assert live.host.active is first
 
 
+class HeldDisk:
+    """Every fsync in this process waits until :attr:`release` is set (20 s at most): a disk as
+    slow as a test wants, without timing anything. :attr:`holding` is set once one waits."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.holding = threading.Event()
+        self._real = os.fsync
+
+    def fsync(self, fd: int) -> None:
+        self.holding.set()
+        self.release.wait(20)
+        self._real(fd)
+
+
+async def test_play_start_defers_before_it_touches_a_slow_disk(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldDisk()
+    monkeypatch.setattr(os, "fsync", held.fsync)
+    try:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "autopilot", "turns": 5}, by=live.fake.moderator
+        )
+        callback = await handle.response(within=3)  # Discord's window, with no fsync done yet
+        assert callback.deferred and not callback.ephemeral
+        assert await asyncio.to_thread(held.holding.wait, 10)  # then the start reaches the disk
+        assert handle.original_edits == 0 and not handle.followup_messages  # and waits there
+        assert live.host.session is None
+    finally:
+        held.release.set()
+    text = await handle.reply_text(within=15)
+    assert "**sandbox**" in text and "**autopilot**" in text
+    # on the wire: the deferral, then the reply (the first REST call of this interaction is its callback)
+    calls = [r for r in live.fake.requests if handle.token in r.path]
+    assert "/callback" in calls[0].path and calls[0].method == "POST"
+
+
 async def test_a_member_without_the_permission_is_refused_and_nothing_starts(live: Live) -> None:
     handle = await live.fake.send_interaction("play start", {"world": "sandbox"}, by=live.fake.member)
     reply = await handle.response()
@@ -215,6 +255,8 @@ async def test_story_is_an_embed_live_then_of_the_last_journey(live: Live) -> No
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert int(fields["Turns"]) >= 3 and "Objective:" in embed["description"]
     assert {"World", "Maps", "Last moments"} <= set(fields)
+    # turn 3 says its line about turn 2's effect (leaving the house): the moment carries both
+    assert "left_house" in fields["Last moments"] and "“I'm out of the house" in fields["Last moments"]
 
     session = await host.stop()
     assert session is not None
@@ -514,9 +556,13 @@ async def test_start_with_an_unwritable_journal_directory_says_which_path_and_wo
         "play start", {"world": "sandbox", "mind": "autopilot"}, by=live.fake.moderator
     )
     reply = await handle.response(within=3)
-    assert reply.ephemeral and not reply.deferred
-    assert reply.content == (
+    assert reply.deferred  # the disk is looked at only after the defer (Discord's 3 s)
+    (refusal,) = await handle.followups(1)
+    assert refusal.ephemeral and refusal.content == (
         f"cannot write the journal directory at {blocker}: Not a directory ({blocker} is not a directory)"
+    )
+    await live.fake.wait_until(
+        lambda: reply.message is not None and reply.message.deleted, 5, "thinking… gone"
     )
     assert live.host.session is None and not live.host.events.path.exists()
     blocker.unlink()

@@ -87,7 +87,7 @@ def plan(where: Path) -> Path:
         turn(5, objective="c"),
         turn(
             6, objective=None, objectiveRetired=True
-        ),  # retired before it decided: ours reads the previous turn
+        ),  # the turn the loop decided right after retiring: its change is for a reason
         turn(7, objective="e"),
     ]
     reached = turn(8, objective="d")

@@ -188,3 +188,52 @@ def test_two_long_sittings_compare_in_memory_far_below_their_turns(tmp_path: Pat
     }
     assert run["outcomes"] == {"accepted": 4_500, "rejected_by_adapter": 1_500}
     assert run["milestoneTurns"] == {"left_house": 1}
+
+
+async def test_two_servers_unclosed_runs_each_end_as_their_own_event_log_says(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """Two servers' sittings, each journal without its summary (a disk that refused it): each
+    run's end is read from its own server's event log, found beside its own journal directory
+    (or named with ``--events`` once per run)."""
+    from bot.cli import main as clankie
+    from tests.play.scripted import GridWorld, ScriptedMind, press
+
+    state = tmp_path / "state"
+    for name in ("CLANKIE_CONFIG", "CLANKIE_EVENT_LOG", "CLANKIE_JOURNAL_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLANKIE_STATE", str(state))
+    settings = load_settings(None)
+    paths, logs = [], []
+    for guild, (turns, stop) in {111: (3, False), 222: (50, True)}.items():
+        host = PlayHost(
+            settings,
+            guild_id=guild,
+            world_factory=lambda name, req, s: (GridWorld(), "grid-test", "scripted"),
+            mind_factory=lambda name, w, s: ScriptedMind(default=press("right")),
+        )
+        session = await host.start(StartRequest(turns=turns, pace_seconds=0 if not stop else 60))
+        if stop:
+            await host.stop()
+        await host.wait()
+        path = session.journal_path
+        assert path is not None
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[:-1]))  # the summary is gone: only the event log knows the end
+        paths.append(path)
+        logs.append(host.events.path)
+    assert paths[0].parent != paths[1].parent and logs[0] != logs[1]
+    capsys.readouterr()
+    assert clankie(["journal", "compare", str(paths[0]), str(paths[1]), "--json"]) == 0
+    a, b = json.loads(capsys.readouterr().out)["runs"]
+    assert (a["terminal"]["outcome"], a["terminal"]["source"]) == ("budget_exhausted", "event_log")
+    assert (b["terminal"]["outcome"], b["terminal"]["source"]) == ("stopped", "event_log")
+    argv = ["journal", "compare", str(paths[0]), str(paths[1]), "--json", "--events", str(logs[1])]
+    assert clankie(argv) == 0  # one --events: both runs read it (A's end is not in B's log)
+    a, b = json.loads(capsys.readouterr().out)["runs"]
+    assert a["terminal"]["source"] == "none" and b["terminal"]["outcome"] == "stopped"
+    assert clankie([*argv[:-2], "--events", str(logs[0]), "--events", str(logs[1])]) == 0
+    a, b = json.loads(capsys.readouterr().out)["runs"]
+    assert [a["terminal"]["outcome"], b["terminal"]["outcome"]] == ["budget_exhausted", "stopped"]
+    assert clankie([*argv, "--events", str(logs[0]), "--events", str(logs[1])]) == 2
+    assert "--events is given once" in capsys.readouterr().err

@@ -72,9 +72,10 @@ def test_story_card_across_sittings(tmp_path: Path) -> None:
     assert card.turnsTaken == 15
     assert card.lastTurnAt == samples.turn_v3(5)["at"]
     assert card.objective == "reach Viridian City"
-    # moments: turns that wanted to speak and had an effect (every 7th turn in the samples)
-    assert [m.effect for m in card.moments] == [
-        samples.turn_v3(7)["turn"]["effect"],
+    # moments: turns that wanted to speak (every 7th turn in the samples), each with the effect
+    # it was decided on: the turn before's
+    assert [(m.at, m.effect) for m in card.moments] == [
+        (samples.turn_v3(7)["at"], samples.turn_v3(6)["turn"]["effect"]),
     ]
     assert card.moments[0].toward == "reach Viridian City"
     second.close()
@@ -91,7 +92,9 @@ def test_story_card_bounds_maps_and_moments(tmp_path: Path) -> None:
     assert card is not None
     assert len(card.maps) == MAX_MAPS
     assert card.maps[-1] == "map_0" and card.maps[0] == "map_5"  # last seen, oldest first
-    assert [m.effect for m in card.moments] == [f"effect {n}" for n in range(33, 41)]
+    # the last 8 spoken turns (33…40), each with the effect it was decided on (the turn before's)
+    assert [m.effect for m in card.moments] == [f"effect {n}" for n in range(32, 40)]
+    assert {m.said for m in card.moments} == {"hi"}
     assert len(card.moments) == MAX_MOMENTS
     assert card.objective == "goal 40"
 

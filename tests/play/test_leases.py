@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -119,13 +120,17 @@ def test_a_peer_in_another_pid_namespace_is_never_closed_while_it_plays(tmp_path
     killed and its beats stop, the session lapses."""
     events = tmp_path / "events.jsonl"
     root = str(Path(__file__).resolve().parents[2])
+    # --kill-child: the peer (pid 1 in there) dies with unshare; and the whole process group is
+    # killed at the end, so neither can outlive the test (killing unshare alone once left the peer
+    # beating for 20 minutes)
     peer = subprocess.Popen(
-        [UNSHARE, "--pid", "--fork", "--mount-proc", sys.executable, "-c", PEER, str(events)],
+        [UNSHARE, "--pid", "--kill-child", "--mount-proc", sys.executable, "-c", PEER, str(events)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=root,
         env={**os.environ, "PYTHONPATH": root},
+        start_new_session=True,
     )
     try:
         assert peer.stdout is not None
@@ -137,7 +142,7 @@ def test_a_peer_in_another_pid_namespace_is_never_closed_while_it_plays(tmp_path
         assert line.data["pid"] == 1 and line.data["pidNs"] != pid_namespace()
         assert log.reconcile() == []  # a live peer's session stays open
     finally:
-        peer.kill()
+        os.killpg(peer.pid, signal.SIGKILL)  # unshare and the peer: one group, its own
         peer.wait()
     _age(log, "run_peer", HEARTBEAT_S * LAPSED_AFTER_MISSED + 1)  # the beats it would have missed
     assert log.reconcile() == ["run_peer"]

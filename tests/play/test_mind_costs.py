@@ -1,14 +1,26 @@
 """A broken mind costs little (issue 24, item 4): turns without a decision back off, invalid
-decisions and unexpected answers in a row end play, and the default timeout and retries find a
-silent endpoint out within 30 s a turn."""
+decisions, unexpected answers and crashes in a row end play (issue 29, item 4), and the default
+timeout and retries find a silent endpoint out within 30 s a turn."""
 
 from __future__ import annotations
 
-import openai._constants as sdk
+from types import SimpleNamespace
+from typing import Any
 
-from bot.config import OpenAISettings, PlaySettings, load_settings
+import openai._constants as sdk
+import pytest
+
+from bot.config import ConfigError, OpenAISettings, PlaySettings, load_settings
 from bot.play.decision import UnexpectedAnswer
-from bot.play.spec import MAX_INVALID_IN_A_ROW, UNEXPECTED_IN_A_ROW, MindStreaks, SessionSpec, mind_backoff
+from bot.play.minds.openai_mind import OpenAIMind
+from bot.play.spec import (
+    MAX_CRASHES_IN_A_ROW,
+    MAX_INVALID_IN_A_ROW,
+    UNEXPECTED_IN_A_ROW,
+    MindStreaks,
+    SessionSpec,
+    mind_backoff,
+)
 from journal.oplog import read_events
 from tests.play.scripted import InvalidDecision, MindFailed, ScriptedMind, press
 
@@ -66,6 +78,59 @@ async def test_three_unexpected_answers_in_a_row_end_play_and_a_good_turn_betwee
     assert journal.summary.reason == session.error
 
 
+class ClientThatDoesNotFit:
+    """An in-process stand-in for ``AsyncOpenAI`` as bench/context.py once had: it answers
+    ``chat.completions.create`` but has no ``with_raw_response``, so the real openai mind
+    crashes on it every turn with an AttributeError (a bug, not a failure of the endpoint)."""
+
+    def __init__(self) -> None:
+        self.base_url = SimpleNamespace(scheme="http", host="in-process.invalid", port=None, path="/v1")
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
+        self.closed = False
+
+    async def create(self, **body: Any) -> Any:
+        raise AssertionError("never reached: the mind asks for with_raw_response first")
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+async def test_a_mind_that_crashes_three_turns_in_a_row_ends_play_failed_naming_the_exception(
+    run_scripted, settings, pauses
+):
+    client = ClientThatDoesNotFit()
+    mind = OpenAIMind(client, "gpt-test")  # type: ignore[arg-type]  # the misfit is the point
+    session, journal = await run_scripted(mind, turns=1000)
+    assert (
+        [t.turn.outcome for t in journal.turns]
+        == ["mind_failed"] * MAX_CRASHES_IN_A_ROW
+        == ["mind_failed"] * 3
+    )
+    detail = journal.turns[-1].turn.detail
+    assert detail is not None and detail.startswith("AttributeError: ") and "with_raw_response" in detail
+    reason = f"the mind crashed 3 turns in a row: {detail}"
+    assert session.outcome == "failed" and session.error == reason
+    assert journal.summary.outcome == "failed" and journal.summary.reason == reason
+    assert pauses == [1.0, 2.0]  # backed off as any failure; the third ends play, no pause after it
+    events = [e for e in read_events(settings.event_log).lines if e.data.get("runId") == session.run_id]
+    assert events[-1].type == "embodiment.session.failed" and events[-1].data["reason"] == reason
+    assert client.closed  # the mind was closed at the end, as after any play
+
+
+async def test_crashes_broken_by_another_turn_start_the_count_again(run_scripted, settings, pauses):
+    settings.play.max_crashes_in_a_row = 2
+    bug = KeyError("position")
+    mind = ScriptedMind([bug, press("right"), bug, MindFailed("HTTP 503"), bug, InvalidDecision("x"), bug])
+    session, journal = await run_scripted(mind, turns=7)
+    assert session.outcome == "budget_exhausted" and journal.summary.turnsTaken == 7
+    session, journal = await run_scripted(ScriptedMind([press("right"), bug, bug, press("right")]), turns=9)
+    assert (
+        session.outcome == "failed"
+        and session.error == "the mind crashed 2 turns in a row: KeyError: 'position'"
+    )
+    assert [t.turn.outcome for t in journal.turns] == ["accepted", "mind_failed", "mind_failed"]
+
+
 def test_the_streaks_count_only_what_they_name():
     streaks = MindStreaks(max_invalid=2)
     assert streaks.count("invalid_decision", "a") is None and streaks.pause == 1.0
@@ -85,6 +150,22 @@ def test_max_invalid_in_a_row_is_configured_under_play(tmp_path):
     config = tmp_path / "clankie.toml"
     config.write_text("[play]\nmax_invalid_in_a_row = 7\n", encoding="utf-8")
     assert load_settings(config, env={}).play.max_invalid_in_a_row == 7
+
+
+def test_max_crashes_in_a_row_is_configured_under_play(tmp_path):
+    assert (
+        PlaySettings().max_crashes_in_a_row
+        == MAX_CRASHES_IN_A_ROW
+        == SessionSpec("w", "m").max_crashes_in_a_row
+    )
+    config = tmp_path / "clankie.toml"
+    config.write_text("[play]\nmax_crashes_in_a_row = 1\n", encoding="utf-8")
+    assert load_settings(config, env={}).play.max_crashes_in_a_row == 1
+    config.write_text("[play]\nmax_crashes_in_a_row = 0\n", encoding="utf-8")
+    with pytest.raises(
+        ConfigError, match=r"\[play\] max_crashes_in_a_row: Input should be greater than or equal to 1"
+    ):
+        load_settings(config, env={})
 
 
 def test_the_defaults_find_a_silent_endpoint_out_within_30_s_a_turn():

@@ -143,6 +143,20 @@ async def test_a_non_object_decision_is_invalid_and_an_unreadable_body_is_a_fail
     assert outcomes[2] == "accepted"
 
 
+async def test_a_completion_with_empty_choices_is_an_unexpected_answer_and_three_end_play(
+    openai_fake, run_scripted, pauses
+):
+    from tests.fakes.openai import Malformed
+
+    empty = b'{"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m", "choices": []}'
+    openai_fake.chat.script(*(Malformed(empty) for _ in range(3)))
+    session, journal = await run_scripted(OpenAIMind(openai_fake.client(), "m"), turns=10)
+    assert [t.turn.outcome for t in journal.turns] == ["mind_failed"] * 3
+    detail = journal.turns[0].turn.detail
+    assert "answered HTTP 200 with application/json, JSON whose choices are empty" in detail
+    assert session.outcome == "failed" and session.error == f"3 turns in a row: {detail}"
+
+
 async def test_an_endpoint_nobody_answers_is_named_in_the_failed_turn(run_scripted, pauses):
     import socket
 

@@ -182,3 +182,34 @@ def test_the_configured_event_log_is_found_beside_each_journal_directory(
         ["runs", str(tmp_path), "--config", str(config)], err=err, find_events=event_log_beside
     )
     assert code == 2 and err.getvalue().startswith("clankie journal runs: configuration error")
+
+
+class NoisyWorld(GridWorld):
+    """A GridWorld whose state, while he stands at x = 2, holds a string longer than a journal
+    line may carry (journal/schema.py ``MAX_STATE_STRING``): the lines of the turns that see it
+    are refused for themselves (invalid), not by the disk, and play goes on."""
+
+    def _state(self) -> dict[str, Any]:
+        state = super()._state()
+        return {**state, "sign": "x" * 2001} if self.x == 2 else state
+
+
+async def test_a_refused_line_is_no_turn_and_the_turn_shown_follows_turns_taken(settings, pauses) -> None:
+    world = NoisyWorld()
+    host = PlayHost(
+        settings,
+        world_factory=lambda name, req, s: (world, "grid-test", "scripted"),
+        mind_factory=lambda name, w, s: ScriptedMind([press("right")] * 50),
+    )
+    heard: list[tuple[int, int, int]] = []
+    with structlog.testing.capture_logs() as logs:
+        session = await host.start(StartRequest(turns=5, pace_seconds=0))
+        session.add_listener(lambda t: heard.append((t.turn, host.activity()["turn"], session.turns_taken)))
+        await host.wait()
+    # turns 2 and 3 saw x = 2 (turn 2 after its move, turn 3 before it): both lines refused
+    assert [e["event"] for e in logs if e["event"] == "journal_line_refused"] == ["journal_line_refused"] * 2
+    assert len(world.acted) == 5 and session.outcome == "budget_exhausted"  # the budget counted all five
+    journal = read_journal(session.journal_path)
+    assert [t.turn.turn for t in journal.turns] == [1, 2, 3]  # numbered as the record holds them
+    assert journal.summary.turnsTaken == 3 == session.turns_taken == session.turn
+    assert heard == [(1, 1, 1), (2, 2, 2), (3, 3, 3)]  # only recorded turns are heard, as the API shows

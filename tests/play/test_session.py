@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.play.signals import OBJECTIVE_STALE_AFTER, REPEAT_SHOWN_AT, STALL_SHOWN_AT
 from bot.worlds.base import Still
+from journal.evaluate import evaluate
 from tests.play.scripted import GridWorld, InvalidDecision, MindFailed, ScriptedMind, press
 
 
@@ -128,6 +129,39 @@ async def test_an_objective_stale_inside_a_loop_is_warned_once_then_retired(run_
     assert max(recurring) > 0
     assert journal.summary.objectivesRetired == 1
     assert journal.summary.longestRecurringRun >= 1
+
+
+async def test_plan_continuity_passes_the_turn_the_loop_forced_after_retiring_an_objective(run_scripted):
+    """The loop retires the stale objective before the next turn decides (that turn's line says
+    objectiveRetired and holds the objective the mind set, or none): the evaluator reads that as a
+    change made for a reason, on that turn and the next, never as a broken plan."""
+
+    def pace(view):
+        decision = press("left" if view.turn % 2 else "right")
+        if view.turn == 1:
+            decision["objective"] = "reach the far wall"
+        if any("was retired" in w for w in view.warnings):
+            decision["objective"] = "find the door"  # told to set a new one: sets it at once
+        return decision
+
+    def slow(view):
+        decision = press("left" if view.turn % 2 else "right")
+        if view.turn == 1:
+            decision["objective"] = "reach the far wall"
+        elif view.objective is None and not any("was retired" in w for w in view.warnings):
+            decision["objective"] = "find the door"  # sets a new one only on the turn after
+        return decision
+
+    for script, objective_on_forced in ((pace, "find the door"), (slow, None)):
+        session, journal = await run_scripted(ScriptedMind(default=script), turns=OBJECTIVE_STALE_AFTER + 20)
+        forced = next(t.turn.turn for t in journal.turns if t.turn.objectiveRetired)
+        assert journal.turns[forced - 1].turn.objective == objective_on_forced
+        assert journal.turns[forced - 2].turn.objective == "reach the far wall"
+        verdicts = {
+            row["turn"]: row["verdicts"]["planContinuity"] for row in evaluate(session.journal_path)["turns"]
+        }
+        assert verdicts[forced] == "pass" and verdicts[forced + 1] == "pass"
+        assert "fail" not in verdicts.values()
 
 
 async def test_speech_has_a_four_turn_cooldown_and_speaking_turns_carry_a_delivery_id(run_scripted):

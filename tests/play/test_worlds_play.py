@@ -48,6 +48,14 @@ async def test_the_autopilot_completes_every_sandbox_milestone_from_a_new_game(s
     assert set(journal.summary.progress.maps) >= {"bedroom", "house", "town", "route", "lab"}
     card = host.index.story_card(journal.header.journeyId)
     assert card.turnsTaken == journal.summary.turnsTaken and card.moments
+    # the last words, said on the turn after the battle was won (a turn that itself changed
+    # nothing), stay in the story with the effect they were decided on
+    won = next(t for t in journal.turns if "first_battle_won" in (t.turn.effect or ""))
+    said = journal.turns[won.turn.turn]  # the next turn: its decision saw the battle won
+    assert said.turn.speak == "We won our first battle!" and said.turn.effect == "nothing changed"
+    for story in (card, session.story.card()):
+        last = story.moments[-1]
+        assert (last.at, last.said, last.effect) == (said.at, said.turn.speak, won.turn.effect)
 
 
 async def test_ambient_motion_shows_in_the_evidence_when_the_mind_takes_time(settings):

@@ -106,7 +106,15 @@ async def test_pokeagent_recall_gives_the_card_only() -> None:
         "turnsTaken": 12,
         "objective": "find the professor",
         "maps": ["house", "town"],
-        "moments": [{"at": "t", "effect": "left the house", "toward": None, "monologue": "secret"}],
+        "moments": [
+            {
+                "at": "t",
+                "effect": "left the house",
+                "toward": None,
+                "said": "Hello, town!",
+                "monologue": "secret",
+            }
+        ],
         "monologue": "private thoughts",
         "notes": "private notes",
         "lines": ["raw journal line"],
@@ -116,6 +124,9 @@ async def test_pokeagent_recall_gives_the_card_only() -> None:
     payload = json.loads(result.text)
     assert payload["active"] is False
     assert payload["card"]["objective"] == "find the professor" and payload["card"]["turnsTaken"] == 12
+    assert payload["card"]["moments"] == [
+        {"at": "t", "effect": "left the house", "toward": None, "said": "Hello, town!"}
+    ]  # his own line stays with its moment; the monologue never does
     assert (
         "private" not in result.text and "raw journal line" not in result.text and "secret" not in result.text
     )

@@ -5,7 +5,7 @@ activity instance in A's voice channel with ``fake.member`` in it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +16,7 @@ from pydantic import SecretStr
 from bot.config import ActivitySettings, DiscordSettings, PathSettings, Settings, WebSettings
 from bot.play.host import StartRequest
 from bot.play.hosts import PlayHosts
+from bot.web.activity_routes import ActivitySetup
 from bot.web.app import WebHandle, WebSurface
 from bot.web.share_store import ShareStore
 from tests.fakes.discord import DiscordFake
@@ -68,6 +69,18 @@ class ActivityWorld:
         )
 
 
+def _with_clock(
+    make: Callable[[str | None], ActivitySetup | None], clock: Callable[[], float]
+) -> Callable[[str | None], ActivitySetup | None]:
+    def made(token: str | None) -> ActivitySetup | None:
+        setup = make(token)
+        if setup is not None:
+            setup.clock = clock
+        return setup
+
+    return made
+
+
 @asynccontextmanager
 async def activity_world(
     tmp_path: Path,
@@ -75,8 +88,10 @@ async def activity_world(
     play: bool = True,
     pace_seconds: float = 0.05,
     public_url: str | None = None,
+    clock: Callable[[], float] | None = None,
     **activity: Any,
 ) -> AsyncIterator[ActivityWorld]:
+    """The world; ``clock`` replaces the Activity's (credential expiry, signed stills) when given."""
     fake = DiscordFake()
     await fake.start()
     plays: PlayHosts | None = None
@@ -86,6 +101,8 @@ async def activity_world(
         settings = activity_settings(tmp_path, fake, public_url=public_url, **activity)
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
+        if clock is not None:
+            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign,assignment]
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays

@@ -80,6 +80,7 @@ async def test_after_play_the_panel_keeps_the_last_turn_labelled_as_the_last_pla
             assert await shown.evaluate(TEXT, "milestones") == ", ".join(MILESTONE_IDS)
             moments = await shown.locator("#moments li").all_text_contents()
             assert moments and not any(m.startswith("nothing changed") for m in moments)
+            assert "first_battle_won" in moments[0] and moments[0].endswith("— “We won our first battle!”")
             assert not await shown.is_visible("#story-metrics")  # the sandbox has no metrics row
 
         # one numbering: each spoken line is "(turn N)" on the page and in the terminal
@@ -96,3 +97,55 @@ async def test_after_play_the_panel_keeps_the_last_turn_labelled_as_the_last_pla
 
         await later.screenshot(path=str(SCREENSHOT), full_page=True)
         assert problems == []
+
+
+async def test_a_turn_that_comes_before_the_status_naming_its_session_stays(tmp_path: Path) -> None:
+    """The event stream may send a new session's first turn before the status that names the
+    session (the turn settled before the status watcher looked): the page keeps the turn. The
+    stream is played to the page in that order by Chromium's request routing."""
+    session = {
+        "sessionId": "ses_new",
+        "runId": "run_new",
+        "journeyId": "jny_new",
+        "state": "running",
+        "world": "sandbox",
+        "mind": "autopilot",
+        "turn": 1,
+        "maxTurns": 100,
+    }
+    turn = {
+        "sessionId": "ses_new",
+        "turn": 1,
+        "at": "2026-12-02T10:00:00.000Z",
+        "outcome": "accepted",
+        "intent": "walk to the door",
+        "action": {"kind": "walk_to", "x": 7, "y": 1},
+        "actionText": "walk_to(x=7, y=1)",
+        "effect": "went from bedroom to house (7,1)",
+        "detail": None,
+        "objective": "Leave your house",
+        "speak": "Off we go!",
+        "milestones": [],
+    }
+    status = {
+        "session": session,
+        "activity": None,
+        "frameSha256": None,
+        "lastFrame": None,
+        "lastActivity": None,
+    }
+    stream = f"retry: 600000\n\nevent: turn\ndata: {json.dumps(turn)}\n\nevent: status\ndata: {json.dumps(status)}\n\n"
+    async with served(tmp_path) as (_host, url), chromium() as browser:
+        page = await browser.new_page()
+
+        async def events(route) -> None:
+            await route.fulfill(status=200, headers={"Content-Type": "text/event-stream"}, body=stream)
+
+        await page.route("**/v1/embodiment/events*", events)
+        await page.goto(url)
+        await page.wait_for_function(
+            "() => document.getElementById('state').textContent === 'starting sandbox…'", timeout=10_000
+        )
+        shown = "() => [...document.querySelectorAll('#turns li, #lines li')].map(li => li.dataset.session)"
+        assert await page.evaluate(shown) == ["ses_new", "ses_new"]
+        assert not await page.is_visible("#turns-empty") and not await page.is_visible("#lines-empty")

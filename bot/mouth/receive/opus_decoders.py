@@ -32,8 +32,9 @@ decodes into one reused buffer of the longest packet's size, copied out once.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from discord import opus
 
@@ -83,6 +84,9 @@ def _address(pointer: Any) -> int:
     return at
 
 
+_DECODER_INIT = cast(Callable[[opus.Decoder], None], opus.Decoder.__init__)
+
+
 class Decoder(opus.Decoder):
     """discord.py's Opus decoder, created for 24 kHz mono, decoding into a reused buffer."""
 
@@ -92,7 +96,7 @@ class Decoder(opus.Decoder):
     SAMPLES_PER_FRAME = FRAME_SAMPLES
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
+        _DECODER_INIT(self)  # discord.py's own __init__ (unannotated there)
         self._pcm = (ctypes.c_int16 * (MAX_PACKET_SAMPLES * CHANNELS))()
         self._pcm_at = ctypes.addressof(self._pcm)
         self._state_at = _address(self._state)

@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from bot.frozen import fast_init
 from bot.worlds.base import Observation, RegionStills, Still, World
 from journal.actions import Catalog
 
@@ -25,7 +24,6 @@ async def look_at(world: World, region: Region | None = None) -> Still | None:
     return await world.still()
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class Seen:
     """One look the mind took while deciding: the observation it read and the still it was
@@ -70,7 +68,6 @@ class Cost:
         }
 
 
-@fast_init  # built every turn: see bot/frozen.py
 @dataclass(frozen=True)
 class DecisionView:
     turn: int

@@ -85,11 +85,9 @@ async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any
 
 
 async def complete_message(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any:
-    """:func:`complete`, then the answer's first message; an answer with no choices, or a
-    refusal, is an InvalidDecision."""
+    """:func:`complete`, then the answer's first message (one there is: an answer with no choices
+    is an UnexpectedAnswer); a refusal is an InvalidDecision."""
     completion = await complete(client, body, cost)
-    if not completion.choices:
-        raise InvalidDecision("the model returned no choices")
     message = completion.choices[0].message
     if getattr(message, "refusal", None):
         raise InvalidDecision(f"the model refused: {message.refusal}"[:400])

@@ -92,7 +92,7 @@
       if (!s) { pill.textContent = "not playing"; pill.className = "pill idle"; }
       else if (!st.frameSha256) { pill.textContent = "starting " + s.world + "…"; pill.className = "pill pending"; }
       else { pill.textContent = "playing " + s.world + " · turn " + s.turn; pill.className = "pill playing"; }
-      if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(); }
+      if (s && s.sessionId !== sessionId) { sessionId = s.sessionId; resetTurns(sessionId); }
       const live = s ? s.sessionId : null;  // play started or ended: the story card follows
       if (live !== storyFor) { storyFor = live; storySoon(); }
       if (s && s.turn !== storyTurn) { storyTurn = s.turn; storySoon(); }  // and each turn played
@@ -159,7 +159,16 @@
       next.src = src;
     }
 
-    function resetTurns() { seenTurns.clear(); $("turns").replaceChildren(); $("lines").replaceChildren(); }
+    // a new session: its turns and lines stay (a turn may arrive before the status naming its
+    // session), every other session's go
+    function resetTurns(keep) {
+      for (const list of [$("turns"), $("lines")]) {
+        for (const li of [...list.children]) if (li.dataset.session !== keep) li.remove();
+      }
+      for (const key of [...seenTurns]) if (!key.startsWith(keep + ":")) seenTurns.delete(key);
+      $("turns-empty").hidden = $("turns").children.length > 0;
+      $("lines-empty").hidden = $("lines").children.length > 0;
+    }
 
     function addTurn(t) {
       const key = t.sessionId + ":" + t.turn;
@@ -167,6 +176,7 @@
       seenTurns.add(key);
       const li = document.createElement("li");
       li.dataset.turn = t.turn;
+      li.dataset.session = t.sessionId;
       const badge = document.createElement("span");
       badge.className = "badge " + t.outcome;
       badge.textContent = t.outcome.replace(/_/g, " ");
@@ -182,11 +192,12 @@
       list.prepend(li);
       while (list.children.length > MAX_TURNS) list.lastChild.remove();
       $("turns-empty").hidden = true;
-      if (t.speak) addLine(t.turn, t.speak);
+      if (t.speak) addLine(t.turn, t.speak, t.sessionId);
     }
 
-    function addLine(turn, said) {
+    function addLine(turn, said, session) {
       const li = document.createElement("li");
+      li.dataset.session = session;
       li.textContent = "“" + said + "” (turn " + turn + ")";
       const list = $("lines");
       list.prepend(li);
@@ -215,7 +226,7 @@
       text("story-maps", (card.maps || []).join(" → "));
       for (const m of (card.moments || []).slice().reverse()) {
         const li = document.createElement("li");
-        li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "");
+        li.textContent = m.effect + (m.toward ? " (toward " + m.toward + ")" : "") + (m.said ? " — “" + m.said + "”" : "");
         moments.append(li);
       }
     }

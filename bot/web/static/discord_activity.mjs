@@ -5,12 +5,15 @@
 // transport that carries the credential: a header on every read, the first message of a
 // WebSocket, stills by short-lived signed URLs. Every address is relative (Discord's proxy lets
 // the page reach only its own origin). No inline script, no worker, no navigation.
-import { DiscordSDK, Events } from "./discord-sdk/index.mjs";
+// The SDK's entry comes from <html data-sdk>: a folder named by the vendored tree's hash
+// (bot/web/activity_assets.py), so Discord's proxy cache never hands out an old copy.
+const root = document.documentElement;
+const { DiscordSDK, Events } = await import(new URL(root.dataset.sdk, document.baseURI).href);
 
 const $ = (id) => document.getElementById(id);
-const root = document.documentElement;
 const HEADER = "X-Clankie-Viewer";
-const RENEW_BEFORE_S = 60;
+const RENEW_BEFORE_S = 60;  // when the server does not say (renew_in_s) when to renew
+const RETRY_S = 10;  // after a renewal that failed for a reason that may pass (network, 5xx, 429)
 
 function say(sentence, problem) {
   const notice = $("notice");
@@ -41,34 +44,62 @@ async function postJSON(path, body, headers) {
   try { answer = await r.json(); } catch (e) { answer = null; }
   if (!r.ok) {
     const why = (answer && answer.message) || "The server answered " + r.status + ".";
-    throw Object.assign(new Error(why), { sentence: why });
+    const wait = Number(r.headers.get("Retry-After")) || 0;
+    throw Object.assign(new Error(why), { sentence: why, status: r.status, retryAfter: wait });
   }
   return answer;
 }
 
-// A viewer's credential, renewed a minute before it expires (the server asks Discord again
-// whether the viewer is still in the call); the live socket is handed every new one.
+// A viewer's credential, renewed when the server says (renew_in_s: a minute before it expires,
+// or half its life when that is shorter; counted from the answer, so the device's clock does not
+// matter). Renewal asks Discord again whether the viewer is still in the call: when the server
+// refuses (401, 403) the credential is dropped, the live socket closed and reads stop — the
+// viewer sees the sentence and no more play. <html data-pass-expires> shows the expiry (seconds).
 class Credential {
-  constructor(answer) { this.renewed = []; this.take(answer); }
+  constructor(answer) { this.renewed = []; this.revoked = []; this.take(answer); }
   take(answer) {
     this.value = answer.credential;
-    const ms = Math.max(5, answer.expires_at - Date.now() / 1000 - RENEW_BEFORE_S) * 1000;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.renew(), ms);
+    root.dataset.passExpires = String(answer.expires_at);
+    const inS = typeof answer.renew_in_s === "number"
+      ? answer.renew_in_s : answer.expires_at - Date.now() / 1000 - RENEW_BEFORE_S;
+    this.later(Math.max(1, inS));
     for (const f of this.renewed) f(this.value);
   }
+  later(seconds) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.renew(), seconds * 1000);
+  }
   async renew() {
+    if (!this.value) return;
     try {
       this.take(await postJSON("v1/activity/renew", {}, { [HEADER]: this.value }));
+      if (this.troubled) { this.troubled = false; say(""); }  // the last try's sentence is over
     } catch (e) {
-      say(e.sentence || "Your viewing pass could not be renewed; reopen the activity.", true);
+      if (e.status === 401 || e.status === 403) {
+        this.revoke(e.sentence);
+      } else {  // it may pass: try again while the credential still holds
+        this.troubled = true;
+        say(e.sentence || "Your viewing pass could not be renewed; trying again.", true);
+        this.later(Math.max(e.retryAfter || 0, RETRY_S));
+      }
     }
+  }
+  revoke(sentence) {
+    clearTimeout(this.timer);
+    this.value = null;
+    delete root.dataset.passExpires;
+    for (const f of this.revoked) f();
+    document.querySelector("main").hidden = true;  // the play, its state and how it came: gone
+    $("state").hidden = true;
+    $("transport").textContent = "";
+    say(sentence || "Your viewing pass has ended; reopen the activity.", true);
   }
 }
 
 function transport(guild, credential, pollMs) {
   const api = "v1/guilds/" + guild + "/embodiment";
   async function getJSON(path) {
+    if (!credential.value) throw new Error(path + ": no viewing pass");  // revoked: no more reads
     const r = await fetch(path, { headers: { Accept: "application/json", [HEADER]: credential.value }, cache: "no-store" });
     if (!r.ok) throw new Error(path + ": HTTP " + r.status);
     return r.json();
@@ -86,7 +117,9 @@ function transport(guild, credential, pollMs) {
       url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
       let given = false;
       const ws = new WebSocket(url);
+      credential.revoked.push(() => { given = true; ws.close(1000, "viewing pass ended"); });
       ws.addEventListener("open", () => {
+        if (!credential.value) { ws.close(1000, "viewing pass ended"); return; }
         ws.send(JSON.stringify({ credential: credential.value }));
         credential.renewed.push((value) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ credential: value })); });
         on.open();
@@ -97,9 +130,9 @@ function transport(guild, credential, pollMs) {
           for (const t of msg.turns) on.turn(t);
           if (msg.status) on.status(msg.status);
         } else if (msg.type === "status") on.status(msg.data);
-        else if (msg.type === "error") say(msg.message, true);
+        else if (msg.type === "error" && credential.value) say(msg.message, true);
       });
-      ws.addEventListener("close", () => { if (!given) { given = true; on.failed(); } });
+      ws.addEventListener("close", () => { if (!given && credential.value) { given = true; on.failed(); } });
     },
   };
 }

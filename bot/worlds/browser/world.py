@@ -22,7 +22,9 @@ BROWSER_CATALOG action and never raises: problems come back as refusals —
   for anything Playwright itself reports.
 
 ``observe()`` raises WorldUnavailable only when the world is closed or a crashed page could not
-be reopened; after a crash it reopens the start URL itself. ``state["epoch"]`` counts the
+be reopened; after a crash it reopens the start URL itself, also after one it finds as it reads
+(a page closed or a browser disconnected under the read, before Playwright reported it): then it
+reopens and reads again, keeping only the first line of Playwright's error. ``state["epoch"]`` counts the
 reopenings (0: the page first opened), and the first observation after one says what happened in
 ``state["notice"]``, for people, with the numbers the old game had and the new one has: "the
 browser died; reopened the page (score 40 → 0 · best tile 16 → 2)" (:mod:`bot.worlds.base`).
@@ -54,6 +56,11 @@ __all__ = ["CHROMIUM_ARGS", "BrowserWorld"]  # CHROMIUM_ARGS: the quiet offline 
 NAVIGATION_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 10_000
 SNAPSHOT_ATTEMPTS = 4
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line: Playwright appends its call log and the browser's log after it."""
+    return str(exc).split("\n", 1)[0]
 
 
 class BrowserWorld:
@@ -126,7 +133,7 @@ class BrowserWorld:
         except (PlaywrightError, OSError) as exc:
             launched = self._browser is not None
             await self._shutdown()
-            reason = str(exc).split("\n", 1)[0]  # Playwright appends a multi-line call log
+            reason = first_line(exc)
             if launched:
                 message = f"Chromium could not open {self._target.url}: {reason}"
             elif self._ws_endpoint is not None:
@@ -245,44 +252,65 @@ class BrowserWorld:
                 raise WorldUnavailable(
                     "the browser page is not open (the world is closed or was never started)"
                 )
+            known = self._broken is not None  # a loss already heard of: _look reopens the page first
             try:
-                await self._recover()
-                assert self._page is not None
-                page = self._page
-                snap = await self._snapshot(page)
-                scoreboard = await scoreboard_text(page)
-                score = score_of(scoreboard, snap["text"])
-                board = await self._board.board(lambda clip: self._png(page, clip), self._viewport)
+                return await self._look()
             except PlaywrightError as exc:
-                if self._page is None or self._page.is_closed():
-                    self._mark_broken(f"the page stopped answering: {exc}")
-                raise WorldUnavailable(f"could not read the browser page: {exc}") from exc
-            self._refs = {item["ref"] for item in snap["outline"]}
-            state: dict[str, Any] = {
-                "url": snap["url"],
-                "title": snap["title"],
-                "text": snap["text"],
-                "textTruncated": snap["textTruncated"],
-                "outline": snap["outline"],
-                "outlineTotal": snap["outlineTotal"],
-                "scrollY": snap["scrollY"],
-                "viewport": {"width": self._viewport[0], "height": self._viewport[1]},
-                "offsite": origin_of(snap["url"]) != self._origin,
-            }
-            game = game_seen(board, self._board.sees_board, snap["text"])
-            if game is not None:
-                state["game"] = game
-            read = {"score": score, "bestTile": max_tile(board) if board else None}
-            metrics = {k: v for k, v in read.items() if v is not None}
-            if metrics:
-                state["metrics"] = metrics
-            state["epoch"] = self._epoch
-            if self._lost is not None:
-                why, before = self._lost
-                self._lost = None
-                state["notice"] = reopened_notice(why, before, metrics)
-            self._metrics = metrics
-            return Observation.of(state, "page")
+                if not self._lost_while_looking(exc) or known:
+                    raise WorldUnavailable(f"could not read the browser page: {first_line(exc)}") from exc
+            # The page or its browser went away as it was read (a kill Playwright had not
+            # reported yet): reopen it and look again, so this observation tells of it.
+            try:
+                return await self._look()
+            except PlaywrightError as exc:
+                self._lost_while_looking(exc)
+                raise WorldUnavailable(f"could not read the browser page: {first_line(exc)}") from exc
+
+    def _lost_while_looking(self, exc: PlaywrightError) -> bool:
+        """After a failed read: is the page gone (closed, crashed, or its browser disconnected)?
+        If so it is marked broken, with only the first line of Playwright's error."""
+        browser_gone = self._browser is not None and not self._browser.is_connected()
+        if browser_gone and self._browser is not None:
+            self._browser_lost(self._browser)
+        elif self._page is None or self._page.is_closed():
+            self._mark_broken(f"the page stopped answering: {first_line(exc)}")
+        return self._broken is not None
+
+    async def _look(self) -> Observation:
+        """Reopen the page if it was lost, then read it (the lock is held)."""
+        await self._recover()
+        assert self._page is not None
+        page = self._page
+        snap = await self._snapshot(page)
+        scoreboard = await scoreboard_text(page)
+        score = score_of(scoreboard, snap["text"])
+        board = await self._board.board(lambda clip: self._png(page, clip), self._viewport)
+        self._refs = {item["ref"] for item in snap["outline"]}
+        state: dict[str, Any] = {
+            "url": snap["url"],
+            "title": snap["title"],
+            "text": snap["text"],
+            "textTruncated": snap["textTruncated"],
+            "outline": snap["outline"],
+            "outlineTotal": snap["outlineTotal"],
+            "scrollY": snap["scrollY"],
+            "viewport": {"width": self._viewport[0], "height": self._viewport[1]},
+            "offsite": origin_of(snap["url"]) != self._origin,
+        }
+        game = game_seen(board, self._board.sees_board, snap["text"])
+        if game is not None:
+            state["game"] = game
+        read = {"score": score, "bestTile": max_tile(board) if board else None}
+        metrics = {k: v for k, v in read.items() if v is not None}
+        if metrics:
+            state["metrics"] = metrics
+        state["epoch"] = self._epoch
+        if self._lost is not None:
+            why, before = self._lost
+            self._lost = None
+            state["notice"] = reopened_notice(why, before, metrics)
+        self._metrics = metrics
+        return Observation.of(state, "page")
 
     @staticmethod
     async def _snapshot(page: Page) -> dict[str, Any]:
@@ -327,8 +355,8 @@ class BrowserWorld:
         try:
             if clip is None:
                 return await page.screenshot(type="png")
-            box = {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3]}
-            return await page.screenshot(type="png", clip=box)  # type: ignore[arg-type]
+            x, y, width, height = clip
+            return await page.screenshot(type="png", clip={"x": x, "y": y, "width": width, "height": height})
         except PlaywrightError:
             return None
 
@@ -363,7 +391,7 @@ class BrowserWorld:
             tail = f"reopened {self._target.url}; observe again and go on"
         except PlaywrightError as exc:
             reopened = False
-            tail = f"reopening {self._target.url} failed too: {exc}"
+            tail = f"reopening {self._target.url} failed too: {first_line(exc)}"
         return refuse("browser_crashed", f"{why}; the action was not applied; {tail}", reopened=reopened)
 
     async def _go_back(self, where: str) -> ActionResult:

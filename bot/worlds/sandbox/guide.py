@@ -118,8 +118,8 @@ def _map_route(start: str, goal: str) -> list[str]:
                 came[w.to_map] = cur
                 queue.append(w.to_map)
     route = [goal]
-    while came[route[-1]] is not None:
-        route.append(came[route[-1]])  # type: ignore[arg-type]
+    while (previous := came[route[-1]]) is not None:
+        route.append(previous)
     return route[::-1]
 
 

@@ -60,10 +60,12 @@ def test_story_projects_a_card_from_the_originals_journal(
     assert card["sessionId"] == "env-ec40ffac" and card["environmentId"] == "pokemon-firered"
     assert card["turnsTaken"] == 13 and card["objective"] == "name the rival"
     assert card["maps"] == ["pallet-town/players-house-2f", "pallet-town/players-house-1f"]
-    assert [m["effect"] for m in card["moments"]] == [
-        "moved south 2 tiles",
-        "blocked",
-        "turned to face north",
+    # each spoken turn with the effect of the turn before it (what it decided on): the first
+    # turn decided on a fresh start, and the sixth, without words, on the fifth's "saved"
+    assert [(m["effect"], m["said"]) for m in card["moments"]] == [
+        ("moved south 2 tiles", None),
+        ("blocked", "Okay, new plan."),
+        ("saved", None),
     ]
     assert main(["story", str(mixed), "--journey", "J"]) == 0
     assert "(clankie journal)" in capsys.readouterr().out.splitlines()[0]
