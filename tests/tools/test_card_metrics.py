@@ -11,13 +11,14 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from bot.captain import Captain
+from bot.captain.consult import Captain
 from bot.config import OpenAISettings, load_settings
 from bot.mouth.briefing import PlayBrief, briefing
 from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.agent import AgentMind
 from bot.play.minds.base import DecisionView
-from bot.tools import Speaker, ToolServices, build_registry
+from bot.tools.context import Speaker, ToolServices
+from bot.tools.defaults import build_registry
 from bot.tools.pokeagent import bounded_card
 from journal.reader import read_journal
 from tests.fakes.openai import Text, tool_call
