@@ -110,7 +110,7 @@ async def sandbox_playing(pace_s: float) -> AsyncIterator[Any]:
     """A play host in a temporary state directory with a sandbox session playing (a new frame
     every ``pace_s``), its first turn settled; stopped on exit."""
     from bot.config import PathSettings, Settings
-    from bot.play.host import PlayHost, StartRequest
+    from bot.play.play_host import PlayHost, StartRequest
 
     with tempfile.TemporaryDirectory() as state:
         host = PlayHost(Settings(paths=PathSettings(state_dir=Path(state))))

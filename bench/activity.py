@@ -39,8 +39,8 @@ from pydantic import SecretStr  # noqa: E402
 
 from bench._common import Report  # noqa: E402
 from bot.config import ActivitySettings, DiscordSettings, PathSettings, Settings, WebSettings  # noqa: E402
-from bot.play.host import StartRequest  # noqa: E402
-from bot.play.hosts import PlayHosts  # noqa: E402
+from bot.play.guild_hosts import PlayHosts  # noqa: E402
+from bot.play.play_host import StartRequest  # noqa: E402
 from bot.web.app import WebSurface  # noqa: E402
 from bot.web.share_store import ShareStore  # noqa: E402
 from bot.web.viewer import ViewerKeys  # noqa: E402

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.play.host import PlayHost, StartRequest  # noqa: E402
 from bot.play.minds.agent import AgentMind  # noqa: E402
 from bot.play.minds.base import DecisionView  # noqa: E402
 from bot.play.minds.openai_mind import OpenAIMind  # noqa: E402
+from bot.play.play_host import PlayHost, StartRequest  # noqa: E402
 from bot.worlds.sandbox import guide  # noqa: E402
 from bot.worlds.sandbox.world import SandboxWorld  # noqa: E402
 from tests.fakes.openai import FakeOpenAI  # noqa: E402

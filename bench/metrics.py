@@ -56,7 +56,7 @@ async def turn_overhead(report: Report, root: Path) -> None:
     …) and the block's CPU time is kept, so both sides share the session, its world and journal."""
     from bench.turns import InstantMind, _new_world
     from bot.config import load_settings
-    from bot.play.host import PlayHost, StartRequest
+    from bot.play.play_host import PlayHost, StartRequest
     from bot.play.session import SettledTurn
 
     settings = load_settings(None, env={"CLANKIE_STATE": str(root)})
@@ -162,8 +162,8 @@ def voice_receive(report: Report) -> None:
 async def scrape_beside_still(report: Report, root: Path) -> None:
     from bench.turns import InstantMind, _new_world
     from bot.config import load_settings
-    from bot.play.host import StartRequest
-    from bot.play.hosts import PlayHosts
+    from bot.play.guild_hosts import PlayHosts
+    from bot.play.play_host import StartRequest
     from bot.web.app import WebSurface
     from bot.web.share_store import ShareStore
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.play.host import PlayHost, StartRequest  # noqa: E402
+from bot.play.play_host import PlayHost, StartRequest  # noqa: E402
 from bot.worlds.pokeagent.mapping import press_timing  # noqa: E402
 from bot.worlds.pokeagent.world import PokeAgentWorld  # noqa: E402
 from journal.actions import GBA_CATALOG  # noqa: E402

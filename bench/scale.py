@@ -3,7 +3,7 @@
 Sections, each an ``async def (report)`` in :data:`SECTIONS`, run in order in this one process:
 
 ``sandbox`` — many servers' plays in one process. 1, 4 and 8 sandbox sessions, each a server's
-own (bot/play/hosts.py), play at full pace with an instant mind (bench/turns.py's) on one event
+own (bot/play/guild_hosts.py), play at full pace with an instant mind (bench/turns.py's) on one event
 loop, each journal on its own disk thread:
 
 - aggregate turns/s with 8 sessions against 1 (target ≥ 0.85×: sharing the loop costs nothing
@@ -168,8 +168,8 @@ async def _sandboxes(root: Path, sessions: int, turns: int) -> tuple[float, floa
     """``sessions`` servers' sandbox plays at once: (aggregate turns/s, MB of RSS per session)."""
     from bench.turns import InstantMind, _new_world
     from bot.config import load_settings
-    from bot.play.host import StartRequest
-    from bot.play.hosts import PlayHosts
+    from bot.play.guild_hosts import PlayHosts
+    from bot.play.play_host import StartRequest
 
     settings = load_settings(None, env={"CLANKIE_STATE": str(root)})
     settings.limits.play_sessions = max(SANDBOX_COUNTS)

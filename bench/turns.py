@@ -58,9 +58,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import SMOKE, Report  # noqa: E402
 from bot import logs  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.play.host import PlayHost, StartRequest  # noqa: E402
 from bot.play.journal_sink import JournalSink, Written  # noqa: E402
 from bot.play.minds.base import MindInfo  # noqa: E402
+from bot.play.play_host import PlayHost, StartRequest  # noqa: E402
 from bot.play.session import SettledTurn  # noqa: E402
 from bot.worlds.sandbox.world import SandboxWorld  # noqa: E402
 from journal.actions import GBA_CATALOG  # noqa: E402

@@ -130,7 +130,7 @@ from bot.mouth.audio import Upsampler  # noqa: E402
 from bot.mouth.discord_audio import VoicePlayback  # noqa: E402
 from bot.mouth.realtime.session import MouthSession  # noqa: E402
 from bot.mouth.receive.receiver import VoiceReceiver, loop_sink  # noqa: E402
-from bot.play.host import PlayHost, StartRequest  # noqa: E402
+from bot.play.play_host import PlayHost, StartRequest  # noqa: E402
 from journal.oplog import read_receipts  # noqa: E402
 from tests.fakes.openai import FakeOpenAI  # noqa: E402
 

@@ -51,7 +51,7 @@ from bot import discord_seam, metrics
 from bot.character import Character, build_character
 from bot.cluster import ClusterUnavailable, LoginPacer
 from bot.config import Settings
-from bot.play.host import PlayRefused
+from bot.play.play_host import PlayRefused
 from bot.setup.commands import ENTRY_POINT, SyncRecord, declared, digest, entry_points
 from bot.setup.endpoints import use_discord_gateway
 from bot.web.auth import WebConfigError

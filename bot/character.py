@@ -16,8 +16,8 @@ from bot.captain.consult import Captain
 from bot.config import Settings
 from bot.health import Readiness
 from bot.mouth.calls import Calls
-from bot.play.host import PlayHost
-from bot.play.hosts import PlayHosts
+from bot.play.guild_hosts import PlayHosts
+from bot.play.play_host import PlayHost
 from bot.registered import check_registered
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext, ToolServices

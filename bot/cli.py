@@ -281,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "journal":
-        from bot.play.state import event_log_beside
+        from bot.play.state_dir import event_log_beside
         from journal.cli import main as journal_main
 
         return journal_main(argv[1:], find_events=event_log_beside)

@@ -35,8 +35,8 @@ from discord.ext import commands
 
 from bot.character import Character
 from bot.config import Settings
-from bot.play.host import PlayRefused, StartRequest
 from bot.play.minds.factory import mind_names
+from bot.play.play_host import PlayRefused, StartRequest
 from bot.play.session import PlaySession
 from bot.tasks import TaskOwner
 from bot.url_patterns import allowed

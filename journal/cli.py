@@ -39,7 +39,7 @@ __all__ = ["EventLogFinder", "build_parser", "main"]
 
 EventLogFinder = Callable[[Path, Path | None], Path]
 """``(journal directory, --config)`` → the event log the configured state keeps for it; raises
-ValueError when the configuration cannot be read (bot/play/state.py ``event_log_beside``)."""
+ValueError when the configuration cannot be read (bot/play/state_dir.py ``event_log_beside``)."""
 
 _CONFIG_HELP = (
     "config.toml that says where the event log is (default: $CLANKIE_CONFIG, else the built-in defaults)"

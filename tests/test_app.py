@@ -23,7 +23,7 @@ import bot.app as app
 from bot import discord_seam, metrics
 from bot.cli import _guard
 from bot.discord_seam import GatewayClose
-from bot.play.state import StatePaths
+from bot.play.state_dir import StatePaths
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import live_bot, make_settings

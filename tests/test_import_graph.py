@@ -227,4 +227,4 @@ def test_the_configuration_imports_nothing_of_the_tree_and_the_mouth_only_the_se
     graph, _packages = _tree()
     assert graph["bot.config"] == set()  # below both registries: they import it, never the other way
     mouth_to_play = {dst for src, dsts in graph.items() if src.startswith("bot.mouth") for dst in dsts}
-    assert {m for m in mouth_to_play if m.startswith("bot.play")} == {"bot.play", "bot.play.settled"}
+    assert {m for m in mouth_to_play if m.startswith("bot.play")} == {"bot.play", "bot.play.settled_turn"}

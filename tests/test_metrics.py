@@ -19,7 +19,7 @@ from prometheus_client.samples import Sample
 
 from bot import metrics
 from bot.config import Settings
-from bot.mouth.presence import Backoff
+from bot.mouth.call_timers import Backoff
 from bot.play.minds.factory import MINDS
 from bot.worlds.factory import WORLDS
 from journal.reader import read_journal

@@ -20,7 +20,7 @@ from bot.captain.engine import CaptainEngine
 from bot.config import Settings
 from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.escalate import ASK_TIMEOUT_S
-from bot.tools.pokeagent import bounded_card
+from bot.tools.play_reads import bounded_card
 from bot.tools.registry import ToolRegistry
 from bot.web.share_types import Place
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.tools.pokeagent import bounded_card
+from bot.tools.play_reads import bounded_card
 
 MAX_SPEAK_CHARS = 400
 UPDATE_PREFIX = "[play update]"
@@ -61,7 +61,7 @@ say nothing; otherwise answer briefly."""
 
 
 class PlayReader(Protocol):
-    """The play host's read side the briefing needs (bot.play.host.PlayHost satisfies it)."""
+    """The play host's read side the briefing needs (bot.play.play_host.PlayHost satisfies it)."""
 
     @property
     def active(self) -> Any: ...

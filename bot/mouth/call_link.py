@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 import structlog
 
 from bot import metrics
-from bot.mouth.presence import IdleTimer
+from bot.mouth.call_timers import IdleTimer
 from bot.mouth.realtime.session import MouthSession
 from bot.tasks import TaskOwner
 

@@ -40,14 +40,14 @@ import structlog
 
 from bot.config import Settings
 from bot.mouth.call_link import CallChannel, CallLink, CallMedia, Superseded, VoiceLike, leave_quietly
+from bot.mouth.call_timers import Backoff
 from bot.mouth.play_relay import PlayRelay
-from bot.mouth.presence import Backoff
 from bot.mouth.realtime.session import MouthHost, MouthSession
 from bot.mouth.receipts import WRITER as RECEIPT_WRITER
 from bot.tasks import TaskOwner
 
 if TYPE_CHECKING:
-    from bot.play.hosts import PlayHosts
+    from bot.play.guild_hosts import PlayHosts
 
 log = structlog.get_logger("clankie.mouth.calls")
 

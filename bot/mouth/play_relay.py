@@ -36,7 +36,7 @@ import structlog
 from bot.mouth.narration_gate import COOLDOWN_S, NarrationGate
 from bot.mouth.play_updates import UPDATE_INTERVAL_S, PacedUpdates
 from bot.mouth.receipts import WRITER, ReceiptTrail, gate_narration
-from bot.play.settled import SettledTurn
+from bot.play.settled_turn import SettledTurn
 from bot.tasks import TaskOwner
 
 log = structlog.get_logger("clankie.mouth.play_relay")

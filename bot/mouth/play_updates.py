@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from bot.play.settled import SettledTurn
+from bot.play.settled_turn import SettledTurn
 from bot.tasks import TaskOwner
 
 log = structlog.get_logger("clankie.mouth.play_updates")

@@ -53,7 +53,7 @@ class UnexpectedAnswer(MindFailed):
     JSON that does not parse — or HTTP 511 Network Authentication Required, a captive portal's own
     status (RFC 6585 §6). Something is in the way, and it seldom goes by itself: the turn is
     ``mind_failed`` and backs off like a transient failure, and
-    :data:`bot.play.spec.UNEXPECTED_IN_A_ROW` such turns in a row end play ``failed``."""
+    :data:`bot.play.mind_streaks.UNEXPECTED_IN_A_ROW` such turns in a row end play ``failed``."""
 
 
 class InvalidDecision(Exception):

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, Callable
 
 import structlog
 
-from bot.play.settled import SettledTurn
+from bot.play.settled_turn import SettledTurn
 
 log = structlog.get_logger("clankie.play.feed")
 

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from bot.play.observing import PlayMemory
 from bot.play.outcomes import SessionOutcome
-from bot.play.spec import SessionSpec
+from bot.play.session_spec import SessionSpec
 from bot.play.speech import Speech
 from bot.play.turn import TurnRecord
 from bot.worlds.base import Observation, utc_now

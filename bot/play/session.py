@@ -2,7 +2,7 @@
 
 ``requested → running → stopping → stopped`` (or ``failed``). Each turn runs
 **observe → decide → act → settle** (:mod:`bot.play.observing`, :mod:`bot.play.turn`,
-:mod:`bot.play.settling`) and becomes an immutable :class:`SettledTurn`; the journal sink
+:mod:`bot.play.settle_stage`) and becomes an immutable :class:`SettledTurn`; the journal sink
 validates its line on the loop and writes and fsyncs it on its own thread, then the story, the
 watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
@@ -30,13 +30,14 @@ import structlog
 from bot import metrics
 from bot.play.journal_lines import Ids, header_line, summary_line
 from bot.play.journal_sink import DiskFailed, JournalSink, Written
+from bot.play.mind_streaks import MindStreaks, mind_backoff
 from bot.play.minds.base import Mind
 from bot.play.observing import Observer, PlayMemory, StillPacer
 from bot.play.outcomes import Ended, SessionOutcome, SessionState
 from bot.play.progress import ProgressTracker
-from bot.play.settled import SettledTurn, narration_line
-from bot.play.settling import Settler
-from bot.play.spec import MindStreaks, SessionSpec, mind_backoff
+from bot.play.session_spec import SessionSpec
+from bot.play.settle_stage import Settler
+from bot.play.settled_turn import SettledTurn, narration_line
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import StopRequest, act, decide
 from bot.play.watch import Watched

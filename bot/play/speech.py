@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.play.decision import Decision
-from bot.play.settled import narration_line
+from bot.play.settled_turn import narration_line
 
 SPEECH_COOLDOWN_TURNS = 4
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.config import Settings
-from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.journal_lines import one_line
 from bot.play.minds.factory import AUTOPILOT, OPENAI
+from bot.play.play_host import PlayHost, PlayRefused, StartRequest
 from bot.play.session import SettledTurn
 from journal.cli import silence
 from journal.metrics import metrics_text

@@ -1,7 +1,7 @@
 """The middle stages of a turn (docs/architecture.md §5): **decide** (the mind's call, then its
 decision validated against the live catalog) and **act** (observe again right before acting,
 act, observe after, derive the effect). The stages before and after them — observe, settle —
-are the session's (:mod:`bot.play.observing`, :mod:`bot.play.settling`).
+are the session's (:mod:`bot.play.observing`, :mod:`bot.play.settle_stage`).
 
 The record is filled from what really happened; stages that never happened stay ``None`` (null
 in the journal). Mind and world faults become outcomes, never exceptions; cancellation still

@@ -10,7 +10,7 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from bot.play.feed import TurnFeed
-from bot.play.settled import SettledTurn
+from bot.play.settled_turn import SettledTurn
 from bot.worlds.base import Observation, Still
 from journal.journeys import StoryProjector
 

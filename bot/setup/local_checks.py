@@ -9,7 +9,7 @@ import shutil
 import socket
 
 from bot.config import Settings
-from bot.play.state import StateUnwritable, check_state
+from bot.play.state_dir import StateUnwritable, check_state
 from bot.setup.commands import RECORD_FILE
 from bot.setup.report import Check, failed, not_checked, passed
 from bot.web.auth import WebConfigError, check_bind

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.tools.base import AnyTool
 from bot.tools.escalate import ASK_CLANKIE
-from bot.tools.pokeagent import POKEAGENT_OBSERVE, POKEAGENT_RECALL
+from bot.tools.play_reads import POKEAGENT_OBSERVE, POKEAGENT_RECALL
 from bot.tools.registry import ToolRegistry
 from bot.tools.screen import LOOK_AT_SCREEN
 from bot.tools.share import OBSERVE_SHARE

@@ -50,7 +50,9 @@ log = structlog.get_logger("clankie.web")
 STATUS_EVERY_S = 0.5
 PING_EVERY_S = 15.0
 PLAY_HOST: web.AppKey[WebPlayView] = web.AppKey("play_host")  # the local session's
-PLAYS: web.AppKey[PlayDirectory | None] = web.AppKey("plays")  # each server's (bot.play.hosts.PlayHosts)
+PLAYS: web.AppKey[PlayDirectory | None] = web.AppKey(
+    "plays"
+)  # each server's (bot.play.guild_hosts.PlayHosts)
 
 
 class Unplayed:

@@ -1,11 +1,11 @@
 """How everyone outside play reads it (docs/architecture.md §10): :class:`PlayView`, the read side
 of a play host (:class:`WebPlayView`, the part the web surface reads), and the JSON it answers — :class:`ActivityDigest`, the one digest of a session
-that :meth:`bot.play.host.PlayHost.activity` builds and the web surface, the Activity's socket,
+that :meth:`bot.play.play_host.PlayHost.activity` builds and the web surface, the Activity's socket,
 the tools and ``/play status`` all pass on.
 
 These are types only (no behaviour, nothing imported from :mod:`bot.play`), so the web surface
-and the tools read play without importing it; ``bot.play.host.PlayHost`` satisfies
-:class:`WebPlayView` and ``bot.play.hosts.PlayHosts`` :class:`PlayDirectory`, which mypy checks
+and the tools read play without importing it; ``bot.play.play_host.PlayHost`` satisfies
+:class:`WebPlayView` and ``bot.play.guild_hosts.PlayHosts`` :class:`PlayDirectory`, which mypy checks
 where the character hands them to the web surface.
 
 The JSON shapes are ``TypedDict``\\s, not pydantic models: every value in them is built by our
@@ -26,7 +26,7 @@ Json = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
 
 
 class ViewedSpec(Protocol):
-    """What is read of a session's spec (``bot.play.spec.SessionSpec``)."""
+    """What is read of a session's spec (``bot.play.session_spec.SessionSpec``)."""
 
     @property
     def world(self) -> str: ...
@@ -56,7 +56,7 @@ class ViewedSession(Protocol):
 
 
 class ViewedTurn(Protocol):
-    """What is read of a settled turn (``bot.play.settled.SettledTurn``)."""
+    """What is read of a settled turn (``bot.play.settled_turn.SettledTurn``)."""
 
     @property
     def session_id(self) -> str: ...
@@ -118,7 +118,7 @@ class ActivityDigest(TypedDict):
 
 @runtime_checkable
 class PlayView(Protocol):
-    """The read side of a play host as the tools see it (``bot.play.host.PlayHost`` satisfies
+    """The read side of a play host as the tools see it (``bot.play.play_host.PlayHost`` satisfies
     it, and so does a player mind's view of its own decision): is anything playing, its picture,
     its digest and its story card."""
 
@@ -165,6 +165,6 @@ class WebPlayView(PlayView, Protocol):
 
 
 class PlayDirectory(Protocol):
-    """Each server's play host, for requests from outside (``bot.play.hosts.PlayHosts``)."""
+    """Each server's play host, for requests from outside (``bot.play.guild_hosts.PlayHosts``)."""
 
     def known(self, guild_id: int) -> WebPlayView | None: ...

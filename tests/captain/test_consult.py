@@ -14,7 +14,7 @@ from structlog.testing import capture_logs
 from bot.captain.consult import FAILED, NO_MODEL, NOT_A_MODEL, Captain
 from bot.captain.conversation import REMOVED, image_label
 from bot.config import OpenAISettings, Settings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.defaults import build_registry
 from bot.tools.escalate import NO_SPEAKER

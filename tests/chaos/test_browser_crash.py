@@ -22,9 +22,9 @@ from typing import Any
 from structlog.testing import capture_logs
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
 from bot.play.minds.base import DecisionView
+from bot.play.play_host import PlayHost, StartRequest
 from bot.play.terminal import format_turn
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore

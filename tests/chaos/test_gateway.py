@@ -36,7 +36,7 @@ import structlog
 from bot import app, logs
 from bot.character import build_character
 from bot.discord_seam import RECONNECT_LOGGER
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.cogs.harness import Live, live_bot, make_settings

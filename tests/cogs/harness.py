@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.app import ClankieBot
 from bot.character import Character, build_character
 from bot.config import Settings, load_settings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.play.session import SettledTurn
 from tests.fakes.discord import DiscordFake, running_bot
 

@@ -26,10 +26,10 @@ from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.mouth.call_link import CallLink
+from bot.mouth.call_timers import Backoff
 from bot.mouth.calls import Calls
 from bot.mouth.discord_audio import PlaybackSource
 from bot.mouth.discord_call import DiscordMedia
-from bot.mouth.presence import Backoff
 from bot.mouth.receive.dave import OPUS_SILENCE
 from bot.mouth.receive.rtp import parse_rtp
 from bot.mouth.receive.transport import XCHACHA_MODE, TransportDecryptor

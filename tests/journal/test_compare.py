@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import load_settings
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.agent import AgentMind
 from bot.play.minds.openai_mind import OpenAIMind
+from bot.play.play_host import PlayHost, StartRequest
 from bot.worlds.sandbox import guide
 from journal import samples
 from journal.cli import main

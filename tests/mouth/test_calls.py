@@ -16,10 +16,10 @@ import pytest
 import bot.mouth.calls as calls_module
 from bot.character import Character, build_character
 from bot.mouth.call_link import CallLink
+from bot.mouth.call_timers import Backoff
 from bot.mouth.calls import CallRefused, Calls, JoinFailed
-from bot.mouth.presence import Backoff
 from bot.mouth.receipts import WRITER
-from bot.play.host import StartRequest
+from bot.play.play_host import StartRequest
 from tests.fakes.openai import FakeOpenAI
 from tests.mouth.call_fakes import (
     ADA,

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.character import build_character
 from bot.mouth.play_relay import PlayRelay
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from journal.evaluate import evaluate
 from journal.oplog import ReceiptLine, read_receipts
 from journal.reader import read_journal

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.character import build_character
 from bot.mouth.realtime.session import MouthSession
-from bot.play.host import StartRequest
+from bot.play.play_host import StartRequest
 from journal.oplog import read_receipts
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI

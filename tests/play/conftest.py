@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from bot.config import load_settings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from journal.reader import read_journal
 from tests.fakes.openai.fixtures import openai_fake  # noqa: F401  (fixture for the openai mind tests)
 from tests.faults import small_tmpfs  # noqa: F401  (fixture)

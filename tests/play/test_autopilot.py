@@ -3,7 +3,7 @@ announces every milestone once in words of the story, and never speaks into the 
 
 from __future__ import annotations
 
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.play.speech import SPEECH_COOLDOWN_TURNS
 from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES, MILESTONES_BY_ID
 from journal.evaluate import evaluate

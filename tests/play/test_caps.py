@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_settings
-from bot.play.host import PlayRefused, StartRequest
-from bot.play.hosts import PlayHosts
+from bot.play.guild_hosts import PlayHosts
+from bot.play.play_host import PlayRefused, StartRequest
 from bot.worlds.sandbox.world import SandboxWorld
 from tests.play.scripted import ScriptedMind, press
 

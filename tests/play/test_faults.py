@@ -12,7 +12,7 @@ import pytest
 
 from bot.app import serve
 from bot.character import build_character
-from bot.play.host import PlayHost, PlayRefused, StartRequest
+from bot.play.play_host import PlayHost, PlayRefused, StartRequest
 from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.play.scripted import GridWorld, ScriptedMind

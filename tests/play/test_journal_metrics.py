@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot import metrics
 from bot.config import load_settings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from journal.reader import read_journal
 from tests.faults import mounted_tmpfs
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from bot.config import load_settings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from journal.evaluate import evaluate
 from journal.oplog import read_events
 from journal.reader import read_journal

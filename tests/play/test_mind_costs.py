@@ -12,15 +12,15 @@ import pytest
 
 from bot.config import ConfigError, OpenAISettings, PlaySettings, load_settings
 from bot.play.decision import UnexpectedAnswer
-from bot.play.minds.openai_mind import OpenAIMind
-from bot.play.spec import (
+from bot.play.mind_streaks import (
     MAX_CRASHES_IN_A_ROW,
     MAX_INVALID_IN_A_ROW,
     UNEXPECTED_IN_A_ROW,
     MindStreaks,
-    SessionSpec,
     mind_backoff,
 )
+from bot.play.minds.openai_mind import OpenAIMind
+from bot.play.session_spec import SessionSpec
 from journal.oplog import read_events
 from tests.play.scripted import InvalidDecision, MindFailed, ScriptedMind, press
 

@@ -33,8 +33,8 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_settings
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
+from bot.play.play_host import PlayHost, StartRequest
 from bot.worlds.sandbox import world as sandbox_world
 from bot.worlds.sandbox.game import Game
 from bot.worlds.sandbox.world import SandboxWorld

@@ -22,8 +22,8 @@ import structlog
 
 import journal.writer as writer_module
 from bot.cli import main as clankie
-from bot.play.host import PlayHost, StartRequest
-from bot.play.state import event_log_beside
+from bot.play.play_host import PlayHost, StartRequest
+from bot.play.state_dir import event_log_beside
 from cogs.play import stopped_text
 from journal.oplog import read_events
 from journal.reader import read_journal

@@ -238,7 +238,7 @@ async def test_a_world_whose_last_picture_fails_keeps_the_older_one_and_ends_as_
 async def test_the_last_turn_of_the_budget_is_not_followed_by_a_pace_or_a_backoff(settings, pauses):
     """Play ends as soon as the turn budget is spent: the pace and the backoff are waits between
     turns, and there is no next turn to wait for."""
-    from bot.play.host import PlayHost, StartRequest
+    from bot.play.play_host import PlayHost, StartRequest
 
     for script, waits in (
         ([press("right")] * 3, [0.75, 0.75]),  # the pace between turns 1–2 and 2–3 only

@@ -20,7 +20,7 @@ import pytest
 
 from bot.cli import build_parser
 from bot.config import load_settings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.play.terminal import run_play
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, HttpError

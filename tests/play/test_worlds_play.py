@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
+from bot.play.play_host import PlayHost, StartRequest
 from bot.worlds.sandbox import MILESTONE_IDS
 from bot.worlds.sandbox.world import SandboxWorld
 from journal.evaluate import evaluate

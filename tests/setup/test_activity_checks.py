@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 from pydantic import SecretStr
 
 from bot.config import Settings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.setup.activity_checks import activity_checks
 from bot.setup.report import Check
 from bot.web.app import WebSurface

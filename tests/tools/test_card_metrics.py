@@ -1,5 +1,5 @@
 """The story card carries the world's metrics (issue 29, item 6): ``bounded_card``
-(bot/tools/pokeagent.py ``CARD_KEYS``) keeps ``metrics``, so the captain (its briefing and
+(bot/tools/play_reads.py ``CARD_KEYS``) keeps ``metrics``, so the captain (its briefing and
 ``pokeagent_recall``), the mouth's briefing and the agent mind each learn the score from the card
 of a real play of a world that keeps one (tests/play/scripted.py ``ScoreWorld``: ``a`` adds 10)."""
 
@@ -14,12 +14,12 @@ from pydantic import SecretStr
 from bot.captain.consult import Captain
 from bot.config import OpenAISettings, load_settings
 from bot.mouth.briefing import PlayBrief, briefing
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.agent import AgentMind
 from bot.play.minds.base import DecisionView
+from bot.play.play_host import PlayHost, StartRequest
 from bot.tools.context import Speaker, ToolServices
 from bot.tools.defaults import build_registry
-from bot.tools.pokeagent import bounded_card
+from bot.tools.play_reads import bounded_card
 from journal.reader import read_journal
 from tests.fakes.openai import Text, tool_call
 from tests.play.scripted import ScoreWorld, ScriptedMind, press

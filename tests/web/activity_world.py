@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import SecretStr
 
 from bot.config import ActivitySettings, DiscordSettings, PathSettings, Settings, WebSettings
-from bot.play.host import StartRequest
-from bot.play.hosts import PlayHosts
+from bot.play.guild_hosts import PlayHosts
+from bot.play.play_host import StartRequest
 from bot.web.activity_routes import ActivitySetup
 from bot.web.app import WebHandle, WebSurface
 from bot.web.share_store import ShareStore

@@ -13,7 +13,7 @@ import pytest_asyncio
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import make_app
 from bot.web.share_store import ShareStore
 from bot.worlds.factory import WorldRequest, make_world

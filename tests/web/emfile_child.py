@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import logs
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import make_app
 from bot.web.guard import serve
 from bot.web.limits import WebLimits

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
 from bot.worlds.browser.settings import BrowserSettings

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
 from tests.web.browser import chromium

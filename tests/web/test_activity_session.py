@@ -296,7 +296,7 @@ async def test_enabled_without_what_it_needs_refuses_to_start_with_a_sentence(tm
     from pydantic import SecretStr
 
     from bot.config import DiscordSettings, PathSettings, Settings, WebSettings
-    from bot.play.host import PlayHost
+    from bot.play.play_host import PlayHost
     from bot.web.app import WebSurface
     from bot.web.auth import WebConfigError
     from bot.web.share_store import ShareStore
@@ -320,7 +320,7 @@ async def test_enabled_without_what_it_needs_refuses_to_start_with_a_sentence(tm
 
 async def test_disabled_the_root_with_discords_query_is_the_local_page(tmp_path: Path) -> None:
     from bot.config import PathSettings, Settings, WebSettings
-    from bot.play.host import PlayHost
+    from bot.play.play_host import PlayHost
     from bot.web.app import WebSurface
     from bot.web.share_store import ShareStore
 

@@ -17,8 +17,8 @@ import pytest
 from pydantic import ValidationError
 
 from bot.config import ClusterSettings, ConfigError, Settings, WebSettings, load_settings
-from bot.play.host import StartRequest
-from bot.play.hosts import PlayHosts
+from bot.play.guild_hosts import PlayHosts
+from bot.play.play_host import StartRequest
 from bot.setup.activity_checks import public_url_check
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.app import WebHandle, WebSurface

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from bot import logs
 from bot.config import WebSettings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import WebSurface
 from bot.web.auth import MIN_TOKEN_CHARS, WebConfigError, check_bind
 from bot.web.share_store import ShareStore

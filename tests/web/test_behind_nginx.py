@@ -16,7 +16,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import WebHandle, WebSurface
 from bot.web.auth import public_host
 from bot.web.share_store import ShareStore

@@ -53,7 +53,7 @@ async def test_web_disabled_starts_nothing(tmp_path: Path) -> None:
 
 
 async def test_start_web_for_demo_serves_the_activity_page(tmp_path: Path) -> None:
-    from bot.play.host import PlayHost
+    from bot.play.play_host import PlayHost
     from bot.web.embed import start_web_for_demo
 
     settings = settings_for(tmp_path)

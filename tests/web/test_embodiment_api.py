@@ -9,7 +9,7 @@ import json
 
 from aiohttp.test_utils import TestClient
 
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.web.app import make_app
 from bot.web.embodiment import STILLS, wants_image
 from bot.web.share_store import ShareStore

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.config import WebSettings
-from bot.play.host import StartRequest
-from bot.play.hosts import PlayHosts
+from bot.play.guild_hosts import PlayHosts
+from bot.play.play_host import StartRequest
 from bot.web.app import WebSurface
 from bot.web.share_store import ShareStore
 from tests.web.browser import chromium

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.play.host import StartRequest
+from bot.play.play_host import StartRequest
 from bot.play.terminal import format_turn
 from bot.worlds.sandbox import MILESTONE_IDS
 from tests.web.browser import chromium

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 from aiohttp.test_utils import TestClient
 
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.embodiment import UNPLAYED, status_of
 from bot.web.play_view import ActivityDigest, PlayView, WebPlayView
 from bot.worlds.sandbox.milestones import MILESTONE_IDS
@@ -147,7 +147,7 @@ def test_the_seam_check_sees_what_it_looks_for(tmp_path: Path, monkeypatch) -> N
 def test_the_play_host_answers_the_one_digest() -> None:
     """PlayHost's digest methods are annotated with the model itself (mypy checks the rest:
     ``WebSurface`` takes the host as a ``WebPlayView``)."""
-    tree = ast.parse((ROOT / "bot/play/host.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "bot/play/play_host.py").read_text(encoding="utf-8"))
     returns = {
         node.name: ast.unparse(node.returns)
         for node in ast.walk(tree)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import make_app
 from bot.web.share_store import MAX_BYTES, ShareStore
 from bot.web.share_types import Place

@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.tools.context import ToolContext, ToolServices
 from bot.tools.defaults import build_registry
 from bot.web.app import WebSurface

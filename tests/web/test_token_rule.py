@@ -9,7 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.config import WebSettings
-from bot.play.host import PlayHost
+from bot.play.play_host import PlayHost
 from bot.web.app import WebSurface, make_app
 from bot.web.auth import WebConfigError, check_bind
 from bot.web.share_store import ShareStore

@@ -65,7 +65,7 @@ def test_no_module_under_bot_worlds_imports_the_play_loop_or_anything_above_it()
 def test_the_check_sees_every_way_of_importing() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from bot.play.host import StartRequest\n"
+        "if TYPE_CHECKING:\n    from bot.play.play_host import StartRequest\n"
         "def later():\n    import bot.mouth.receive\n"
         "from ... import play\n"
         "from ...web import app\n"
@@ -74,6 +74,6 @@ def test_the_check_sees_every_way_of_importing() -> None:
     )
     names = imports_of(source, "bot.worlds.browser.probe")
     assert {n for n in names if _above(n)} == {
-        "bot.play.host", "bot.play.host.StartRequest", "bot.mouth.receive", "bot.play", "bot.web", "bot.web.app",
+        "bot.play.play_host", "bot.play.play_host.StartRequest", "bot.mouth.receive", "bot.play", "bot.web", "bot.web.app",
     }  # fmt: skip
     assert {"bot.worlds.sandbox", "bot.worlds.browser.model_2048.Board", "bot"} <= names

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 
 from bot.cli import build_parser
 from bot.config import ConfigError, Settings
-from bot.play.host import PlayHost, PlayRefused, StartRequest
 from bot.play.minds.factory import MINDS, mind_names
+from bot.play.play_host import PlayHost, PlayRefused, StartRequest
 from bot.play.terminal import run_play
 from bot.registered import load_checked
 from bot.worlds.base import ActionResult, Metric, Observation, Still, World

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, Settings, WorldSettings, load_settings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.registered import check_registered, load_checked
 from bot.worlds.browser.settings import BrowserSettings
 from bot.worlds.factory import WORLDS, make_world, register_world

@@ -79,7 +79,7 @@ from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
 from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
-from bot.play.settled import SettledTurn, narration_line
+from bot.play.settled_turn import SettledTurn, narration_line
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext

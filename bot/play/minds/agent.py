@@ -38,7 +38,7 @@ from bot.play.minds.base import DecisionView, Seen
 from bot.play.minds.endpoint import client_from_settings, complete_message
 from bot.play.minds.factory import AGENT
 from bot.tools.base import ToolResult
-from bot.tools.pokeagent import bounded_card
+from bot.tools.play_reads import bounded_card
 from bot.tools.world import Move
 from journal.actions import action_payload
 

@@ -13,8 +13,8 @@ from typing import Any
 from PIL import Image
 
 from bot.config import load_settings
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.openai_mind import OpenAIMind
+from bot.play.play_host import PlayHost, StartRequest
 from bot.worlds.browser.settings import BrowserSettings
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, Structured

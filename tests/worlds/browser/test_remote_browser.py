@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, load_settings
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.registered import load_checked
 from bot.worlds.base import WorldUnavailable
 from bot.worlds.browser.browsers import Browsers

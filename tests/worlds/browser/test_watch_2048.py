@@ -15,7 +15,7 @@ from PIL import Image
 
 from bot.config import load_settings
 from bot.play.effect import derive_effect
-from bot.play.host import PlayHost, StartRequest
+from bot.play.play_host import PlayHost, StartRequest
 from bot.worlds.base import Observation
 from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.settings import BrowserSettings

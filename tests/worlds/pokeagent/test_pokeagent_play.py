@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bot.config import Settings, load_settings
-from bot.play.host import PlayHost, StartRequest
 from bot.play.minds.autopilot import AutopilotMind
+from bot.play.play_host import PlayHost, StartRequest
 from bot.play.session import SettledTurn
 from journal.evaluate import evaluate
 from journal.reader import read_journal

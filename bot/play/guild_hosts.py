@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import structlog
 
 from bot.config import Settings
-from bot.play.host import MindFactory, PlayHost, PlayRefused, WorldFactory
+from bot.play.play_host import MindFactory, PlayHost, PlayRefused, WorldFactory
 from bot.worlds.factory import WORLDS
 
 log = structlog.get_logger("clankie.play.hosts")

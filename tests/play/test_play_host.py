@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from bot.play.events import EventLog
-from bot.play.host import PlayHost, PlayRefused, StartRequest
+from bot.play.play_host import PlayHost, PlayRefused, StartRequest
 from journal.oplog import read_events
 from tests.play.scripted import GridWorld, ScriptedMind, press
 

@@ -14,7 +14,7 @@ from typing import Any
 from bot.play.journal_lines import turn_line
 from bot.play.observing import Before, PlayMemory
 from bot.play.progress import location_of
-from bot.play.settled import SettledTurn, recent_entry
+from bot.play.settled_turn import SettledTurn, recent_entry
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import TurnRecord
 

@@ -1,7 +1,7 @@
 """The play host (docs/architecture.md §5): one server's play (or the CLI's, with no server) —
 at most one session at a time, its lifecycle in the event log with a lease it keeps alive, and
 what the rest of the character reads: the live still, the activity digest, the story card and
-a stream of settled turns. :class:`bot.play.hosts.PlayHosts` keeps one host per server and the
+a stream of settled turns. :class:`bot.play.guild_hosts.PlayHosts` keeps one host per server and the
 process's caps.
 
 Which worlds and minds there are, and what each can do, the host reads from their registries
@@ -26,8 +26,9 @@ from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
-from bot.play.session import PlaySession, SessionSpec, SettledTurn
-from bot.play.state import StatePaths, StateUnwritable, check_state
+from bot.play.session import PlaySession, SettledTurn
+from bot.play.session_spec import SessionSpec
+from bot.play.state_dir import StatePaths, StateUnwritable, check_state
 from bot.tasks import TaskOwner
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world

@@ -1,6 +1,5 @@
-"""What a play session is asked to do (its world, mind, budget and pace, and where its journal
-belongs), how long it waits after a mind that failed to decide, and when a mind that keeps
-failing ends play (docs/architecture.md §5)."""
+"""How long a play session waits after a mind that failed to decide, and when a mind that keeps
+failing ends play (docs/architecture.md §5 "Failures and backoff")."""
 
 from __future__ import annotations
 
@@ -60,19 +59,3 @@ class MindStreaks:
     def pause(self) -> float:
         """The backoff before the next turn (0 after a turn that decided)."""
         return mind_backoff(self.undecided)
-
-
-@dataclass(frozen=True)
-class SessionSpec:
-    world: str
-    mind: str
-    max_turns: int = 500
-    max_minutes: float = 60.0
-    pace_seconds: float = 0.0
-    exit_when_done: bool = False
-    max_invalid_in_a_row: int = MAX_INVALID_IN_A_ROW
-    max_crashes_in_a_row: int = MAX_CRASHES_IN_A_ROW
-    scenario_id: str = "new-game"
-    environment_id: str = "sandbox"
-    journey_id: str | None = None
-    venue: str = "local"
