@@ -19,6 +19,7 @@ from bot.tools.base import Tool, ToolResult
 from bot.tools.context import ToolContext, ToolServices
 from bot.tools.defaults import build_registry
 from bot.tools.registry import ToolRegistry
+from bot.tools.wire_types import JSONView
 from bot.tools.world import Choose, world_action_tools
 from bot.worlds.base import Still
 
@@ -46,7 +47,7 @@ class LookArgs(BaseModel):
     )
 
 
-def state_text(state: dict[str, Any]) -> str:
+def state_text(state: JSONView) -> str:
     text = orjson.dumps(state).decode()
     return text if len(text) <= MAX_STATE_CHARS else text[:MAX_STATE_CHARS] + "…(truncated)"
 
