@@ -16,6 +16,7 @@ from typing import Any
 
 import openai
 import orjson
+from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from bot import metrics
 
@@ -90,7 +91,7 @@ def failure_kind(exc: BaseException) -> str:
     return "unexpected"
 
 
-async def create(client: Any, body: dict[str, Any]) -> Any:
+async def create(client: Any, body: CompletionCreateParamsNonStreaming) -> Any:
     """``client.chat.completions.create(**body)``, read only when the answer is a chat
     completion: anything else is :class:`NotACompletion`. The SDK's own errors (timeouts,
     connections, other HTTP statuses) pass through for the caller to name. Its time, failure
@@ -109,7 +110,7 @@ async def create(client: Any, body: dict[str, Any]) -> Any:
     return completion
 
 
-async def _create(client: Any, body: dict[str, Any]) -> Any:
+async def _create(client: Any, body: CompletionCreateParamsNonStreaming) -> Any:
     endpoint = endpoint_of(client)
     try:
         raw = await client.chat.completions.with_raw_response.create(**body)

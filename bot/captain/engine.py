@@ -11,10 +11,18 @@ its answer. The pieces of a round (:meth:`CaptainEngine.complete`, :func:`functi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import structlog
+from openai.types.chat import (
+    ChatCompletionAssistantMessageParam,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageParam,
+)
+from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from bot.captain.completion import create
 from bot.captain.conversation import Conversation
@@ -24,6 +32,8 @@ from bot.tools.registry import ToolRegistry
 
 log = structlog.get_logger("clankie.captain")
 
+ChatSurface = Literal["captain", "player"]
+
 
 @dataclass
 class EngineResult:
@@ -32,15 +42,17 @@ class EngineResult:
     tool_calls: list[str] = field(default_factory=list)
 
 
-def function_calls(message: Any) -> list[Any]:
+def function_calls(message: Any) -> list[ChatCompletionMessageFunctionToolCall]:
     """The function tool calls of a completion's message (other kinds are ignored)."""
     return [c for c in (message.tool_calls or []) if getattr(c, "type", "function") == "function"]
 
 
-def assistant_message(message: Any, calls: list[Any], *, max_text: int | None = None) -> dict[str, Any]:
+def assistant_message(
+    message: Any, calls: Sequence[ChatCompletionMessageFunctionToolCall], *, max_text: int | None = None
+) -> ChatCompletionAssistantMessageParam:
     """The assistant message that goes back into the conversation for a round with ``calls``
     (its text cut to ``max_text`` when given)."""
-    out: dict[str, Any] = {
+    out: ChatCompletionAssistantMessageParam = {
         "role": "assistant",
         "tool_calls": [
             {
@@ -65,7 +77,7 @@ class CaptainEngine:
         model: str,
         vision: bool = True,
         max_rounds: int = 4,
-        surface: str = "captain",
+        surface: ChatSurface = "captain",
     ) -> None:
         self.client = client
         self.registry = registry
@@ -74,27 +86,31 @@ class CaptainEngine:
         self.max_rounds = max_rounds
         self.surface = surface
 
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[ChatCompletionFunctionToolParam]:
         return self.registry.export(self.surface)
 
     def request(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, final: bool = False
-    ) -> dict[str, Any]:
+        self,
+        messages: Sequence[ChatCompletionMessageParam],
+        tools: Sequence[ChatCompletionFunctionToolParam],
+        *,
+        final: bool = False,
+    ) -> CompletionCreateParamsNonStreaming:
         """The request body of one round."""
-        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        request: CompletionCreateParamsNonStreaming = {"model": self.model, "messages": list(messages)}
         if tools:
             request["tools"] = tools
             if final:
                 request["tool_choice"] = "none"
         return request
 
-    async def complete(self, request: dict[str, Any]) -> Any:
+    async def complete(self, request: CompletionCreateParamsNonStreaming) -> Any:
         """One chat completion; returns the first choice's message (the caller maps errors; an
         answer that is not a chat completion is :class:`~bot.captain.completion.NotACompletion`)."""
         completion = await create(self.client, request)
         return completion.choices[0].message
 
-    async def dispatch(self, call: Any, ctx: ToolContext) -> ToolResult:
+    async def dispatch(self, call: ChatCompletionMessageFunctionToolCall, ctx: ToolContext) -> ToolResult:
         result = await self.registry.dispatch(call.function.name, call.function.arguments, ctx)
         log.info(
             "captain_tool_call",

@@ -12,7 +12,8 @@ room stopped hearing it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from openai.types.realtime import RealtimeClientEventParam
 
 from bot import metrics
 from bot.mouth.playback import PlaybackBuffer
@@ -30,12 +31,12 @@ class BargeIn:
     def response_done(self, response_id: str) -> None:
         self.responses_in_progress.discard(response_id)
 
-    def speech_started(self) -> list[dict[str, Any]]:
+    def speech_started(self) -> list[RealtimeClientEventParam]:
         """Events to send now (possibly none). Playback is already silent when this returns."""
         if not self.playback.active and not self.responses_in_progress:
             return []
         cut = self.playback.clear()
-        events: list[dict[str, Any]] = []
+        events: list[RealtimeClientEventParam] = []
         if self.responses_in_progress:
             events.append({"type": "response.cancel"})
             self.responses_in_progress.clear()

@@ -14,10 +14,12 @@ follows); a narration request is the same update plus one line asking him to say
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.tools.play_reads import bounded_card
+from bot.tools.wire_types import JSONObject
 
 MAX_SPEAK_CHARS = 400
 UPDATE_PREFIX = "[play update]"
@@ -66,7 +68,7 @@ class PlayReader(Protocol):
     @property
     def active(self) -> Any: ...
 
-    def live_story(self) -> dict[str, Any] | None: ...
+    def live_story(self) -> Mapping[str, object] | None: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class PlayBrief:
     turn: int = 0
     objective: str | None = None
     session_id: str | None = None
-    card: dict[str, Any] | None = None
+    card: JSONObject | None = None
 
     @classmethod
     def of(cls, play: PlayReader | None) -> PlayBrief:

@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import structlog
 from pydantic import ValidationError
@@ -168,9 +169,10 @@ class ReceiptTrail:
         return cls(Path(value), run_id) if value else None
 
     def write(
-        self, type_: ReceiptType, delivery_id: str, data: dict[str, Any], turn: int | None = None
+        self, type_: ReceiptType, delivery_id: str, data: Mapping[str, object], turn: int | None = None
     ) -> ReceiptLine | None:
-        """The line, made and given to the writer; None when it could not be made (invalid)."""
+        """The line, made and given to the writer; None when it could not be made (invalid: the
+        type's data is checked by :class:`~journal.oplog.ReceiptLine`)."""
         payload = dict(data)
         if self.run_id is not None:
             payload.setdefault("runId", self.run_id)
@@ -209,7 +211,7 @@ class ReceiptTrail:
         metrics.narration("refused")
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
 
-    def floor_turn(self, delivery_id: str, data: dict[str, Any]) -> ReceiptLine | None:
+    def floor_turn(self, delivery_id: str, data: Mapping[str, object]) -> ReceiptLine | None:
         """One committed user turn and what the floor made of it (`bot.mouth.realtime.floor_turns`)."""
         return self.write("discord.voice.floor_turn", delivery_id, data)
 

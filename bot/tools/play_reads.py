@@ -4,10 +4,10 @@ still) and ``pokeagent_recall`` (the story card; never monologue, notes or raw j
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from bot.tools.base import READ_TIMEOUT_S, NoArgs, Tool, ToolResult
 from bot.tools.context import ToolContext
+from bot.tools.wire_types import JSONObject, JSONView
 from journal.schema import MAX_METRICS
 
 NOT_PLAYING = "Not playing anything right now; there is no live game to observe."
@@ -46,7 +46,7 @@ async def pokeagent_observe(_args: NoArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(text, images=[(still.mime_type, still.data)])
 
 
-def bounded_card(card: dict[str, Any]) -> dict[str, Any]:
+def bounded_card(card: JSONView) -> JSONObject:
     """Only the story card's own fields (docs/architecture.md §7), whatever else a card dict
     carries."""
     out = {k: card[k] for k in CARD_KEYS if k in card}

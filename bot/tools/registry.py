@@ -22,14 +22,17 @@ import asyncio
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Literal, overload
 
 import structlog
+from openai.types.chat import ChatCompletionFunctionToolParam
+from openai.types.realtime import RealtimeFunctionToolParam
 from pydantic import ValidationError
 
 from bot.tools.base import PRIVILEGES, SURFACES, TOOL_NAME, AnyTool, ToolResult
 from bot.tools.context import ToolContext
 from bot.tools.schema import strict_schema
+from bot.tools.wire_types import JSONObject, JSONView
 
 log = structlog.get_logger("clankie.tools")
 
@@ -44,8 +47,8 @@ class RegistryError(Exception):
 class ToolRegistry:
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
-        self._schemas: dict[str, dict[str, Any]] = {}
-        self._realtime_schemas: dict[str, dict[str, Any]] = {}
+        self._schemas: dict[str, JSONObject] = {}
+        self._realtime_schemas: dict[str, JSONObject] = {}
         for tool in tools:
             self.register(tool)
 
@@ -128,11 +131,25 @@ class ToolRegistry:
     def get(self, name: str) -> AnyTool | None:
         return self._tools.get(name)
 
-    def schema(self, name: str) -> dict[str, Any]:
-        copied: dict[str, Any] = json.loads(json.dumps(self._schemas[name]))  # a copy the caller may change
+    def schema(self, name: str) -> JSONObject:
+        copied: JSONObject = json.loads(json.dumps(self._schemas[name]))  # a copy the caller may change
         return copied
 
-    def export(self, surface: str, *, offered: Iterable[str] = ()) -> list[dict[str, Any]]:
+    @overload
+    def export(
+        self, surface: Literal["mouth"], *, offered: Iterable[str] = ()
+    ) -> list[RealtimeFunctionToolParam]: ...
+    @overload
+    def export(
+        self, surface: Literal["captain", "player"], *, offered: Iterable[str] = ()
+    ) -> list[ChatCompletionFunctionToolParam]: ...
+    @overload
+    def export(
+        self, surface: str, *, offered: Iterable[str] = ()
+    ) -> list[RealtimeFunctionToolParam] | list[ChatCompletionFunctionToolParam]: ...
+    def export(
+        self, surface: str, *, offered: Iterable[str] = ()
+    ) -> list[RealtimeFunctionToolParam] | list[ChatCompletionFunctionToolParam]:
         """The tool definitions a surface's model is given, and only those: its standing tools,
         plus the ``offered_only`` tools named in ``offered`` (each must be one of the surface's).
         Chat-completions tools are sent ``strict: true`` (their schemas are strict-compatible,
@@ -144,38 +161,36 @@ class ToolRegistry:
             tool = self._tools.get(name)
             if tool is None or not tool.on(surface) or not tool.offered_only:
                 raise RegistryError(f"{name!r} is not an offered-only tool of the {surface} surface")
-        out: list[dict[str, Any]] = []
-        for name in self.names(surface):
-            tool = self._tools[name]
-            if tool.offered_only and name not in extra:
-                continue
-            if surface == "mouth":
-                out.append(
-                    {
-                        "type": "function",
-                        "name": name,
-                        "description": tool.description,
-                        "parameters": json.loads(json.dumps(self._realtime_schemas[name])),
-                    }
-                )
-            else:
-                out.append(
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": name,
-                            "description": tool.description,
-                            "parameters": self.schema(name),
-                            "strict": True,
-                        },
-                    }
-                )
-        return out
+        names = [n for n in self.names(surface) if not self._tools[n].offered_only or n in extra]
+        return self._realtime_tools(names) if surface == "mouth" else self._chat_tools(names)
+
+    def _realtime_tools(self, names: list[str]) -> list[RealtimeFunctionToolParam]:
+        return [
+            {
+                "type": "function",
+                "name": name,
+                "description": self._tools[name].description,
+                "parameters": json.loads(json.dumps(self._realtime_schemas[name])),
+            }
+            for name in names
+        ]
+
+    def _chat_tools(self, names: list[str]) -> list[ChatCompletionFunctionToolParam]:
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": self._tools[name].description,
+                    "parameters": self.schema(name),
+                    "strict": True,
+                },
+            }
+            for name in names
+        ]
 
     # -- calling ----------------------------------------------------------------------
-    async def dispatch(
-        self, name: str, arguments: str | Mapping[str, Any] | None, ctx: ToolContext
-    ) -> ToolResult:
+    async def dispatch(self, name: str, arguments: str | JSONView | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call from the model on ``ctx.surface``; never raises."""
         surface = ctx.surface
         tool = self._tools.get(name)
@@ -218,7 +233,7 @@ def _failed(name: str, surface: str, exc: Exception) -> ToolResult:
     return ToolResult.error(f"error: {name} failed ({type(exc).__name__}); try again later.")
 
 
-def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+def _parse_arguments(arguments: str | JSONView | None) -> JSONObject | str:
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):

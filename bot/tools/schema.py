@@ -16,16 +16,17 @@ when the call arrives.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel
+
+from bot.tools.wire_types import JSONObject, JSONView
 
 _DROP = frozenset({"title", "default", "examples", "discriminator", "$schema", "readOnly", "writeOnly"})
 _LIMITS = frozenset({"minLength", "maxLength", "minProperties", "maxProperties", "uniqueItems"})
 MAX_DEPTH = 32
 
 
-def strict_schema(model: type[BaseModel], *, keep_limits: bool = False) -> dict[str, Any]:
+def strict_schema(model: type[BaseModel], *, keep_limits: bool = False) -> JSONObject:
     """The strict schema of a tool's argument model (an object). ``keep_limits`` keeps the length
     keywords as they are, for a format with no strict mode (the Realtime API's tools)."""
     raw = model.model_json_schema()
@@ -36,17 +37,19 @@ def strict_schema(model: type[BaseModel], *, keep_limits: bool = False) -> dict[
     return out
 
 
-def strict_json_schema(raw: dict[str, Any], *, keep_limits: bool = False) -> dict[str, Any]:
+def strict_json_schema(raw: JSONView, *, keep_limits: bool = False) -> JSONObject:
     """A strict-mode copy of ``raw`` (its ``$defs`` inlined); ``raw`` is left as it was."""
     raw = dict(raw)
-    defs: dict[str, Any] = raw.pop("$defs", {})
+    defs = raw.pop("$defs", {})
+    if not isinstance(defs, dict):
+        raise TypeError("a JSON schema's $defs must be an object")
     out = _clean(raw, defs, 0, frozenset() if keep_limits else _LIMITS)
     if not isinstance(out, dict):
         raise TypeError("a JSON schema must be an object")
     return out
 
 
-def _limits(node: dict[str, Any]) -> list[str]:
+def _limits(node: JSONView) -> list[str]:
     """What a dropped keyword said, in words for the description."""
     said: list[str] = []
     low, high = node.get("minLength"), node.get("maxLength")
@@ -69,7 +72,7 @@ def _limits(node: dict[str, Any]) -> list[str]:
     return said
 
 
-def _clean(node: Any, defs: dict[str, Any], depth: int, drop: frozenset[str]) -> Any:
+def _clean(node: object, defs: JSONView, depth: int, drop: frozenset[str]) -> object:
     if depth > MAX_DEPTH:
         raise TypeError("schema nests too deeply (recursive model?)")
     if isinstance(node, list):
@@ -81,13 +84,16 @@ def _clean(node: Any, defs: dict[str, Any], depth: int, drop: frozenset[str]) ->
         name = ref.rsplit("/", 1)[-1]
         if name not in defs:
             raise TypeError(f"schema refers to unknown definition {ref!r}")
-        merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
+        found = defs[name]
+        if not isinstance(found, dict):
+            raise TypeError(f"schema definition {name!r} is not an object")
+        merged = {**found, **{k: v for k, v in node.items() if k != "$ref"}}
         return _clean(merged, defs, depth + 1, drop)
     all_of = node.get("allOf")
     if isinstance(all_of, list) and len(all_of) == 1:  # pydantic's wrapper for a described $ref
         merged = {**all_of[0], **{k: v for k, v in node.items() if k != "allOf"}}
         return _clean(merged, defs, depth + 1, drop)
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     limits = _limits(node) if drop else []
     for key, value in node.items():
         if key in _DROP or key in drop:
@@ -105,6 +111,8 @@ def _clean(node: Any, defs: dict[str, Any], depth: int, drop: frozenset[str]) ->
         out["description"] = (f"{said} " if said else "") + f"({', '.join(limits)})"
     if out.get("type") == "object" or "properties" in out:
         props = out.setdefault("properties", {})
+        if not isinstance(props, dict):
+            raise TypeError("a schema's properties must be an object")
         out["type"] = "object"
         out["required"] = list(props)
         out["additionalProperties"] = False

@@ -5,7 +5,7 @@ came from (``ToolContext.place``); asked from nowhere in particular, it sees non
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,7 +24,42 @@ class ShareArgs(BaseModel):
     )
 
 
-def describe(lookup: ShareLookup) -> dict[str, Any]:
+class SharedFrames(TypedDict):
+    sequence: Literal["oldest_to_newest"]
+    frameCount: int
+    capturedAt: list[str]
+    userId: str | None
+    userName: str | None
+
+
+class SharerListed(TypedDict):
+    userId: str
+    userName: str
+    frameCount: int
+    lastCapturedAt: str | None
+
+
+class FramesDescribed(TypedDict):
+    outcome: Literal["frame"]
+    frame: SharedFrames
+
+
+class SharersDescribed(TypedDict):
+    outcome: Literal["listed"]
+    reason: str | None
+    shares: list[SharerListed]
+
+
+class NoShareDescribed(TypedDict):
+    outcome: Literal["none"]
+    reason: str | None
+
+
+ShareDescription = FramesDescribed | SharersDescribed | NoShareDescribed
+"""What ``observe_share`` tells the model (the tool result's text, as JSON), by outcome."""
+
+
+def describe(lookup: ShareLookup) -> ShareDescription:
     if lookup.outcome == "frame":
         return {
             "outcome": "frame",

@@ -39,11 +39,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, Required, TypedDict
 
 import structlog
 
 from bot.mouth.floor import (
+    Decision,
     FloorMode,
     FloorState,
     Utterance,
@@ -74,6 +75,23 @@ class FloorTurn:
     ended_at: float
     committed_at: float
     humans: frozenset[int]
+
+
+class FloorTurnReceipt(TypedDict, total=False):
+    """The data of a ``discord.voice.floor_turn`` receipt line: the floor's decision and its timings;
+    ``sent`` once the mouth asked for a response, ``status`` once an offered turn's response ended."""
+
+    decision: Required[Decision | Literal["declined"]]
+    reason: Required[str]
+    speaker: Required[str | None]
+    mode: Required[FloorMode]
+    humans: Required[int]
+    acknowledge: Required[bool]
+    transcript: Required[str]  # how the wait for the words ended, never the words
+    transcriptMs: Required[float | None]
+    decisionMs: Required[float]
+    sent: bool
+    status: str | None
 
 
 @dataclass(frozen=True)
@@ -121,7 +139,7 @@ class FloorTurns:
         self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's start
         self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
         self._consumer = False
-        self._offers: dict[str, dict[str, Any]] = {}  # request event id -> the receipt waiting for it
+        self._offers: dict[str, tuple[str, FloorTurnReceipt]] = {}  # request event id -> (item, receipt)
         self._done: OrderedDict[str, None] = OrderedDict()  # items already decided (newest last)
 
     # -- speech -------------------------------------------------------------------------------------
@@ -226,7 +244,7 @@ class FloorTurns:
         self._done[turn.item_id] = None
         while len(self._done) > MAX_DONE:
             self._done.popitem(last=False)
-        data: dict[str, Any] = {
+        data: FloorTurnReceipt = {
             "decision": verdict.decision,
             "reason": verdict.reason,
             "speaker": str(turn.speaker) if turn.speaker is not None else None,
@@ -251,29 +269,29 @@ class FloorTurns:
         if verdict.decision == "offered" and self.busy():
             # the holder's words over his own answer that did not cut it ("mm", "yeah"): nothing to
             # answer, and a second response cannot start while his first is going
-            data.update(decision="listened", reason=HE_WAS_SPEAKING)
+            data["decision"], data["reason"] = "listened", HE_WAS_SPEAKING
             self._write(turn.item_id, data)
             return
         event_id = await self.ask(turn, verdict)
         data["sent"] = event_id is not None
         if verdict.decision == "offered" and event_id is not None:
-            self._offers[event_id] = {"itemId": turn.item_id, **data}
+            self._offers[event_id] = (turn.item_id, data)
             return
         self._write(turn.item_id, data)
 
     def response_settled(self, event_id: str | None, *, declined: bool, status: str | None) -> None:
         """The response of a request ended (or never came): an offered turn's receipt is written."""
-        data = self._offers.pop(event_id, None) if event_id is not None else None
-        if data is None:
+        offer = self._offers.pop(event_id, None) if event_id is not None else None
+        if offer is None:
             return
-        item_id = data.pop("itemId")
+        item_id, data = offer
         data["status"] = status
         if declined:
             data["decision"] = "declined"
             self.declined.append(item_id)
         self._write(item_id, data)
 
-    def _write(self, item_id: str, data: dict[str, Any]) -> None:
+    def _write(self, item_id: str, data: FloorTurnReceipt) -> None:
         self.trail().floor_turn(item_id, data)
 
     def reset(self) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from bot.tools.context import Speaker
 
@@ -72,7 +73,7 @@ class ResponseBook:
                 return request
         return None
 
-    def created(self, response_id: str, metadata: dict[str, Any] | None) -> Response:
+    def created(self, response_id: str, metadata: Mapping[str, object] | None) -> Response:
         request: Request | None = None
         tag = (metadata or {}).get("clankie_request")
         if isinstance(tag, str):

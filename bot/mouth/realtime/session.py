@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import structlog
+from openai.types.realtime import RealtimeClientEventParam
 
 from bot import metrics
 from bot.config import Settings
@@ -307,7 +308,7 @@ class MouthSession:
         for response in open_:
             self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
 
-    async def _send(self, event: dict[str, Any]) -> bool:
+    async def _send(self, event: RealtimeClientEventParam) -> bool:
         conn = self._conn
         if conn is None:
             return False
@@ -493,7 +494,7 @@ class MouthSession:
         if response is None or response.declined:
             return
         response.declined = True
-        events: list[dict[str, Any]] = []
+        events: list[RealtimeClientEventParam] = []
         if response.id in self.barge.responses_in_progress:
             self.barge.response_done(response.id)
             events.append({"type": "response.cancel", "response_id": response.id})

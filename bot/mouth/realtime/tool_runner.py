@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import structlog
+from openai.types.realtime import RealtimeClientEventParam
 
 from bot.mouth.realtime.client_events import function_output, image_message, response_create
 from bot.mouth.realtime.responses import Request, Response, ResponseBook
@@ -37,7 +37,7 @@ MOUTH: Surface = "mouth"
 RESPONSE_DONE_WAIT_S = 30.0
 MAX_OUTPUT_CHARS = 16_000
 
-Send = Callable[[dict[str, Any]], Awaitable[bool]]
+Send = Callable[[RealtimeClientEventParam], Awaitable[bool]]
 ContextFor = Callable[[Surface, Speaker | None], ToolContext]
 
 

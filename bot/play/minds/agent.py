@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam
 
 from bot.captain.conversation import image_message, tool_message
 from bot.captain.engine import CaptainEngine, assistant_message, function_calls
@@ -68,7 +69,7 @@ class Pending:
     """The calls of the round that made the last move, waiting for the move's result."""
 
     turn: int
-    results: list[tuple[Any, ToolResult | None]]  # (call, result); None marks the move itself
+    results: list[tuple[ChatCompletionMessageFunctionToolCall, ToolResult | None]]  # None: the move itself
 
 
 def move_result(pending: Pending, view: DecisionView) -> str:
@@ -176,7 +177,7 @@ class AgentMind:
                 )
                 continue
             self.transcript.add(assistant_message(message, calls))
-            results: list[tuple[Any, ToolResult | None]] = []
+            results: list[tuple[ChatCompletionMessageFunctionToolCall, ToolResult | None]] = []
             move: Move | None = None
             for call in calls:
                 called.append(call.function.name[:64])
@@ -206,11 +207,11 @@ class AgentMind:
             self.transcript.close_previous(self._result_messages(pending.results, move_result(pending, view)))
 
     def _result_messages(
-        self, results: list[tuple[Any, ToolResult | None]], settled: str
-    ) -> list[dict[str, Any]]:
+        self, results: list[tuple[ChatCompletionMessageFunctionToolCall, ToolResult | None]], settled: str
+    ) -> list[ChatCompletionMessageParam]:
         """A round's tool messages, then its images (a tool message carries text only)."""
-        out: list[dict[str, Any]] = []
-        images: list[dict[str, Any]] = []
+        out: list[ChatCompletionMessageParam] = []
+        images: list[ChatCompletionMessageParam] = []
         for call, result in results:
             if result is None:
                 out.append(tool_message(call.id, settled, False, self.vision))

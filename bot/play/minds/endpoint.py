@@ -15,6 +15,7 @@ from typing import Any
 import openai
 import orjson
 from openai import AsyncOpenAI
+from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from bot.captain.completion import NotACompletion, create, endpoint_of
 from bot.config import Settings
@@ -62,7 +63,7 @@ def timeout_failure(client: AsyncOpenAI, endpoint: str) -> MindFailed:
     )
 
 
-async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any:
+async def complete(client: AsyncOpenAI, body: CompletionCreateParamsNonStreaming, cost: Cost) -> Any:
     """``client.chat.completions.create(**body)``, its bytes and reported tokens added to
     ``cost``; every fault of the endpoint is a MindFailed (a PermanentMindFailure when retrying
     cannot heal it, an UnexpectedAnswer when the answer is not a chat completion)."""
@@ -84,7 +85,7 @@ async def complete(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any
     return completion
 
 
-async def complete_message(client: AsyncOpenAI, body: dict[str, Any], cost: Cost) -> Any:
+async def complete_message(client: AsyncOpenAI, body: CompletionCreateParamsNonStreaming, cost: Cost) -> Any:
     """:func:`complete`, then the answer's first message (one there is: an answer with no choices
     is an UnexpectedAnswer); a refusal is an InvalidDecision."""
     completion = await complete(client, body, cost)

@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionContentPartParam, ChatCompletionMessageParam
+from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from bot.captain.completion import endpoint_of
 from bot.config import Settings
@@ -25,6 +27,7 @@ from bot.play.decision import InvalidDecision, decision_from_wire, decision_json
 from bot.play.minds.base import DecisionView
 from bot.play.minds.endpoint import client_from_settings, complete_message
 from bot.play.minds.factory import OPENAI
+from bot.tools.wire_types import JSONView
 
 RECENT_TURNS = 8
 MAX_STATE_CHARS = 6000
@@ -41,9 +44,10 @@ Action catalog ({world}):
 {catalog}"""
 
 
-def _type_text(schema: dict[str, Any]) -> str:
-    if "anyOf" in schema:
-        return "|".join(_type_text(option) for option in schema["anyOf"])
+def _type_text(schema: JSONView) -> str:
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        return "|".join(_type_text(option) for option in options)
     return str(schema.get("type", schema.get("enum", "value")))
 
 
@@ -61,7 +65,7 @@ def _catalog_text(view: DecisionView) -> str:
     return "\n".join(lines)
 
 
-def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
+def build_messages(view: DecisionView, *, vision: bool) -> list[ChatCompletionMessageParam]:
     """The whole request body's messages for one turn (bounded, history-free)."""
     state = orjson.dumps(view.observation.state).decode()
     if len(state) > MAX_STATE_CHARS:
@@ -84,7 +88,7 @@ def build_messages(view: DecisionView, *, vision: bool) -> list[dict[str, Any]]:
         "recentTurns": view.recent[-RECENT_TURNS:],
     }
     text = f"Context:\n{json.dumps(context, ensure_ascii=False)}\nState:\n{state}\nDecide this turn."
-    user: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    user: list[ChatCompletionContentPartParam] = [{"type": "text", "text": text}]
     if vision and view.still is not None:
         data = base64.b64encode(view.still.data).decode()
         user.append(
@@ -117,7 +121,7 @@ class OpenAIMind:
         """The endpoint's address as a person would check it (no credentials, no query)."""
         return endpoint_of(self.client)
 
-    def request(self, view: DecisionView) -> dict[str, Any]:
+    def request(self, view: DecisionView) -> CompletionCreateParamsNonStreaming:
         schema = decision_json_schema(view.catalog.json_schema())
         return {
             "model": self.model,

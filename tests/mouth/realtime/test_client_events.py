@@ -4,7 +4,13 @@
 from __future__ import annotations
 
 from bot.config import OpenAISettings
-from bot.mouth.realtime.client_events import response_create, session_update, transcription_prompt
+from bot.mouth.audio import MODEL_RATE
+from bot.mouth.realtime.client_events import (
+    AUDIO_FORMAT,
+    response_create,
+    session_update,
+    transcription_prompt,
+)
 from bot.tools.defaults import build_registry
 from tests.fakes.openai.realtime import CLIENT_EVENTS
 
@@ -49,3 +55,7 @@ def test_an_offered_turn_carries_stay_silent_and_its_own_instructions() -> None:
 def test_the_prompt_names_at_most_a_dozen_aliases_once_each() -> None:
     prompt = transcription_prompt(["Clank", "Clank", *[f"Bot{i}" for i in range(20)]])
     assert prompt.count("Clank,") == 1 and "Bot10" in prompt and "Bot11" not in prompt
+
+
+def test_the_audio_format_is_the_mouths_own_rate() -> None:
+    assert AUDIO_FORMAT == {"type": "audio/pcm", "rate": MODEL_RATE}
