@@ -21,8 +21,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bot cogs journal tests bench
 	$(BIN)/mypy journal bot cogs
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist); tests that share one fixed port are
+# kept to one worker by their xdist_group. TEST_WORKERS=0 runs it in this process alone.
+TEST_WORKERS ?= 2
+
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

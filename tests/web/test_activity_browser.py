@@ -10,12 +10,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from bot.web.app import WebHandle
 from tests.web.activity_world import activity_world
 from tests.web.browser import chromium
 from tests.web.discord_client import ORIGIN, ClientSetup, discord_client
 from tests.web.nginx import free_port, running_nginx
 from tests.web.test_behind_nginx import on_loopback, readme_nginx_block
+
+# The Discord client page is served on the fixed port 3333 (tests/web/discord_client): these
+# tests run on one xdist worker, one after another.
+pytestmark = pytest.mark.xdist_group("discord_client_port")
 
 PAINTED = "() => { const i = document.getElementById('still'); return !i.hidden && i.complete && i.naturalWidth > 0; }"
 SHOTS = Path("/tmp/activity-web-shots")  # a copy of each screenshot, for a person to look at

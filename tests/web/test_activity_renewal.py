@@ -14,11 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.discord.activity_routes import Fault
 from tests.web.activity_world import ActivityWorld, activity_world
 from tests.web.browser import chromium
 from tests.web.discord_client import ClientSetup, discord_client
 from tests.web.test_activity_browser import PAINTED, activity_frame, origin, shot, watch_requests
+
+# The Discord client page is served on the fixed port 3333 (tests/web/discord_client): these
+# tests run on one xdist worker, one after another.
+pytestmark = pytest.mark.xdist_group("discord_client_port")
 
 TTL_S = 30
 RENEW_IN_MS = 15_000  # half of 30 s (a minute before, when the credential lives longer than two)

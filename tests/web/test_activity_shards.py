@@ -34,6 +34,10 @@ from tests.web.nginx import free_port, running_nginx
 from tests.web.test_activity_browser import PAINTED, shot, watch_requests
 from tests.web.test_behind_nginx import on_loopback, readme_nginx_block
 
+# The Discord client page is served on the fixed port 3333 (tests/web/discord_client): these
+# tests run on one xdist worker, one after another.
+pytestmark = pytest.mark.xdist_group("discord_client_port")
+
 PREFIX = "/s{shard}/"
 
 
