@@ -46,16 +46,27 @@ async def get(
         ) if r.content_type == "application/json" else await r.read()
 
 
-async def wait_playing(world: ActivityWorld, http: aiohttp.ClientSession, credential: str) -> dict[str, Any]:
+async def wait_playing(
+    world: ActivityWorld, http: aiohttp.ClientSession, credential: str, *, objective: bool = False
+) -> dict[str, Any]:
+    """The first live status with a picture (and, with ``objective``, an objective set)."""
     async with http.ws_connect(world.handle.url + f"v1/guilds/{world.a}/embodiment/live") as ws:
         await ws.send_str(json.dumps({"credential": credential}))
         async for message in ws:
             body = json.loads(message.data)
             assert body["type"] in ("status", "update"), body
             status = body["data"] if body["type"] == "status" else body["status"]
-            if status and status["stillUrl"]:
+            # a picture can come before the first turn has settled (the still of the first look),
+            # and the objective only with a settled turn
+            if (
+                status
+                and status["stillUrl"]
+                and (not objective or (status.get("activity") or {}).get("objective"))
+            ):
                 return dict(status)
-    raise AssertionError("the live socket closed before a picture")
+    raise AssertionError(
+        "the live socket closed before a picture" + (" and an objective" if objective else "")
+    )
 
 
 async def test_a_viewer_in_as_instance_sees_as_live_play_and_nothing_of_bs(tmp_path: Path) -> None:
@@ -72,7 +83,7 @@ async def test_a_viewer_in_as_instance_sees_as_live_play_and_nothing_of_bs(tmp_p
         credential = answer["credential"]
         base = world.handle.url
 
-        live = await wait_playing(world, http, credential)
+        live = await wait_playing(world, http, credential, objective=True)
         assert live["session"]["world"] == "sandbox" and live["activity"]["objective"]
         status, image = await get(http, base + live["stillUrl"], None, "image/*")  # a signed URL: no header
         assert status == 200 and isinstance(image, bytes) and image[:4] == b"\x89PNG"
