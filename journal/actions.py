@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal, cast, get_args
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, model_validator
 
+from journal.json_types import JSONValue
+
 GBA_BUTTONS = ("a", "b", "start", "select", "up", "down", "left", "right", "l", "r")
 NAMED_KEYS = (
     "Space",
@@ -257,6 +259,6 @@ def validate_live(data: Any) -> _Action:
     return result
 
 
-def action_payload(action: BaseModel) -> dict[str, Any]:
+def action_payload(action: BaseModel) -> dict[str, JSONValue]:
     """The JSON-ready dict of an action (all fields, defaults included)."""
     return action.model_dump(mode="json")
