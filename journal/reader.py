@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, Union, cast
+from typing import Annotated, Any, Literal, TypedDict, TypeVar, Union, cast
 
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
@@ -94,6 +94,13 @@ Note = Callable[[int, str], None]
 MAX_ANOMALIES = 1000  # anomalies kept per file; past this only counted
 
 
+class AnomalyRecord(TypedDict):
+    """An anomaly as the evaluator's report lists it."""
+
+    line: int
+    what: str
+
+
 @dataclass(frozen=True)
 class Anomaly:
     """A line a tolerant dialect's reader read past instead of failing the file."""
@@ -101,7 +108,7 @@ class Anomaly:
     line: int
     what: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> AnomalyRecord:
         return {"line": self.line, "what": self.what}
 
 
