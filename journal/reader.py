@@ -15,8 +15,8 @@ Each line is parsed once by orjson and validated once by one pydantic TypeAdapte
 discriminated line union (``kind``, then ``schemaVersion``). Measured on realistic turn
 lines (bench/journal.py), this beats ``validate_json`` on the raw bytes by ~15%: pydantic
 builds its own JSON tree before validating, and the open observation states
-(``dict[str, Any]``) pass through as orjson built them. Strict mode holds either way
-(no bool for an int, no NaN — orjson refuses it).
+(``JSONObject``, journal/json_types.py) pass through as orjson built them. Strict mode holds
+either way (no bool for an int, no NaN — orjson refuses it).
 """
 
 from __future__ import annotations
