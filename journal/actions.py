@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import Annotated, Any, Literal, TypedDict, cast, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, model_validator
+
+from journal.json_types import JSONObject, JSONValue
 
 GBA_BUTTONS = ("a", "b", "start", "select", "up", "down", "left", "right", "l", "r")
 NAMED_KEYS = (
@@ -204,6 +206,16 @@ class HistoricalAction(BaseModel):
         return data
 
 
+class ActionDescription(TypedDict):
+    """One action kind as a prompt describes it (:meth:`Catalog.describe`)."""
+
+    kind: str
+    description: str
+    # Its arguments' JSON schema, a pydantic model's, which prompts read property by property
+    # (bot/play/minds/openai_mind.py): nested JSON without a fixed shape.
+    schema: dict[str, Any]
+
+
 class Catalog:
     """A world's live action catalog: the models it offers, validated as one union."""
 
@@ -225,13 +237,13 @@ class Catalog:
         result: _Action = self.adapter.validate_python(data)
         return result
 
-    def json_schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = self.adapter.json_schema()
+    def json_schema(self) -> JSONObject:
+        schema: JSONObject = self.adapter.json_schema()
         return schema
 
-    def describe(self) -> list[dict[str, Any]]:
+    def describe(self) -> list[ActionDescription]:
         """One entry per kind: its name, description and argument schema, for prompts."""
-        out = []
+        out: list[ActionDescription] = []
         for model, kind in zip(self.models, self.kinds, strict=True):
             out.append(
                 {
@@ -257,6 +269,6 @@ def validate_live(data: Any) -> _Action:
     return result
 
 
-def action_payload(action: BaseModel) -> dict[str, Any]:
+def action_payload(action: BaseModel) -> dict[str, JSONValue]:
     """The JSON-ready dict of an action (all fields, defaults included)."""
     return action.model_dump(mode="json")

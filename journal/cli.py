@@ -33,7 +33,7 @@ from journal.evaluate import VERDICTS, evaluate_each
 from journal.journeys import JourneyIndex, RunInfo
 from journal.metrics import metrics_text
 from journal.reader import JournalError, validated_lines
-from journal.report import JsonRows, SpoolError, run_ends
+from journal.report import JsonRows, Report, SpoolError, run_ends
 
 __all__ = ["EventLogFinder", "build_parser", "main"]
 
@@ -276,7 +276,7 @@ def _sight(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def write_report(report: dict[str, Any], out: TextIO) -> None:
+def write_report(report: Report, out: TextIO) -> None:
     """The evaluator's report as readable text (``clankie journal eval``, end of ``clankie play``)."""
     run, agg = report["run"], report["aggregate"]
     term = run["terminal"]

@@ -14,9 +14,10 @@ from array import array
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
 
 from journal.evaluate import VERDICTS, evaluate_each
+from journal.report import TurnRow
 from journal.schema import ProgressV2, Summary, TurnV2, TurnV4
 
 __all__ = ["compare", "run_summary", "write_table"]
@@ -42,8 +43,63 @@ def _spread(values: Sequence[Number]) -> dict[str, Number] | None:
     }
 
 
-UNKNOWN_PROGRESS: dict[str, Any] = {"distinctTiles": None, "maps": [], "milestones": [], "metrics": None}
-UNKNOWN_COST: dict[str, Any] = {
+class SideProgress(TypedDict):
+    """A sitting's last progress; unknown (null) for a dialect whose progress is not read."""
+
+    distinctTiles: int | None
+    maps: list[str]
+    milestones: list[str]
+    metrics: dict[str, Number] | None
+
+
+class SideCost(TypedDict):
+    """What a sitting's decisions cost, per turn (mean, median, max), where it is known."""
+
+    turnsWithUsage: int
+    turnsRecordingUsage: int
+    requestsPerTurn: dict[str, Number] | None
+    requestBytesPerTurn: dict[str, Number] | None
+    promptTokensPerTurn: dict[str, Number] | None
+    completionTokensPerTurn: dict[str, Number] | None
+    decisionMsPerTurn: dict[str, Number] | None
+
+
+VerdictRate = TypedDict("VerdictRate", {"pass": int, "fail": int, "rate": float | None})
+"""How often a verdict passed: ``pass`` is a keyword, so the functional form."""
+
+
+class RunSide(TypedDict):
+    """One sitting's side of the comparison."""
+
+    runId: str
+    dialect: str
+    path: str
+    world: str | None
+    mind: str | None
+    terminal: dict[str, str]
+    turns: int
+    outcomes: dict[str, int]
+    acceptedRate: float | None
+    durationMs: int | None
+    verdicts: dict[str, VerdictRate]
+    progress: SideProgress
+    milestoneTurns: dict[str, int]
+    turnsPerMilestone: float | None
+    cost: SideCost
+
+
+class MilestoneRow(TypedDict):
+    id: str
+    turns: list[int | None]  # the turn each side first reached it, or null
+
+
+class Comparison(TypedDict):
+    runs: list[RunSide]
+    milestones: list[MilestoneRow]
+
+
+UNKNOWN_PROGRESS: SideProgress = {"distinctTiles": None, "maps": [], "milestones": [], "metrics": None}
+UNKNOWN_COST: SideCost = {
     "turnsWithUsage": 0,
     "turnsRecordingUsage": 0,
     "requestsPerTurn": None,
@@ -73,7 +129,7 @@ class _Sitting:
         self.prompt = array("Q")
         self.completion = array("Q")
 
-    def __call__(self, line: Any, row: dict[str, Any]) -> None:
+    def __call__(self, line: Any, row: TurnRow) -> None:
         if not isinstance(line, TurnV2):
             return
         ev = line.evidence
@@ -95,11 +151,11 @@ class _Sitting:
         if usage.completionTokens is not None:
             self.completion.append(usage.completionTokens)
 
-    def final_progress(self, summary: Summary | None) -> dict[str, Any]:
+    def final_progress(self, summary: Summary | None) -> SideProgress:
         """The last progress the sitting recorded: the summary's, else the last turn's."""
         progress: Any = summary.progress if summary is not None else self.progress
         if progress is None:
-            return dict(UNKNOWN_PROGRESS)
+            return UNKNOWN_PROGRESS.copy()
         return {
             "distinctTiles": progress.distinctTiles,
             "maps": list(progress.maps),
@@ -107,7 +163,7 @@ class _Sitting:
             "metrics": dict(progress.metrics) if isinstance(progress, ProgressV2) else None,
         }
 
-    def cost(self) -> dict[str, Any]:
+    def cost(self) -> SideCost:
         every = self.usages
         return {
             "turnsWithUsage": every,
@@ -120,7 +176,7 @@ class _Sitting:
         }
 
 
-def _rate(tally: dict[str, int]) -> dict[str, Any]:
+def _rate(tally: dict[str, int]) -> VerdictRate:
     passed, failed = tally.get("pass", 0), tally.get("fail", 0)
     return {
         "pass": passed,
@@ -129,7 +185,7 @@ def _rate(tally: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def run_summary(path: Path | str, events: Path | None = None) -> dict[str, Any]:
+def run_summary(path: Path | str, events: Path | None = None) -> RunSide:
     """One sitting's side of the comparison, read in one streamed pass (raising JournalError
     naming file and line if it is invalid). A journal of another dialect (the original
     service's) is compared by the evaluator's report (terminal, outcomes, verdicts); its
@@ -155,16 +211,16 @@ def run_summary(path: Path | str, events: Path | None = None) -> dict[str, Any]:
         "acceptedRate": round(outcomes.get("accepted", 0) / turns, 4) if turns else None,
         "durationMs": done.summary.durationMs if ours and done.summary is not None else None,
         "verdicts": {name: _rate(aggregate["verdicts"][name]) for name in VERDICTS},
-        "progress": sitting.final_progress(done.summary) if ours else dict(UNKNOWN_PROGRESS),
+        "progress": sitting.final_progress(done.summary) if ours else UNKNOWN_PROGRESS.copy(),
         "milestoneTurns": milestones,
         "turnsPerMilestone": round(last / len(milestones), 2) if last is not None else None,
-        "cost": sitting.cost() if ours else dict(UNKNOWN_COST),
+        "cost": sitting.cost() if ours else UNKNOWN_COST.copy(),
     }
 
 
 def compare(
     a: Path | str, b: Path | str, events_a: Path | None = None, events_b: Path | None = None
-) -> dict[str, Any]:
+) -> Comparison:
     """Read both journals, of either dialect (raising JournalError naming file and line if
     either is invalid), and put them side by side; each run's end, when its journal has no
     summary, is read from its own event log (``events_a``, ``events_b``: two servers' sittings
@@ -200,7 +256,7 @@ def _spread_text(spread: dict[str, Number] | None, fmt: Any = "{:.2f}".format, w
     return f"{fmt(spread['mean'])} mean · {fmt(spread['median'])} median · {fmt(spread['max'])} max"
 
 
-def _no_usage(run: dict[str, Any]) -> str:
+def _no_usage(run: RunSide) -> str:
     cost = run["cost"]
     if run["dialect"] != "clankie":
         return f"the {run['dialect']} dialect records none"
@@ -211,7 +267,7 @@ def _no_usage(run: dict[str, Any]) -> str:
     return "the endpoint reported none"
 
 
-def _rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def _rows(report: Comparison) -> list[tuple[str, list[str]]]:
     runs = report["runs"]
 
     def each(fn: Any) -> list[str]:
@@ -291,7 +347,7 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def write_table(report: dict[str, Any], out: TextIO) -> None:
+def write_table(report: Comparison, out: TextIO) -> None:
     rows = _rows(report)
     label = max(len(name) for name, _ in rows)
     width = max(max(len(cells[0]) for _, cells in rows), 2)

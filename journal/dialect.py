@@ -28,13 +28,14 @@ it to :func:`journal.reader.validated_lines` and to the dialect's ``parse``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from journal.json_types import JSONObject, JSONValue
 from journal.jsonl import LineSource, Unreadable, open_regular
 from journal.reader import JournalError, Note, decode_line
 from journal.story import StoryProjector
@@ -67,7 +68,7 @@ class TrailLines:
     other services append to too: their model, and how a line's envelope is told apart."""
 
     model: type[BaseModel]
-    claims: Callable[[dict[str, Any]], bool]  # the decoded line is this dialect's
+    claims: Callable[[Mapping[str, object]], bool]  # the decoded line is this dialect's
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class Dialect:
 
     name: str
     file_name: str  # a regular expression: what its writer names a journal file
-    claims: Callable[[dict[str, Any]], bool] | None  # a decoded header line; None: the default
+    claims: Callable[[Mapping[str, object]], bool] | None  # a decoded header line; None: the default
     # One line into its model, or JournalError; given the checker's note, what a tolerant
     # dialect reads past is noted there.
     parse: Callable[[bytes, Path, int, Note | None], Any]
@@ -88,7 +89,7 @@ class Dialect:
     run: Callable[[Any], RunFacts]  # of a header
     read: Callable[[Path], Any]  # the whole journal (header, turns, summary), or JournalError
     catalog: frozenset[str]  # the live action kinds: an action outside them was retired
-    payload: Callable[[Any], dict[str, Any] | None]  # a turn's action as the line recorded it
+    payload: Callable[[Any], dict[str, JSONValue] | None]  # a turn's action as the line recorded it
     facts: Callable[[Any], TurnFacts]  # a turn line in our turn model
     # A turn line's narration verdict: (line, journal.narration.Receipts or None, retired?).
     narration: Callable[[Any, Any, bool], str]
@@ -126,7 +127,7 @@ def detect(first_line: bytes) -> Dialect:
     return _claimant(_header(first_line)) or _default()
 
 
-def _header(raw: bytes) -> dict[str, Any] | None:
+def _header(raw: bytes) -> JSONObject | None:
     try:
         data = decode_line(raw)
     except JournalError:
@@ -134,7 +135,7 @@ def _header(raw: bytes) -> dict[str, Any] | None:
     return data if type(data) is dict and data.get("kind") == "header" else None
 
 
-def _claimant(header: dict[str, Any] | None) -> Dialect | None:
+def _claimant(header: Mapping[str, object] | None) -> Dialect | None:
     if header is not None:
         for dialect in _REGISTERED:
             if dialect.claims is not None and dialect.claims(header):

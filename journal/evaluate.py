@@ -27,23 +27,19 @@ The terminal: the summary line's outcome (source "summary"); else the last
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from journal.dialect import dialect_of
 from journal.ours import OURS
 from journal.reader import Journal
-from journal.report import VERDICTS, Streamed, evaluated, stream, with_turns
+from journal.report import VERDICTS, Report, Streamed, TurnRow, TurnSink, evaluated, stream, with_turns
 
 __all__ = ["VERDICTS", "evaluate", "evaluate_each", "evaluate_journal"]
 
 
-def evaluate_journal(
-    journal: Journal, events: Path | None = None, receipts: Path | None = None
-) -> dict[str, Any]:
+def evaluate_journal(journal: Journal, events: Path | None = None, receipts: Path | None = None) -> Report:
     """Evaluate an already-read journal of ours (see :func:`evaluate`)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[TurnRow] = []
     done = evaluated(
         OURS,
         journal.path,
@@ -60,7 +56,7 @@ def evaluate_each(
     journal_path: Path | str,
     events: Path | None = None,
     receipts: Path | None = None,
-    on_turn: Callable[[Any, dict[str, Any]], None] | None = None,
+    on_turn: TurnSink | None = None,
 ) -> Streamed:
     """Evaluate a journal of any dialect in one streamed pass, in memory that does not grow
     with the journal: each turn's row goes to ``on_turn`` as it is judged (journal/report.py).
@@ -69,15 +65,13 @@ def evaluate_each(
     return stream(dialect_of(path), path, events, receipts, on_turn)
 
 
-def evaluate(
-    journal_path: Path | str, events: Path | None = None, receipts: Path | None = None
-) -> dict[str, Any]:
+def evaluate(journal_path: Path | str, events: Path | None = None, receipts: Path | None = None) -> Report:
     """Read a journal of any dialect (raising JournalError if invalid) and evaluate it.
 
     ``events`` is the event log, ``receipts`` the voice receipt trail; both optional and
     read tolerantly (a torn line is skipped and listed under ``skippedOperationalLines``).
     The report holds a row per turn; :func:`evaluate_each` hands them out one at a time.
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[TurnRow] = []
     done = evaluate_each(journal_path, events, receipts, lambda _, row: rows.append(row))
     return with_turns(done.report, rows)

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from journal.json_types import JSONObject
 from journal.schema import MAX_LINE_BYTES
 
 __all__ = ["CHUNK", "LineSource", "OverLong", "Unreadable", "duplicate_key", "open_regular"]
@@ -144,7 +145,7 @@ class _Duplicate(Exception):
         self.key = key
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, object]]) -> JSONObject:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()

@@ -44,6 +44,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from journal.dialect import TrailLines, registered
+from journal.json_types import JSONObject
 from journal.jsonl import LineSource, OverLong, Unreadable, duplicate_key, open_regular
 from journal.writer import append_whole
 
@@ -82,13 +83,13 @@ class _OpLine(BaseModel):
 
 class EventLine(_OpLine):
     type: EventType
-    data: dict[str, Any]
+    data: JSONObject
 
 
 class ReceiptLine(_OpLine):
     type: ReceiptType
     deliveryId: str = Field(min_length=1, max_length=128)
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: JSONObject = Field(default_factory=dict)
 
 
 class ForeignEvent(Protocol):

@@ -23,6 +23,7 @@ from typing import Any
 
 from journal.actions import LIVE_ACTION_KINDS
 from journal.dialect import Dialect, RunFacts
+from journal.json_types import JSONValue
 from journal.narration import Receipts, narration_verdict
 from journal.reader import LineChecker, journey_id_of, parse_line, read_journal
 from journal.schema import (
@@ -44,10 +45,10 @@ from journal.verdicts import Progress, Reached, Seen, TurnFacts
 __all__ = ["OURS", "our_facts"]
 
 
-def _payload(action: Any) -> dict[str, Any] | None:
+def _payload(action: Any) -> dict[str, JSONValue] | None:
     if action is None:
         return None
-    data: dict[str, Any] = action.model_dump(mode="json")
+    data: dict[str, JSONValue] = action.model_dump(mode="json")
     return data
 
 
@@ -104,7 +105,7 @@ def _refusal(result: ActionResultRecord | None) -> str | None:
 
 def _facts(
     body: Any,
-    action: dict[str, Any] | None,
+    action: dict[str, JSONValue] | None,
     milestones: list[str] | None,
     seen: Seen | None,
     refusal: str | None = None,

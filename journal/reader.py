@@ -15,8 +15,8 @@ Each line is parsed once by orjson and validated once by one pydantic TypeAdapte
 discriminated line union (``kind``, then ``schemaVersion``). Measured on realistic turn
 lines (bench/journal.py), this beats ``validate_json`` on the raw bytes by ~15%: pydantic
 builds its own JSON tree before validating, and the open observation states
-(``dict[str, Any]``) pass through as orjson built them. Strict mode holds either way
-(no bool for an int, no NaN — orjson refuses it).
+(``JSONObject``, journal/json_types.py) pass through as orjson built them. Strict mode holds
+either way (no bool for an int, no NaN — orjson refuses it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, Union, cast
+from typing import Annotated, Any, Literal, TypedDict, TypeVar, Union, cast
 
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
@@ -94,6 +94,13 @@ Note = Callable[[int, str], None]
 MAX_ANOMALIES = 1000  # anomalies kept per file; past this only counted
 
 
+class AnomalyRecord(TypedDict):
+    """An anomaly as the evaluator's report lists it."""
+
+    line: int
+    what: str
+
+
 @dataclass(frozen=True)
 class Anomaly:
     """A line a tolerant dialect's reader read past instead of failing the file."""
@@ -101,7 +108,7 @@ class Anomaly:
     line: int
     what: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> AnomalyRecord:
         return {"line": self.line, "what": self.what}
 
 

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, NotRequired, TextIO, TypedDict
 
 import orjson
 
@@ -36,15 +36,17 @@ from journal.actions import HistoricalAction
 from journal.dialect import Dialect
 from journal.narration import Receipts, index_receipts
 from journal.oplog import EventLine, ForeignEvent, read_events
-from journal.reader import Anomalies, validated_lines
+from journal.reader import Anomalies, AnomalyRecord, validated_lines
 from journal.verdicts import PLAY_VERDICTS, TurnFacts, play_verdicts, unknown_play_verdicts
 
 __all__ = [
     "VERDICTS",
     "Evaluation",
     "JsonRows",
+    "Report",
     "SpoolError",
     "Streamed",
+    "TurnRow",
     "evaluated",
     "stream",
     "run_ends",
@@ -55,7 +57,56 @@ __all__ = [
 
 VERDICTS = (*PLAY_VERDICTS, "narration")
 """Every verdict of a turn, in the report's order."""
-TurnSink = Callable[[Any, dict[str, Any]], None]
+
+
+class DecisionRow(TypedDict):
+    actionKind: str | None
+    actionRetired: bool
+    intent: str
+    objective: str | None
+
+
+class TurnRow(TypedDict):
+    """One turn's row of the report."""
+
+    turn: int
+    at: str
+    outcome: str
+    decision: DecisionRow
+    verdicts: dict[str, str]
+
+
+class ReportRun(TypedDict):
+    """The report's ``run``: which journal, of which dialect, and how the run ended."""
+
+    dialect: str
+    runId: str
+    journeyId: str
+    schemaVersion: int
+    turnSchemaVersion: int | None
+    path: str
+    terminal: dict[str, str]
+
+
+class Aggregate(TypedDict):
+    turns: int
+    outcomes: dict[str, int]
+    retiredActionTurns: int
+    verdicts: dict[str, dict[str, int]]
+
+
+class Report(TypedDict):
+    """The evaluator's report, its keys in the order they are written."""
+
+    run: ReportRun
+    turns: NotRequired[list[TurnRow]]
+    aggregate: Aggregate
+    anomalies: NotRequired[list[AnomalyRecord]]
+    anomaliesOmitted: NotRequired[int]
+    skippedOperationalLines: dict[str, list[str]]
+
+
+TurnSink = Callable[[Any, TurnRow], None]
 """Gets each turn as it is judged: (the turn line, its row of the report)."""
 
 
@@ -76,7 +127,7 @@ class Evaluation:
         self.retired = 0
         self.prev: TurnFacts | None = None
 
-    def turn(self, line: Any) -> dict[str, Any]:
+    def turn(self, line: Any) -> TurnRow:
         """Judge one turn (after the one fed before it) and return its row of the report."""
         body = line.turn
         action = body.action
@@ -114,7 +165,7 @@ class Evaluation:
         summary: Any,
         events: Path | None,
         skipped: dict[str, list[str]],
-    ) -> dict[str, Any]:
+    ) -> Report:
         """The report of the turns fed so far (without their rows)."""
         outcome = summary.outcome if summary is not None else None
         return {
@@ -141,7 +192,7 @@ class Evaluation:
 class Streamed:
     """What one pass over a valid journal leaves: its report (without rows), header, summary."""
 
-    report: dict[str, Any]
+    report: Report
     header: Any
     summary: Any
 
@@ -189,24 +240,27 @@ def stream(
     return done
 
 
-def with_anomalies(report: dict[str, Any], anomalies: Anomalies) -> dict[str, Any]:
-    """``report`` with what its dialect's reader read past, after the aggregate: ``anomalies``
-    (``[{line, what}]``, the first MAX_ANOMALIES) and, past those, ``anomaliesOmitted``. A
-    journal read with none (every journal of ours) has neither key."""
-    out: dict[str, Any] = {}
-    for key, value in report.items():
-        if key == "skippedOperationalLines":
-            out["anomalies"] = [a.as_dict() for a in anomalies.kept]
-            if anomalies.omitted:
-                out["anomaliesOmitted"] = anomalies.omitted
-        out[key] = value
-    return out
+def with_anomalies(report: Report, anomalies: Anomalies) -> Report:
+    """``report`` (as :func:`evaluated` builds it: no rows yet) with what its dialect's reader
+    read past, after the aggregate: ``anomalies`` (``[{line, what}]``, the first MAX_ANOMALIES)
+    and, past those, ``anomaliesOmitted``. A journal read with none (every journal of ours) has
+    neither key."""
+    run, aggregate, skipped = report["run"], report["aggregate"], report["skippedOperationalLines"]
+    kept = [a.as_dict() for a in anomalies.kept]
+    if anomalies.omitted:
+        return {
+            "run": run,
+            "aggregate": aggregate,
+            "anomalies": kept,
+            "anomaliesOmitted": anomalies.omitted,
+            "skippedOperationalLines": skipped,
+        }
+    return {"run": run, "aggregate": aggregate, "anomalies": kept, "skippedOperationalLines": skipped}
 
 
-def with_turns(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+def with_turns(report: Report, rows: list[TurnRow]) -> Report:
     """The whole report: ``report`` (from :func:`stream`) with its rows, in the report's order."""
-    run, rest = report["run"], {k: v for k, v in report.items() if k != "run"}
-    return {"run": run, "turns": rows, **rest}
+    return {"run": report["run"], "turns": rows, **report}
 
 
 class SpoolError(Exception):
@@ -227,7 +281,7 @@ class JsonRows:
         self.spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
         self.rows = 0
 
-    def __call__(self, line: Any, row: dict[str, Any]) -> None:
+    def __call__(self, line: Any, row: TurnRow) -> None:
         text = orjson.dumps(row, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
         try:
             self.spool.write((b",\n    " if self.rows else b"\n    ") + text)
@@ -236,7 +290,7 @@ class JsonRows:
             raise SpoolError(f"cannot hold the report's turns in {where}: {exc.strerror or exc}") from None
         self.rows += 1
 
-    def write(self, report: dict[str, Any], out: TextIO) -> None:
+    def write(self, report: Report, out: TextIO) -> None:
         """Print ``report`` (from :func:`stream`) with the spooled rows, then a newline."""
         text = orjson.dumps(with_turns(report, []), option=orjson.OPT_INDENT_2).decode()
         head, tail = text.split(_ROWS_MARK, 1)

@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from journal.actions import HistoricalAction, LiveAction
+from journal.json_types import JSONObject
 
 MAX_LINE_BYTES = 256 * 1024
 MAX_STATE_BYTES = 32 * 1024
@@ -139,7 +140,7 @@ _TOO_DEEP = b"\n" + b" " * 26  # a node 13 levels down, in OPT_INDENT_2 output
 _LONG_LINE = re.compile(rb"\n[^\n]{%d}" % (MAX_STATE_STRING + 1))
 
 
-def _check_state(value: dict[str, Any]) -> dict[str, Any]:
+def _check_state(value: JSONObject) -> JSONObject:
     """A semantic state is small JSON with short strings: no room for pixels or audio.
 
     Bounds: nesting ≤ 12 levels, every string (keys included) ≤ MAX_STATE_STRING characters
@@ -172,8 +173,8 @@ def _check_state(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def _state(value: Any) -> dict[str, Any]:
-    # A plain validator: the generic dict[str, Any] check would copy every state only for
+def _state(value: Any) -> JSONObject:
+    # A plain validator: pydantic's generic dict check would copy every state only for
     # _check_state to serialise it again. orjson.dumps there refuses what that check
     # refused (a key that is not exactly a str, a value that is not JSON).
     if not isinstance(value, dict):
@@ -181,7 +182,7 @@ def _state(value: Any) -> dict[str, Any]:
     return _check_state(value if type(value) is dict else dict(value))
 
 
-State = Annotated[dict[str, Any], PlainValidator(_state, json_schema_input_type=dict[str, Any])]
+State = Annotated[JSONObject, PlainValidator(_state, json_schema_input_type=JSONObject)]
 
 
 # --- header -----------------------------------------------------------------------

@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from journal.json_types import JSONValue
 from journal.metrics import objective_is_about
 
 __all__ = [
@@ -142,7 +143,7 @@ class TurnFacts(NamedTuple):
 
     outcome: str
     objective: str | None
-    action: dict[str, Any] | None  # the action's recorded payload, as JSON
+    action: dict[str, JSONValue] | None  # the action's recorded payload, as JSON
     action_is_input: bool  # False for an action that is no input to a scene
     retired_before: bool  # an objective was retired before this turn decided
     retired_after: bool  # this turn's objective was retired: the next turn may change it

@@ -22,6 +22,7 @@ import errno
 import io
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -140,7 +141,7 @@ class JournalWriter:
         self._broken: str | None = None  # why every later write is refused
 
     @classmethod
-    def create(cls, directory: Path, header: HeaderV3 | dict[str, Any]) -> JournalWriter:
+    def create(cls, directory: Path, header: HeaderV3 | Mapping[str, object]) -> JournalWriter:
         """Create a new journal in ``directory`` (made 0700 if missing) and write its header.
 
         Raises pydantic.ValidationError for an invalid header, JournalWriteError if the file
@@ -178,14 +179,16 @@ class JournalWriter:
             raise JournalWriteError(f"{self.path}: the header is already written")
         self._write(_encode(self.path, "header", self.header))
 
-    def append_turn(self, line: TurnV3Write | TurnV4Write | dict[str, Any]) -> TurnV3Write | TurnV4Write:
+    def append_turn(
+        self, line: TurnV3Write | TurnV4Write | Mapping[str, object]
+    ) -> TurnV3Write | TurnV4Write:
         """Validate one turn against the live catalog and append it (flushed and fsynced): V4
         (what the play loop writes) or V3 (a turn without usage).
 
         Returns the validated line (so callers can project it without validating twice)."""
         return self.commit(self.prepare_turn(line))
 
-    def prepare_turn(self, line: TurnV3Write | TurnV4Write | dict[str, Any]) -> PreparedTurn:
+    def prepare_turn(self, line: TurnV3Write | TurnV4Write | Mapping[str, object]) -> PreparedTurn:
         """The first half of :meth:`append_turn`, with no I/O: validate ``line`` (it must follow
         the last turn written) and serialise it. Raises :class:`JournalWriteError` (too large,
         out of order, after the summary) or a validation error; nothing is written."""
@@ -214,7 +217,7 @@ class JournalWriter:
         if turn <= self._last_turn:
             raise JournalWriteError(f"{self.path}: turn {turn} does not follow turn {self._last_turn}")
 
-    def write_summary(self, summary: SummaryV2 | dict[str, Any]) -> SummaryV2:
+    def write_summary(self, summary: SummaryV2 | Mapping[str, object]) -> SummaryV2:
         """Append the closing summary line (V2); at most one per journal. Returns it validated."""
         model = summary if isinstance(summary, SummaryV2) else SummaryV2.model_validate(summary)
         if self._summary_written:

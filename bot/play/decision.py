@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.tools.schema import strict_json_schema
+from journal.json_types import JSONObject
 
 
 class Decision(BaseModel):
@@ -63,23 +65,23 @@ class InvalidDecision(Exception):
 TEXT_LIMITS = {"monologue": 600, "intent": 200, "objective": 160, "notes": 800, "speak": 400}
 
 
-def _text(what: str, field: str) -> dict[str, Any]:
+def _text(what: str, field: str) -> dict[str, str]:
     return {"type": "string", "description": f"{what} (at most {TEXT_LIMITS[field]} characters)"}
 
 
-def _nullable(what: str, field: str) -> dict[str, Any]:
+def _nullable(what: str, field: str) -> JSONObject:
     return {
         "anyOf": [{"type": "string"}, {"type": "null"}],
         "description": f"{what} (at most {TEXT_LIMITS[field]} characters)",
     }
 
 
-def decision_json_schema(action_schema: dict[str, Any]) -> dict[str, Any]:
+def decision_json_schema(action_schema: JSONObject) -> JSONObject:
     """The JSON schema a model answers a turn with: a decision whose action is one of the live
     catalog's actions. Strict-mode compatible (every property required, nullable where the
     decision may leave a value as it is, ``anyOf`` for the actions, no length keywords: the limits
     are in the descriptions and :func:`decision_from_wire` applies them)."""
-    properties: dict[str, Any] = {
+    properties: JSONObject = {
         "monologue": _text("your private thinking", "monologue"),
         "intent": _text("what this action is for", "intent"),
         "objective": _nullable("your current goal; null keeps it, an empty string clears it", "objective"),
@@ -96,7 +98,7 @@ def decision_json_schema(action_schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def decision_from_wire(raw: dict[str, Any]) -> dict[str, Any]:
+def decision_from_wire(raw: Mapping[str, object]) -> JSONObject:
     """A decision as a strict schema lets a model send it, in the decision's own terms: on the
     wire every field is present, so ``objective: null`` keeps the objective and ``""`` clears
     it, ``notes: null`` keeps the notes; text longer than its limit is cut to it (strict mode

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from bot.play.progress import location_of
 from bot.worlds.base import ActionResult, Observation
@@ -55,12 +55,12 @@ def derive_effect(pre: Observation, post: Observation, result: ActionResult) -> 
     return ("; ".join(parts)[:200], None)
 
 
-def _field(state: dict[str, Any], key: str, inner: str) -> Any:
+def _field(state: Mapping[str, object], key: str, inner: str) -> object:
     value = state.get(key)
     return value.get(inner) if isinstance(value, dict) else None
 
 
-def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
+def _shown_changes(pre: Mapping[str, object], post: Mapping[str, object]) -> list[str]:
     """What a person watching would notice: new dialog text, a menu that opened, a progress
     metric that moved (``score 8 → 24``), a 2048 board seen to change, a game that ended."""
     out: list[str] = []
@@ -80,7 +80,7 @@ def _shown_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
     return out
 
 
-def _metric_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
+def _metric_changes(pre: Mapping[str, object], post: Mapping[str, object]) -> list[str]:
     """Each progress metric both observations show that moved: ``score 8 → 24``."""
     before, after = pre.get("metrics"), post.get("metrics")
     if not isinstance(before, dict) or not isinstance(after, dict):
@@ -93,12 +93,12 @@ def _metric_changes(pre: dict[str, Any], post: dict[str, Any]) -> list[str]:
     return out
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def refused_direction(
-    pre: Observation, action: dict[str, Any], result: ActionResult
+    pre: Observation, action: Mapping[str, object], result: ActionResult
 ) -> tuple[tuple[str, int, int], str] | None:
     """The direction refused or bumped from the pre-action tile, if that is what happened."""
     loc = location_of(pre.state)

@@ -28,13 +28,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, Required, TypedDict
 
 import structlog
 
+from journal.json_types import JSONObject
 from journal.oplog import EventLine, append_line, read_events
 
 log = structlog.get_logger("clankie.play.events")
@@ -42,6 +43,27 @@ log = structlog.get_logger("clankie.play.events")
 
 HEARTBEAT_S = 10.0
 LAPSED_AFTER_MISSED = 3
+
+
+class SessionRunData(TypedDict):
+    """The ``data`` a session's lifecycle lines carry (the running line adds its holder, an end
+    line its ``outcome`` and ``reason``)."""
+
+    runId: str
+    sessionId: str
+    journeyId: str
+    world: str
+    mind: str
+    guildId: NotRequired[str]
+
+
+class LeaseHolder(TypedDict, total=False):
+    """A running line's lease holder: the pid always, the rest where ``/proc`` has them."""
+
+    pid: Required[int]
+    pidStart: int
+    bootId: str
+    pidNs: str
 
 
 class EventLog:
@@ -52,7 +74,7 @@ class EventLog:
     def lease_file(self, run_id: str) -> Path:
         return self.leases / run_id
 
-    def running(self, data: dict[str, Any]) -> None:
+    def running(self, data: SessionRunData) -> None:
         """Write the running line with this process as the lease holder, its lease file made
         first (raises OSError)."""
         self.beat(str(data["runId"]))
@@ -72,7 +94,7 @@ class EventLog:
         except OSError:
             return None
 
-    def ended(self, data: dict[str, Any], outcome: str, reason: str | None = None) -> None:
+    def ended(self, data: Mapping[str, object], outcome: str, reason: str | None = None) -> None:
         """Write the run's end (raises OSError); a failed run says why (``data.reason``, one line) when it is known."""
         failed = outcome in ("failed", "lease_lapsed")
         kind = "embodiment.session.failed" if failed else "embodiment.session.stopped"
@@ -95,7 +117,7 @@ class EventLog:
         read = read_events(self.path)
         for problem in read.skipped:
             log.warning("event_log_line_skipped", problem=problem)
-        open_runs: dict[str, dict[str, Any]] = {}
+        open_runs: dict[str, JSONObject] = {}
         for line in read.lines:
             run_id = str(line.data.get("runId", ""))
             if line.type == "embodiment.session.running":
@@ -140,7 +162,7 @@ def pid_namespace() -> str | None:
         return None
 
 
-def sees_holder(data: dict[str, Any]) -> bool:
+def sees_holder(data: Mapping[str, object]) -> bool:
     """Whether the holder of a running line is a process this one can look up by pid: the same
     boot and the same PID namespace (a line from before namespaces were recorded counts as
     the same namespace)."""
@@ -175,7 +197,7 @@ def _proc_stat(pid: int) -> tuple[str, int] | None:
         return None
 
 
-def holder() -> dict[str, Any]:
+def holder() -> LeaseHolder:
     """This process as a lease holder: pid, and start time and boot id where /proc has them."""
     pid = os.getpid()
     cached = _HOLDER.get(pid)  # keyed by pid: a forked child is another holder
@@ -184,23 +206,23 @@ def holder() -> dict[str, Any]:
         stat = _proc_stat(pid)
         if stat is not None:
             cached["pidStart"] = stat[1]
-        if boot_id() is not None:
-            cached["bootId"] = boot_id()
-        if pid_namespace() is not None:
-            cached["pidNs"] = pid_namespace()
+        if (boot := boot_id()) is not None:
+            cached["bootId"] = boot
+        if (namespace := pid_namespace()) is not None:
+            cached["pidNs"] = namespace
         _HOLDER[pid] = cached
-    return dict(cached)
+    return cached.copy()
 
 
-_HOLDER: dict[int, dict[str, Any]] = {}
+_HOLDER: dict[int, LeaseHolder] = {}
 
 
-def held_by_me(data: dict[str, Any]) -> bool:
+def held_by_me(data: Mapping[str, object]) -> bool:
     mine = holder()
     return all(data.get(key) == mine.get(key) for key in _HOLDER_KEYS)
 
 
-def holder_alive(data: dict[str, Any]) -> bool:
+def holder_alive(data: Mapping[str, object]) -> bool:
     """Whether the process that wrote a running line (``data``) is still that process."""
     pid = data.get("pid")
     if type(pid) is not int or pid <= 0:

@@ -5,7 +5,7 @@ the closing summary line (version 2). A stage that did not happen is null."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.play.observing import PlayMemory
 from bot.play.outcomes import SessionOutcome
@@ -13,6 +13,15 @@ from bot.play.session_spec import SessionSpec
 from bot.play.speech import Speech
 from bot.play.turn import TurnRecord
 from bot.worlds.base import Observation, utc_now
+from journal.line_dicts import (
+    HeaderV3Line,
+    ProgressDict,
+    Provenance,
+    SignalsDict,
+    StageDict,
+    SummaryV2Line,
+    TurnV4Line,
+)
 
 MAX_STAGE_OBSERVATIONS = 6
 
@@ -37,7 +46,7 @@ class _Named(Protocol):
     name: str
 
 
-def header_line(spec: SessionSpec, ids: Ids, world: _Named, mind: _Named) -> dict[str, Any]:
+def header_line(spec: SessionSpec, ids: Ids, world: _Named, mind: _Named) -> HeaderV3Line:
     """The version 3 header of a new sitting."""
     return {
         "kind": "header",
@@ -54,7 +63,7 @@ def header_line(spec: SessionSpec, ids: Ids, world: _Named, mind: _Named) -> dic
     }
 
 
-def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict[str, Any] | None:
+def stage(provenance: Provenance, *observations: Observation | None) -> StageDict | None:
     """A stage record: the distinct observations in order (the last 6), or None when none was
     taken."""
     distinct: list[Observation] = []
@@ -72,19 +81,19 @@ def stage(provenance: dict[str, Any], *observations: Observation | None) -> dict
 def turn_line(
     rec: TurnRecord,
     *,
-    provenance: dict[str, Any],
+    provenance: Provenance,
     objective: str | None,
     notes: str | None,
     retired: bool,
     speech: Speech,
-    signals: dict[str, Any],
-    progress_before: dict[str, Any],
-    progress_after: dict[str, Any],
-) -> dict[str, Any]:
+    signals: SignalsDict,
+    progress_before: ProgressDict,
+    progress_after: ProgressDict,
+) -> TurnV4Line:
     """The version 4 turn line; ``progress_after`` is recorded only when a post-action look was
     taken."""
     d = rec.decision
-    line: dict[str, Any] = {
+    line: TurnV4Line = {
         "kind": "turn",
         "schemaVersion": 4,
         "at": utc_now(),
@@ -131,7 +140,7 @@ def turn_line(
 
 def summary_line(
     memory: PlayMemory, *, outcome: SessionOutcome | None, duration_ms: int, reason: str | None
-) -> dict[str, Any]:
+) -> SummaryV2Line:
     """The version 2 summary line of a sitting that played with ``memory``: ``turnsTaken`` and
     ``accepted`` count the turns whose lines were written, so they equal the journal's turn
     lines; ``reason`` (why a failed session failed) is kept only for ``failed``, on one line, at

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from bot import metrics
 from bot.disk_thread import DiskThread
+from journal.line_dicts import HeaderV3Line, SummaryV2Line, TurnV4Line
 from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
 from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
 
@@ -66,13 +66,13 @@ class JournalSink:
     def path(self) -> Path | None:
         return self._writer.path if self._writer is not None else None
 
-    async def open(self, header: dict[str, Any]) -> HeaderV3:
+    async def open(self, header: HeaderV3Line) -> HeaderV3:
         """Create the journal and write its header; raises :class:`JournalWriteError` (a full
         disk, a name taken) or a validation error, leaving no file behind."""
         self._writer = await self._thread.run(JournalWriter.create, self.directory, header)
         return self._writer.header
 
-    async def append(self, line: dict[str, Any]) -> Appended:
+    async def append(self, line: TurnV4Line) -> Appended:
         writer = self._writer
         if writer is None:
             return Refused("the journal is not open")
@@ -90,7 +90,7 @@ class JournalSink:
             log.error("journal_line_refused", turn=line["turn"]["turn"], error=str(exc)[:500])
             return Refused(str(exc)[:500])
 
-    async def finish(self, summary: dict[str, Any] | None, *, disk_said: bool = False) -> SummaryV2 | None:
+    async def finish(self, summary: SummaryV2Line | None, *, disk_said: bool = False) -> SummaryV2 | None:
         """Write ``summary`` (if any) and close the file; a summary that cannot be written is
         logged, never raised (the event log carries the session's end: the host writes it
         first). A summary the disk refuses when a disk failure of this sitting was already

@@ -20,10 +20,12 @@ from typing import Any
 import structlog
 
 from bot.play.minds.base import DecisionView, look_at
-from bot.play.progress import ProgressTracker, location_of
+from bot.play.progress import ProgressTracker, location_of, progress_json
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import StopRequest
 from bot.worlds.base import Observation, Still, World
+from journal.json_types import JSONObject
+from journal.line_dicts import ProgressDict, SignalsDict
 
 log = structlog.get_logger("clankie.play")
 
@@ -46,7 +48,7 @@ class PlayMemory:
     notes: str | None = None
     turns_taken: int = 0  # turns whose journal line was written (the summary's turnsTaken)
     accepted: int = 0  # of those, the accepted ones
-    recent_for_mind: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
+    recent_for_mind: deque[JSONObject] = field(default_factory=lambda: deque(maxlen=RECENT_FOR_MIND))
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,8 @@ class Before:
     signals and progress as they stood, and whether the objective was retired this turn."""
 
     view: DecisionView
-    signals: dict[str, Any]
-    progress: dict[str, Any]
+    signals: SignalsDict
+    progress: ProgressDict
     retired: bool
 
 
@@ -145,10 +147,10 @@ class Observer:
             observation=obs,
             still=still,
             catalog=self.world.catalog,
-            signals=memory.signals.shown(signals),
+            signals=dict(memory.signals.shown(signals)),
             objective=memory.objective,
             notes=memory.notes,
-            progress=memory.progress.snapshot(),
+            progress=progress_json(progress),
             recent=list(memory.recent_for_mind),
             warnings=warnings,
             story_source=self._story,

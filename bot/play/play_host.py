@@ -15,17 +15,18 @@ import contextlib
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import structlog
 
 from bot import metrics
 from bot.config import Settings, unknown_name
-from bot.play.events import HEARTBEAT_S, EventLog
+from bot.play.events import HEARTBEAT_S, EventLog, SessionRunData
 from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
+from bot.play.progress import progress_json
 from bot.play.session import PlaySession, SettledTurn
 from bot.play.session_spec import SessionSpec
 from bot.play.state_dir import StatePaths, StateUnwritable, check_state
@@ -33,6 +34,7 @@ from bot.tasks import TaskOwner
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
+from journal.json_types import JSONValue
 from journal.writer import disk_failure
 
 if TYPE_CHECKING:
@@ -40,6 +42,15 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("clankie.play.host")
 MAX_PACE_S = 60.0  # as [play] pace_seconds allows
+
+
+class HostDescription(TypedDict):
+    """What the host is doing, for a status line."""
+
+    state: str
+    world: str | None
+    turn: int
+    journal: str | None
 
 
 class PlayRefused(Exception):
@@ -185,7 +196,7 @@ class PlayHost:
         # Off the event loop: a first read of the journal directory may be long.
         story = await asyncio.to_thread(self._story_for, spec.journey_id or "")
         session = PlaySession(spec=spec, world=world, mind=mind, journal_dir=self.journal_dir, story=story)
-        data: dict[str, Any] = {
+        data: SessionRunData = {
             "runId": session.run_id,
             "sessionId": session.session_id,
             "journeyId": session.journey_id,
@@ -213,7 +224,7 @@ class PlayHost:
             log.warning("story_seed_failed", journey_id=journey_id, error=str(exc)[:300])
             return StoryProjector()
 
-    async def _run(self, session: PlaySession, data: dict[str, Any]) -> SessionOutcome:
+    async def _run(self, session: PlaySession, data: SessionRunData) -> SessionOutcome:
         """Play the session (its running line is written). Its terminal line is written as it
         ends, before it reads as ended (so a start right after never finds it open)."""
 
@@ -301,11 +312,11 @@ class PlayHost:
             return None
         return activity_digest(s, live=False)
 
-    def live_story(self) -> dict[str, Any] | None:
+    def live_story(self) -> dict[str, JSONValue] | None:
         s = self.active
         return s.story_card() if s is not None else None
 
-    def recall_story(self) -> tuple[dict[str, Any] | None, bool]:
+    def recall_story(self) -> tuple[dict[str, JSONValue] | None, bool]:
         """For the captain: the live card while playing, else the latest stopped journey's."""
         live = self.live_story()
         if live is not None:
@@ -316,7 +327,7 @@ class PlayHost:
         card = self.index.story_card(journey)
         return (card.model_dump(mode="json") if card is not None else None), False
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> HostDescription:
         s = self.session
         return {
             "state": s.state if s else "idle",
@@ -333,7 +344,7 @@ def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
     ended, the one ``/still?last=1`` serves)."""
     last, seen, frame = s.last, s.last_observation, s.last_still
     if live or last is None:
-        turn, objective, progress = s.turn, s.objective, s.progress()
+        turn, objective, progress = s.turn, s.objective, progress_json(s.progress())
     else:
         turn, objective, progress = last.turn, last.objective, dict(last.progress)
     return {

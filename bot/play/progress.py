@@ -5,13 +5,15 @@ tiles stood on, maps entered, milestones reached, and the world's declared metri
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from journal.json_types import JSONValue
+from journal.line_dicts import ProgressDict
 from journal.schema import MAX_METRICS
 
 
-def location_of(state: dict[str, Any]) -> tuple[str, int, int, str] | None:
+def location_of(state: Mapping[str, object]) -> tuple[str, int, int, str] | None:
     loc = state.get("location")
     if not isinstance(loc, dict):
         return None
@@ -21,7 +23,7 @@ def location_of(state: dict[str, Any]) -> tuple[str, int, int, str] | None:
         return None
 
 
-def metrics_of(state: dict[str, Any], declared: tuple[str, ...]) -> dict[str, int | float]:
+def metrics_of(state: Mapping[str, object], declared: tuple[str, ...]) -> dict[str, int | float]:
     """The declared metrics an observation reports: finite numbers only (not bools), names the
     world declared only, in the declared order."""
     raw = state.get("metrics")
@@ -61,7 +63,7 @@ class ProgressTracker:
     def __post_init__(self) -> None:
         self.declared = tuple(self.declared)[:MAX_METRICS]
 
-    def update(self, state: dict[str, Any]) -> Advance:
+    def update(self, state: Mapping[str, object]) -> Advance:
         """Fold an observation in; says whether it reached a new tile and which metrics rose
         above their last value (a metric's first value is a baseline, not a rise)."""
         new_tile = False
@@ -87,10 +89,21 @@ class ProgressTracker:
                 self.metrics[name] = value
         return Advance(new_tile=new_tile, raised=tuple(raised))
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> ProgressDict:
         return {
             "distinctTiles": len(self.tiles),
             "maps": list(self.maps[-256:]),
             "milestones": list(self.milestones[-256:]),
             "metrics": dict(self.metrics),
         }
+
+
+def progress_json(progress: ProgressDict) -> dict[str, JSONValue]:
+    """A progress snapshot as plain JSON (its own copy), for readers that take any JSON: the
+    mind's view, a settled turn, the activity digest."""
+    return {
+        "distinctTiles": progress["distinctTiles"],
+        "maps": list(progress["maps"]),
+        "milestones": list(progress["milestones"]),
+        "metrics": dict(progress["metrics"]),
+    }

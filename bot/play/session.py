@@ -23,7 +23,6 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import structlog
 
@@ -44,6 +43,7 @@ from bot.play.watch import Watched
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
+from journal.line_dicts import ProgressDict
 from journal.schema import SummaryV2
 from journal.writer import JournalDiskError, JournalWriteError
 
@@ -100,7 +100,7 @@ class PlaySession(Watched):
         """Of those, the accepted ones."""
         return self.memory.accepted
 
-    def progress(self) -> dict[str, Any]:
+    def progress(self) -> ProgressDict:
         return self.memory.progress.snapshot()
 
     def request_stop(self) -> None:

@@ -9,14 +9,14 @@ the disk refused is no turn of the record."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from bot.play.journal_lines import turn_line
 from bot.play.observing import Before, PlayMemory
-from bot.play.progress import location_of
+from bot.play.progress import location_of, progress_json
 from bot.play.settled_turn import SettledTurn, recent_entry
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import TurnRecord
+from journal.line_dicts import Provenance, TurnV4Line
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Settled:
     """A settled turn and the journal line it is written as."""
 
     turn: SettledTurn
-    line: dict[str, Any]
+    line: TurnV4Line
 
 
 class Settler:
@@ -36,7 +36,7 @@ class Settler:
         self.session_id = session_id
         self.run_id = run_id
 
-    def settle(self, rec: TurnRecord, before: Before, provenance: dict[str, Any]) -> Settled:
+    def settle(self, rec: TurnRecord, before: Before, provenance: Provenance) -> Settled:
         memory, d = self.memory, rec.decision
         objective_changed = False
         if d is not None and rec.outcome in ("accepted", "rejected_by_adapter"):
@@ -85,7 +85,7 @@ class Settler:
             speak_suppressed=speech.suppressed,
             delivery_id=speech.delivery_id,
             narration=speech.narration,
-            progress=dict(progress_after),
+            progress=progress_json(progress_after),
             frame_sha256=rec.decision_still.sha256 if rec.decision_still else None,
             at=line["at"],
         )

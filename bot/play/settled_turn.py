@@ -4,9 +4,9 @@ mouth's text update for it, and the short entry the mind sees of it among recent
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from bot.play.outcomes import TurnOutcome
+from journal.json_types import JSONObject, JSONValue
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class SettledTurn:
     intent: str
     monologue: str
     objective: str | None
-    action: dict[str, Any] | None
+    action: dict[str, JSONValue] | None
     effect: str | None
     detail: str | None
     speak: str | None
@@ -28,7 +28,7 @@ class SettledTurn:
     speak_suppressed: str | None
     delivery_id: str | None
     narration: str | None
-    progress: dict[str, Any]
+    progress: dict[str, JSONValue]
     frame_sha256: str | None
     at: str
 
@@ -43,7 +43,7 @@ def narration_line(turn: int, thought: str, observed: str | None, goal: str | No
     return text[:512]
 
 
-def recent_entry(t: SettledTurn) -> dict[str, Any]:
+def recent_entry(t: SettledTurn) -> JSONObject:
     """What the mind is shown of one recent turn (built once per turn, then reused)."""
     return {
         "turn": t.turn,

@@ -17,6 +17,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from journal.line_dicts import ShownSignals, SignalsDict
+
 STALL_SHOWN_AT = 12
 REPEAT_SHOWN_AT = 3
 RECURRING_WINDOW = 12
@@ -43,7 +45,7 @@ class SignalTracker:
     _warned: bool = False
 
     # -- what the mind sees -------------------------------------------------------------
-    def snapshot(self, here: tuple[str, int, int] | None) -> dict[str, Any]:
+    def snapshot(self, here: tuple[str, int, int] | None) -> SignalsDict:
         refused = sorted(self._refused.get(here, set())) if here else []
         return {
             "stalledForTurns": self.stalled,
@@ -53,9 +55,9 @@ class SignalTracker:
             "objectiveForTurns": self.objective_turns,
         }
 
-    def shown(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+    def shown(self, snapshot: SignalsDict) -> ShownSignals:
         """Only the signals worth the mind's attention (thresholds of docs/architecture.md §5)."""
-        out: dict[str, Any] = {}
+        out: ShownSignals = {}
         if snapshot["stalledForTurns"] >= STALL_SHOWN_AT:
             out["stalledForTurns"] = snapshot["stalledForTurns"]
         if snapshot["repeatingForTurns"] >= REPEAT_SHOWN_AT:

@@ -10,9 +10,9 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from bot.config import Settings
 from bot.play.journal_lines import one_line
@@ -23,11 +23,11 @@ from journal.cli import silence
 from journal.metrics import metrics_text
 
 
-def _defaults() -> dict[str, dict[str, Any]]:
+def _defaults() -> dict[str, dict[str, object]]:
     """Each live action kind's default argument values (left out of the progress line)."""
     from journal.actions import BROWSER_CATALOG, GBA_CATALOG
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     for catalog in (GBA_CATALOG, BROWSER_CATALOG):
         for model, kind in zip(catalog.models, catalog.kinds, strict=True):
             out[kind] = {
@@ -41,7 +41,7 @@ def _defaults() -> dict[str, dict[str, Any]]:
 _DEFAULTS = _defaults()
 
 
-def _action_text(action: dict[str, Any] | None) -> str:
+def _action_text(action: Mapping[str, object] | None) -> str:
     if not action:
         return "—"
     kind = str(action.get("kind"))
@@ -62,13 +62,20 @@ def format_turn(
     What he says is printed above the line: it was decided before the action, from what he
     had seen by then."""
     columns = [f"turn {t.turn:>4}"]
-    reached = t.progress.get("milestones", [])
+    milestones = t.progress.get("milestones")
+    reached = milestones if isinstance(milestones, list) else []
     if total_milestones or reached or not metric_labels:
         mark = f"{len(reached)}/{total_milestones}" if total_milestones else str(len(reached))
         latest = reached[-1] if reached else "—"
         columns.append(f"milestones {mark:>5} {latest:<16}")
     if metric_labels:
-        shown = metrics_text(t.progress.get("metrics") or {}, metric_labels) or "—"
+        metrics = t.progress.get("metrics")
+        numbers = (
+            {k: v for k, v in metrics.items() if isinstance(v, int | float)}
+            if isinstance(metrics, dict)
+            else {}
+        )
+        shown = metrics_text(numbers, metric_labels) or "—"
         columns.append(f"{shown:<30}")
     effect = t.effect or t.detail or ""
     columns += [f"{t.outcome:<19}", f"{_action_text(t.action):<28}", effect]

@@ -12,9 +12,8 @@ acted or journaled. An action under way is never cut short."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
@@ -25,6 +24,7 @@ from bot.play.minds.base import DecisionView, Mind
 from bot.play.outcomes import TurnOutcome
 from bot.worlds.base import ActionResult, Observation, Still, World, utc_now
 from journal.actions import action_payload
+from journal.json_types import JSONValue
 
 log = structlog.get_logger("clankie.play.turn")
 
@@ -46,7 +46,7 @@ class TurnRecord:
     decision_settled: str = ""
     outcome: TurnOutcome = "mind_failed"
     decision: Decision | None = None
-    action: dict[str, Any] | None = None
+    action: dict[str, JSONValue] | None = None
     pre: Observation | None = None
     post: Observation | None = None
     result: ActionResult | None = None
@@ -57,7 +57,7 @@ class TurnRecord:
     action_settled: str | None = None
     refused_dir: tuple[tuple[str, int, int], str] | None = None
     seen: list[Observation] = field(default_factory=list)
-    usage: dict[str, Any] | None = None
+    usage: Mapping[str, object] | None = None
     permanent: bool = False  # the mind failed in a way retrying cannot heal: play ends
     unexpected: bool = False  # the endpoint answered something that is not a chat completion
     crashed: bool = False  # the mind raised an exception that is not a mind failure (a bug)
@@ -95,7 +95,9 @@ class StopRequest:
         except TimeoutError:
             return False
 
-    async def decision(self, decide: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any] | None:
+    async def decision(
+        self, decide: Callable[[], Awaitable[Mapping[str, object]]]
+    ) -> Mapping[str, object] | None:
         """``decide()``, or None when a stop abandoned it (before it began or while it ran)."""
         if self:
             return None
@@ -130,6 +132,7 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
     rec = TurnRecord(
         turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
     )
+    raw: Mapping[str, object]
     try:
         if stop is None:
             raw = await mind.decide(view)

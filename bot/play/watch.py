@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
 
 from bot.play.feed import TurnFeed
 from bot.play.settled_turn import SettledTurn
 from bot.worlds.base import Observation, Still
 from journal.journeys import StoryProjector
+from journal.json_types import JSONValue
 
 RECENT_KEPT = 20
 
@@ -25,7 +25,7 @@ class Watched:
         self.last_still: Still | None = None
         self.last_observation: Observation | None = None
         self._recent: deque[SettledTurn] = deque(maxlen=RECENT_KEPT)
-        self._card: tuple[int, dict[str, Any] | None] = (-1, None)
+        self._card: tuple[int, dict[str, JSONValue] | None] = (-1, None)
         self._feed = TurnFeed()
 
     @property
@@ -40,7 +40,7 @@ class Watched:
         """Call ``callback`` synchronously with every settled turn (cheaper than a stream)."""
         self._feed.add_listener(callback)
 
-    def story_card(self) -> dict[str, Any] | None:
+    def story_card(self) -> dict[str, JSONValue] | None:
         """The live card as JSON, built once per settled turn however often it is read."""
         if self._card[0] != self.story.turns_taken or self._card[1] is None:
             card = self.story.card()

@@ -11,7 +11,7 @@ event-log lines have no ``schemaVersion`` and its receipts carry their ``deliver
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from journal.dialect import Dialect, RunFacts, TrailLines
 from journal.original.actions import ORIGINAL_ACTION_KINDS
@@ -30,7 +30,7 @@ def _run(header: OriginalHeader) -> RunFacts:
     return RunFacts(header.environmentSessionId, environment, None, None)
 
 
-def _claims(header: dict[str, Any]) -> bool:
+def _claims(header: Mapping[str, object]) -> bool:
     return "environmentSessionId" in header
 
 

@@ -18,6 +18,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 from pydantic import TypeAdapter, ValidationError
 
+from journal.json_types import JSONObject
 from journal.original.actions import OriginalActionRead
 from journal.original.base import SAFE_INTEGER
 from journal.original.observations import Id, Observation, Timestamp, check_instants, msgspec_reason
@@ -81,7 +82,7 @@ class Running(_Result, tag="running"):
 
 class Completed(_Result, tag="completed"):
     acceptedGoalVersion: Count
-    outcome: dict[str, Any]
+    outcome: JSONObject
 
 
 class Cancelled(_Result, tag="cancelled"):

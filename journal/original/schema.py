@@ -23,10 +23,11 @@ the same defaults.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, PlainValidator, StringConstraints, model_validator
 
+from journal.json_types import JSONObject
 from journal.original.actions import OriginalActionRead
 from journal.original.base import SAFE_INTEGER, Sha256, Strict, Timestamp, absent
 from journal.original.evidence import Evidence, Stage, validate_evidence
@@ -151,7 +152,7 @@ class TurnV1(Strict):
 
 class TurnV2(TurnV1):
     schemaVersion: Literal[2]  # type: ignore[assignment]
-    evidence: Annotated[Evidence, PlainValidator(validate_evidence, json_schema_input_type=dict[str, Any])]
+    evidence: Annotated[Evidence, PlainValidator(validate_evidence, json_schema_input_type=JSONObject)]
     screenshot: Screenshot = absent()
     narrationEvent: Text512From1 = absent()
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
+from journal.json_types import JSONObject
 from journal.original.base import SAFE_INTEGER, Id, Strict, Timestamp, absent
 
 __all__ = ["OriginalEvent", "OriginalReceipt", "TERMINAL_EVENT_TYPES"]
@@ -71,7 +72,7 @@ class OriginalEvent(Strict):
     causationId: Id = absent()
     profileHash: Id
     type: Id
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: JSONObject = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _terminal(self) -> OriginalEvent:

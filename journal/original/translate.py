@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from journal.json_types import JSONValue
 from journal.original.actions import BODY_ACTION_KINDS
 from journal.original.evidence import BodyActionResult, Completed, EnvironmentActionResult, Queued, Running
 from journal.original.observations import Overworld, Scene
@@ -39,11 +40,11 @@ _FACING = {"north": "up", "east": "right", "south": "down", "west": "left"}
 _NO_MILESTONES: tuple[str, ...] = ()
 
 
-def payload(action: Any) -> dict[str, Any] | None:
+def payload(action: Any) -> dict[str, JSONValue] | None:
     """A turn's action as the original recorded it (absent fields left out)."""
     if action is None:
         return None
-    data: dict[str, Any] = action.model_dump(mode="json", exclude_none=True)
+    data: dict[str, JSONValue] = action.model_dump(mode="json", exclude_none=True)
     return data
 
 
