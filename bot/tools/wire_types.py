@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeAlias
 
-JSONObject: TypeAlias = dict[str, object]
-"""A JSON object of arbitrary keys and values (a JSON Schema, a model's free arguments, a story
-card): nothing narrower holds for it."""
+from journal.json_types import JSONObject
+
+__all__ = ["JSONObject", "JSONView"]
+# JSONObject (journal/json_types.py, which bot/ may import and journal/ may not import back): a
+# JSON object of arbitrary keys and values (a JSON Schema, a model's free arguments, a story card).
 
 JSONView: TypeAlias = Mapping[str, object]
 """A JSON object of arbitrary keys and values, only read."""
