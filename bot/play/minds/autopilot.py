@@ -22,6 +22,7 @@ from bot.play.minds.autopilot_2048 import SightPlayer
 from bot.play.minds.base import DecisionView
 from bot.play.minds.factory import AUTOPILOT
 from bot.play.speech import SPEECH_COOLDOWN_TURNS
+from bot.worlds.browser.page_state import BrowserAction
 from bot.worlds.sandbox.state import Action
 
 State = Mapping[str, object]
@@ -125,7 +126,7 @@ class AutopilotMind:
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         state = view.observation.state
         objective: str | None
-        action: Mapping[str, object]
+        action: Action | BrowserAction
         announce: Callable[[list[str], State], str]
         if self._sight is not None:
             step = await self._sight.next(view)  # raises MindFailed (or the permanent kind) itself
