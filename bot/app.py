@@ -194,8 +194,12 @@ def is_entry_point(interaction: discord.Interaction) -> bool:
     """An application command interaction for the Entry Point command (type 4), which Discord
     makes when Activities are enabled and answers itself by launching the Activity (its handler
     is DISCORD_LAUNCH_ACTIVITY)."""
-    data: dict[str, Any] = dict(interaction.data or {})
-    return interaction.type is discord.InteractionType.application_command and data.get("type") == ENTRY_POINT
+    data = interaction.data
+    return (
+        interaction.type is discord.InteractionType.application_command
+        and data is not None
+        and data.get("type") == ENTRY_POINT
+    )
 
 
 class ClankieTree(app_commands.CommandTree):
@@ -207,8 +211,9 @@ class ClankieTree(app_commands.CommandTree):
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         if is_entry_point(interaction):
-            data: dict[str, Any] = dict(interaction.data or {})
-            log.info("entry_point_left_to_discord", command=data.get("name"), guild_id=interaction.guild_id)
+            data = interaction.data
+            name = data.get("name") if data is not None else None
+            log.info("entry_point_left_to_discord", command=name, guild_id=interaction.guild_id)
             return False
         return True
 

@@ -349,7 +349,7 @@ class Settings(_Section):
     # Tables this model does not hold, as written: each world's own (``[browser]``,
     # ``[worlds.tiny]``), read through world_settings; bot/registered.py refuses any that no
     # registered world declares.
-    _tables: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _tables: dict[str, object] = PrivateAttr(default_factory=dict)
     _worlds: dict[type[WorldSettings], WorldSettings] = PrivateAttr(default_factory=dict)
     _source: str = PrivateAttr(default="<defaults>")
 
@@ -359,7 +359,7 @@ class Settings(_Section):
         """Every table of the file that is not one of this model's own sections is kept as
         written, for the worlds to read: a table at the top (``[browser]``) and each table under
         ``[worlds]``. A key that is not a table and not a section stays an unknown key."""
-        tables: dict[str, Any] = {}
+        tables: dict[str, object] = {}
         if isinstance(data, dict):
             tables = world_tables_of(data)
             data = {k: v for k, v in data.items() if k in cls.model_fields or not isinstance(v, dict)}
@@ -372,7 +372,7 @@ class Settings(_Section):
         """Where these settings were read from: the file, ``<environment>``, or ``<defaults>``."""
         return self._source
 
-    def world_tables(self) -> dict[str, Any]:
+    def world_tables(self) -> dict[str, object]:
         """The tables kept for the worlds, by name as written (``browser``, ``worlds.tiny``)."""
         return dict(self._tables)
 
@@ -527,10 +527,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
-def world_tables_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+def world_tables_of(raw: Mapping[str, Any]) -> dict[str, object]:
     """The tables of a read configuration that are not its own sections, by name as written: a
-    table at the top (``browser``) and each entry of ``[worlds]`` (``worlds.tiny``)."""
-    tables: dict[str, Any] = {}
+    table at the top (``browser``) and each entry of ``[worlds]`` (``worlds.tiny``), each TOML
+    value as read (a world's model validates it)."""
+    tables: dict[str, object] = {}
     for name, table in raw.items():
         if name in Settings.model_fields or not isinstance(table, dict):
             continue

@@ -18,7 +18,6 @@ import contextlib
 import errno
 import ssl
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -166,7 +165,7 @@ async def entry_point_check(settings: Settings) -> Check:
     try:
         async with logged_in(token) as (http, _me):
             app = await http.application_info()
-            held: list[dict[str, Any]] = [dict(c) for c in await http.get_global_commands(int(app["id"]))]
+            held = await http.get_global_commands(int(app["id"]))
     except discord.LoginFailure:
         return not_checked(ENTRY_POINT, "the token was not accepted")
     except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:

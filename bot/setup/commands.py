@@ -20,8 +20,9 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import discord
 import structlog
@@ -35,7 +36,7 @@ RECORD_FILE = "commands-synced.json"
 
 # What a person sees of a command and of an option; a key missing from Discord's answer means
 # its default (Discord leaves out `required: false`, empty option lists, …).
-_COMMAND_KEYS: dict[str, Any] = {
+_COMMAND_KEYS: dict[str, object] = {
     "type": 1,
     "name": None,
     "description": "",
@@ -43,7 +44,7 @@ _COMMAND_KEYS: dict[str, Any] = {
     "default_member_permissions": None,
     "nsfw": False,
 }
-_OPTION_KEYS: dict[str, Any] = {
+_OPTION_KEYS: dict[str, object] = {
     "type": None,
     "name": None,
     "description": "",
@@ -83,8 +84,14 @@ _ENTRY_POINT_KEYS = (
 )
 
 
-def is_entry_point(command: dict[str, Any]) -> bool:
-    return int(command.get("type") or 1) == ENTRY_POINT
+def kind_of(command: Mapping[str, object]) -> int:
+    """A command's type (1, chat input, when Discord leaves it out)."""
+    kind = command.get("type")
+    return kind if isinstance(kind, int) and kind else 1
+
+
+def is_entry_point(command: Mapping[str, object]) -> bool:
+    return kind_of(command) == ENTRY_POINT
 
 
 def entry_points(held: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,15 +109,16 @@ def entry_points(held: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def digest(payload: list[dict[str, Any]]) -> str:
+def digest(payload: Sequence[Mapping[str, object]]) -> str:
     """A stable hash of a command payload (key order and list order of commands aside)."""
-    ordered = sorted(payload, key=lambda c: (str(c.get("name")), int(c.get("type") or 1)))
+    ordered = sorted(payload, key=lambda c: (str(c.get("name")), kind_of(c)))
     text = json.dumps(ordered, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _seen(obj: dict[str, Any], keys: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _seen(obj: dict[str, Any], keys: Mapping[str, object]) -> dict[str, object]:
+    """What a person sees of a command or option (``keys``, with their defaults), normalised."""
+    out: dict[str, object] = {}
     for key, default in keys.items():
         value = obj.get(key, default)
         if value is None:
@@ -129,9 +137,9 @@ def _seen(obj: dict[str, Any], keys: dict[str, Any]) -> dict[str, Any]:
 
 def differences(code: list[dict[str, Any]], discord_has: list[dict[str, Any]]) -> list[str]:
     """How Discord's commands differ from the code's, one phrase each ([] when they match)."""
-    mine = {(c["name"], int(c.get("type") or 1)): _seen(c, _COMMAND_KEYS) for c in code}
+    mine = {(c["name"], kind_of(c)): _seen(c, _COMMAND_KEYS) for c in code}
     theirs = {
-        (c["name"], int(c.get("type") or 1)): _seen(c, _COMMAND_KEYS)
+        (c["name"], kind_of(c)): _seen(c, _COMMAND_KEYS)
         for c in discord_has
         if not is_entry_point(c)  # Discord's, not this code's
     }
@@ -149,6 +157,13 @@ def place(guild_id: int | None) -> str:
     return "global" if guild_id is None else f"guild {guild_id}"
 
 
+class Synced(TypedDict):
+    """One entry of the sync record: the digest synced, and when."""
+
+    sha256: str
+    syncedAt: str
+
+
 class SyncRecord:
     """What was last synced from this state directory: ``{"<app id>/<place>": {sha256, syncedAt}}``.
     An unreadable record is an empty one; a record that cannot be written is logged."""
@@ -156,7 +171,8 @@ class SyncRecord:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / RECORD_FILE
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
+        """The record as read: entries are checked where they are used (a hand-edited file)."""
         try:
             data = json.loads(self.path.read_bytes())
         except (OSError, ValueError):
@@ -174,7 +190,8 @@ class SyncRecord:
 
     def remember(self, application_id: int, guild_id: int | None, sha256: str) -> None:
         data = self._read()
-        data[self._key(application_id, guild_id)] = {"sha256": sha256, "syncedAt": utc_now()}
+        entry: Synced = {"sha256": sha256, "syncedAt": utc_now()}
+        data[self._key(application_id, guild_id)] = entry
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

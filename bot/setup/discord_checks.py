@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import discord
 import discord.http
+from discord.types.user import User
 
 from bot.config import Settings
 from bot.setup import needs
@@ -57,7 +58,7 @@ async def discord_checks(settings: Settings, channel: str | None = None) -> list
 
 
 async def _with_token(
-    http: discord.http.HTTPClient, me: dict[str, Any], settings: Settings, channel: str | None
+    http: discord.http.HTTPClient, me: User, settings: Settings, channel: str | None
 ) -> list[Check]:
     from bot.app import default_intents
 
@@ -89,7 +90,7 @@ async def _with_token(
 
 
 async def _guild_checks(
-    http: discord.http.HTTPClient, me: dict[str, Any], guild_id: int, channel: str | None
+    http: discord.http.HTTPClient, me: User, guild_id: int, channel: str | None
 ) -> list[Check]:
     rest = ["server permissions", *(["voice channel"] if channel is not None else [])]
     invite = f"add him with the link `clankie invite --guild {guild_id}` prints"

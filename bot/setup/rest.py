@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import discord
 import discord.http
+from discord.types.user import User
 
 from bot.config import Settings
 
@@ -21,12 +21,12 @@ def token_of(settings: Settings) -> str | None:
 
 
 @asynccontextmanager
-async def logged_in(token: str) -> AsyncIterator[tuple[discord.http.HTTPClient, dict[str, Any]]]:
+async def logged_in(token: str) -> AsyncIterator[tuple[discord.http.HTTPClient, User]]:
     """``(http, the bot user)`` after ``GET /users/@me`` accepted ``token``; raises
     ``discord.LoginFailure`` (401), ``discord.HTTPException``, or aiohttp's connection errors."""
     http = discord.http.HTTPClient(asyncio.get_running_loop())
     try:
         me = await http.static_login(token)
-        yield http, dict(me)
+        yield http, me
     finally:
         await http.close()

@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 import discord.http
 import structlog
+from discord.types.user import User
 
 log = structlog.get_logger("clankie.web.activity")
 MAX_WAIT_S = 5.0
@@ -96,8 +97,9 @@ class DiscordProof:
             raise DiscordRefused("Discord's answer to the sign-in carried no access token.", 502)
         return token
 
-    async def viewer(self, access_token: str) -> dict[str, Any]:
-        body = await self._call("user", "GET", "/users/@me", bearer=access_token)
+    async def viewer(self, access_token: str) -> User:
+        """Who signed in: Discord's user object for the access token (its ``id`` checked)."""
+        body: User = await self._call("user", "GET", "/users/@me", bearer=access_token)
         if not isinstance(body, dict) or not str(body.get("id", "")).isdigit():
             raise DiscordRefused("Discord did not say who you are.", 502)
         return body

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -62,7 +63,7 @@ def utc_now() -> str:
     return f"{cached[1]}{int((now - seconds) * 1000):03d}Z"
 
 
-def canonical_sha256(state: dict[str, Any]) -> str:
+def canonical_sha256(state: Mapping[str, object]) -> str:
     return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -74,10 +75,12 @@ class Observation:
     observed_at: str
 
     @classmethod
-    def of(cls, state: dict[str, Any], scene: str) -> Observation:
-        return cls(state=state, scene=scene, sha256=canonical_sha256(state), observed_at=utc_now())
+    def of(cls, state: Mapping[str, object], scene: str) -> Observation:
+        """An observation of ``state`` (a world's own shape, e.g. the sandbox's ``SandboxState``),
+        kept as a plain JSON mapping: the play loop reads it by the conventions above."""
+        return cls(state=dict(state), scene=scene, sha256=canonical_sha256(state), observed_at=utc_now())
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         """The journal's ObservationRecord shape."""
         return {
             "sha256": self.sha256,
@@ -114,11 +117,11 @@ class ActionResult:
     source: Literal["environment", "body", "exception"]
     refusal: str | None = None
     detail: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
+    data: Mapping[str, object] = field(default_factory=dict)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         """The journal's ActionResultRecord shape: the complete structured result."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "source": self.source,
             "ok": self.ok,
             "refusal": self.refusal,

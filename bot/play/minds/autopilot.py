@@ -13,25 +13,32 @@ while it must keep quiet are said together at the next chance.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.play.decision import MindFailed
 from bot.play.minds.autopilot_2048 import SightPlayer
 from bot.play.minds.base import DecisionView
 from bot.play.minds.factory import AUTOPILOT
 from bot.play.speech import SPEECH_COOLDOWN_TURNS
+from bot.worlds.browser.page_state import BrowserAction
+from bot.worlds.sandbox.state import Action
 
-State = dict[str, Any]
+State = Mapping[str, object]
+"""An observation's state as any world writes it; a playbook reads its own world's shape."""
 _POKEAGENT_CYCLE = ("up", "a", "right", "a", "down", "a", "left", "a")
+
+
+class Plan(NamedTuple):
+    action: Action
+    intent: str
+    objective: str | None
 
 
 @dataclass(frozen=True)
 class Playbook:
-    next_action: Callable[[State], dict[str, Any]]
-    describe: Callable[[State], str]
-    objective: Callable[[State], str | None]
+    plan: Callable[[State], Plan]
     announce: Callable[[list[str], State], str]
 
 
@@ -42,15 +49,18 @@ def _plain(ids: list[str], state: State) -> str:
 def _sandbox() -> Playbook:
     from bot.worlds.sandbox import guide
     from bot.worlds.sandbox.milestones import MILESTONE_IDS, MILESTONES_BY_ID
+    from bot.worlds.sandbox.state import read_state
 
-    def objective(state: State) -> str | None:
-        reached = set(state.get("milestones") or ())
+    def plan(observed: State) -> Plan:
+        state = read_state(observed)
+        reached = set(state["milestones"])
         pending = next((m for m in MILESTONE_IDS if m not in reached), None)
-        return MILESTONES_BY_ID[pending].description if pending else None
+        objective = MILESTONES_BY_ID[pending].description if pending else None
+        return Plan(guide.next_action(state), guide.describe(state), objective)
 
     def announce(ids: list[str], state: State) -> str:
-        party = state.get("party") or [{}]
-        partner = str(party[0].get("name") or "my partner")
+        party = read_state(state)["party"]
+        partner = (party[0]["name"] if party else "") or "my partner"
         said = [
             MILESTONES_BY_ID[m].reached.format(partner=partner)
             if m in MILESTONES_BY_ID
@@ -59,7 +69,7 @@ def _sandbox() -> Playbook:
         ]
         return " ".join(said)
 
-    return Playbook(guide.next_action, guide.describe, objective, announce)
+    return Playbook(plan, announce)
 
 
 def _playbook(world: str) -> Playbook:
@@ -68,22 +78,22 @@ def _playbook(world: str) -> Playbook:
     if world == "pokeagent":
         counter = {"n": 0}
 
-        def cycle(state: State) -> dict[str, Any]:
+        def cycle(state: State) -> Plan:
             button = _POKEAGENT_CYCLE[counter["n"] % len(_POKEAGENT_CYCLE)]
             counter["n"] += 1
-            return {"kind": "button_press", "button": button}
+            return Plan(
+                {"kind": "button_press", "button": button},
+                "step and press A to see what is around",
+                "Explore and talk to whoever is near.",
+            )
 
-        return Playbook(
-            cycle,
-            lambda state: "step and press A to see what is around",
-            lambda state: "Explore and talk to whoever is near.",
-            _plain,
-        )
+        return Playbook(cycle, _plain)
     raise ValueError(f"the autopilot does not know how to play {world!r}")
 
 
 def _scene_text(state: State, scene: str) -> str:
-    where = state.get("map", {}).get("name") if isinstance(state.get("map"), dict) else None
+    shown = state.get("map")
+    where = shown.get("name") if isinstance(shown, dict) else None
     return {
         "overworld": f"I'm in {where}." if where else "I'm walking around.",
         "dialog": "Someone is talking.",
@@ -116,6 +126,7 @@ class AutopilotMind:
     async def decide(self, view: DecisionView) -> dict[str, Any]:
         state = view.observation.state
         objective: str | None
+        action: Action | BrowserAction
         announce: Callable[[list[str], State], str]
         if self._sight is not None:
             step = await self._sight.next(view)  # raises MindFailed (or the permanent kind) itself
@@ -124,9 +135,7 @@ class AutopilotMind:
         else:
             assert self._book is not None
             try:
-                action = self._book.next_action(state)
-                intent = self._book.describe(state)
-                objective = self._book.objective(state)
+                action, intent, objective = self._book.plan(state)
             except Exception as exc:
                 raise MindFailed(f"autopilot guide failed: {type(exc).__name__}: {exc}") from exc
             announce = self._book.announce

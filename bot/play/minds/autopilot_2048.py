@@ -29,14 +29,15 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from bot.play.decision import MindFailed, PermanentMindFailure
 from bot.play.minds.base import DecisionView, Look
 from bot.worlds.base import Still
 from bot.worlds.browser.guide_2048 import KEY_FOR, choose_direction, describe_board
 from bot.worlds.browser.model_2048 import SIZE, Board, Direction, move
+from bot.worlds.browser.page_state import BrowserAction
 from bot.worlds.browser.sight_2048 import (
     BoardGeometry,
     BoardRead,
@@ -64,14 +65,20 @@ FOCUS_AFTER = 2  # moves that changed nothing before clicking the board to give 
 REGION_MARGIN = 4  # CSS pixels looked at around the board
 
 
+State = Mapping[str, object]
+"""An observation's state, read defensively: any page's, and a test's with only some entries."""
+Control = Mapping[str, object]
+"""One outline entry of the state (``ref``, ``role``, ``name``, ``box`` from the browser world)."""
+
+
 @dataclass(frozen=True)
 class Step:
-    action: dict[str, Any]
+    action: BrowserAction
     intent: str
     board: Board | None = None
 
 
-def control(outline: list[dict[str, Any]], pattern: re.Pattern[str]) -> dict[str, Any] | None:
+def control(outline: list[Control], pattern: re.Pattern[str]) -> Control | None:
     """The first outline entry (a ref'd control on the page) whose name matches."""
     for item in outline:
         name = str(item.get("name") or "")
@@ -97,7 +104,10 @@ class SightPlayer:
 
     async def next(self, view: DecisionView) -> Step:
         state = view.observation.state
-        outline = [i for i in state.get("outline") or [] if isinstance(i, dict)]
+        listed = state.get("outline")
+        outline: list[Control] = (
+            [i for i in listed if isinstance(i, dict)] if isinstance(listed, list) else []
+        )
         text = str(state.get("text") or "")
         if view.look is None:
             raise PermanentMindFailure(
@@ -131,7 +141,7 @@ class SightPlayer:
         self._deaf = 0
         self._focus_tried = False
 
-    def _move(self, board: Board, outline: list[dict[str, Any]]) -> Step:
+    def _move(self, board: Board, outline: list[Control]) -> Step:
         self.board = board
         if self._before_move is not None:  # after a click there is no move to judge
             changed = self._before_move[0] != board
@@ -163,9 +173,10 @@ class SightPlayer:
 
     # --- sight -----------------------------------------------------------------------------
 
-    async def _read(self, view: DecisionView, state: dict[str, Any]) -> BoardRead | Step:
+    async def _read(self, view: DecisionView, state: State) -> BoardRead | Step:
         assert view.look is not None
-        scroll_y = int(state.get("scrollY") or 0)
+        scrolled = state.get("scrollY")
+        scroll_y = int(scrolled) if isinstance(scrolled, int | float) else 0
         if self._geometry is not None and scroll_y != self._scroll_at_locate:
             self._geometry = None  # the page moved under the board we knew
         first: BoardRead | None = None
@@ -176,7 +187,7 @@ class SightPlayer:
             first = found
         return await self._settle(view.look, first)
 
-    async def _locate(self, look: Look, state: dict[str, Any], scroll_y: int) -> BoardRead | Step:
+    async def _locate(self, look: Look, state: State, scroll_y: int) -> BoardRead | Step:
         still = await look(None)
         if still is None:
             raise MindFailed("the browser gave no picture of the page")
@@ -209,9 +220,8 @@ class SightPlayer:
         """Most cells read: an animation in flight, not a board of foreign tiles."""
         return len(read.unclear) <= 6
 
-    def _search(self, state: dict[str, Any], scroll_y: int) -> Step:
-        viewport = state.get("viewport") or {}
-        height = int(viewport.get("height") or 600)
+    def _search(self, state: State, scroll_y: int) -> Step:
+        height = _viewport(state, "height") or 600
         if scroll_y not in self._searched:
             self._searched.add(scroll_y)
             return Step(
@@ -307,7 +317,7 @@ def _read_region(still: Still, geometry: BoardGeometry) -> BoardRead | None:
     return read_cells(px, _scaled(geometry, k))
 
 
-def _observed_board(state: dict[str, Any]) -> Board | None:
+def _observed_board(state: State) -> Board | None:
     """The board the observation read by sight (its ``game`` entry), if it read one."""
     game = state.get("game")
     rows = game.get("board") if isinstance(game, dict) else None
@@ -329,15 +339,21 @@ def _moved_and_spawned(slid: Board, board: Board) -> bool:
     return len(new) == 1 and new[0][0] == 0 and new[0][1] in (2, 4)
 
 
-def _click(item: dict[str, Any]) -> dict[str, Any]:
+def _click(item: Control) -> BrowserAction:
     return {"kind": "click", "ref": str(item["ref"])}
 
 
-def _scale(picture_width: int, state: dict[str, Any]) -> float:
+def _viewport(state: State, side: str) -> int | None:
+    """The viewport's ``width`` or ``height`` in CSS pixels, if the state says it."""
+    viewport = state.get("viewport")
+    value = viewport.get(side) if isinstance(viewport, dict) else None
+    return value if isinstance(value, int) else None
+
+
+def _scale(picture_width: int, state: State) -> float:
     """Picture pixels per CSS pixel (1 unless the page is rendered at another device scale)."""
-    viewport = state.get("viewport") or {}
-    width = viewport.get("width")
-    return picture_width / width if isinstance(width, int) and width > 0 else 1.0
+    width = _viewport(state, "width")
+    return picture_width / width if width is not None and width > 0 else 1.0
 
 
 def _scaled(geometry: BoardGeometry, k: float) -> BoardGeometry:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -24,6 +23,7 @@ from pydantic import BaseModel
 
 from bot.worlds.base import ActionResult
 from bot.worlds.browser.keys import playwright_key
+from bot.worlds.browser.page_state import Clicked, ClickTarget
 from bot.worlds.browser.snapshot import REF_ATTRIBUTE, TARGET_JS
 from journal.actions import BROWSER_CATALOG, Click, Press, Scroll, TypeText
 
@@ -94,11 +94,11 @@ async def _click(page: Page, action: Click, refs: set[str], viewport: tuple[int,
             return refuse(
                 "outside_viewport", f"({x}, {y}) is outside the {viewport[0]}x{viewport[1]} viewport"
             )
-    target = await page.evaluate(TARGET_JS, [x, y])
+    target: ClickTarget | None = await page.evaluate(TARGET_JS, [x, y])
     await page.mouse.move(x, y)
     await page.mouse.down()
     await page.mouse.up()
-    data: dict[str, Any] = {"clicked": [x, y], "target": target}
+    data: Clicked = {"clicked": [x, y], "target": target}
     if action.ref is not None:
         data["ref"] = action.ref
     return done(**data)
@@ -126,9 +126,9 @@ async def _press(page: Page, action: Press) -> ActionResult:
     return done(key=action.key, heldMs=held if action.hold_ms else 0)
 
 
-def done(**data: Any) -> ActionResult:
+def done(**data: object) -> ActionResult:
     return ActionResult(ok=True, source="environment", data=data)
 
 
-def refuse(code: str, detail: str, **data: Any) -> ActionResult:
+def refuse(code: str, detail: str, **data: object) -> ActionResult:
     return ActionResult(ok=False, source="body", refusal=code, detail=detail, data=data)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from bot.worlds.browser.model_2048 import Board, can_move
+from bot.worlds.browser.page_state import Game2048
 from bot.worlds.browser.sight_2048 import BoardGeometry, read_board, read_cells
 
 Box = tuple[int, int, int, int]
@@ -104,7 +104,7 @@ class BoardWatch:
         return (left, top, min(x + w + MARGIN, viewport[0]) - left, min(y + h + MARGIN, viewport[1]) - top)
 
 
-def game_seen(board: Board | None, on_screen: bool, text: str) -> dict[str, Any] | None:
+def game_seen(board: Board | None, on_screen: bool, text: str) -> Game2048 | None:
     """The observation's ``game`` entry: ``{"name": "2048", "board": rows or None, "over": bool}``,
     or None when no board is on screen. ``board`` is None while the board is on screen but not
     readable (tiles moving, an overlay over it); ``over`` is true when the page's text says the

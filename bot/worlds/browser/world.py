@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
 from playwright.async_api import Error as PlaywrightError
@@ -46,6 +45,7 @@ from bot.worlds.browser.browsers import CHROMIUM_ARGS, Browsers, endpoint_shown,
 from bot.worlds.browser.info import INFO
 from bot.worlds.browser.metrics import reopened_notice, score_of, scoreboard_text
 from bot.worlds.browser.model_2048 import max_tile
+from bot.worlds.browser.page_state import PageSnapshot, PageState
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
 from bot.worlds.browser.snapshot import SNAPSHOT_JS, snapshot_args
 from bot.worlds.browser.watch_2048 import BoardWatch, game_seen
@@ -286,7 +286,7 @@ class BrowserWorld:
         score = score_of(scoreboard, snap["text"])
         board = await self._board.board(lambda clip: self._png(page, clip), self._viewport)
         self._refs = {item["ref"] for item in snap["outline"]}
-        state: dict[str, Any] = {
+        state: PageState = {
             "url": snap["url"],
             "title": snap["title"],
             "text": snap["text"],
@@ -313,11 +313,11 @@ class BrowserWorld:
         return Observation.of(state, "page")
 
     @staticmethod
-    async def _snapshot(page: Page) -> dict[str, Any]:
+    async def _snapshot(page: Page) -> PageSnapshot:
         """Read the page; a navigation under way destroys the script's context, so wait and retry."""
         for attempt in range(SNAPSHOT_ATTEMPTS):
             try:
-                snap: dict[str, Any] = await page.evaluate(SNAPSHOT_JS, snapshot_args())
+                snap: PageSnapshot = await page.evaluate(SNAPSHOT_JS, snapshot_args())
                 return snap
             except PlaywrightError as exc:
                 if "context was destroyed" not in str(exc) or attempt == SNAPSHOT_ATTEMPTS - 1:

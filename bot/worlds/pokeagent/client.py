@@ -8,10 +8,10 @@ object).
 
 from __future__ import annotations
 
-from typing import Any
-
 import aiohttp
 import orjson
+
+from bot.worlds.pokeagent.state import ActionRequest, ServerAnswer
 
 
 class BodyUnreachable(Exception):
@@ -42,13 +42,13 @@ class PokeAgentClient:
             await self._session.close()
             self._session = None
 
-    async def get(self, path: str) -> dict[str, Any]:
+    async def get(self, path: str) -> ServerAnswer:
         return await self._call("GET", path, None)
 
-    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def post(self, path: str, body: ActionRequest) -> ServerAnswer:
         return await self._call("POST", path, body)
 
-    async def _call(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+    async def _call(self, method: str, path: str, body: ActionRequest | None) -> ServerAnswer:
         url = f"{self.base_url}{path}"
         where = f"{method} {path}"
         try:

@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from bot.worlds.pokeagent.client import BodyProtocolError
+from bot.worlds.pokeagent.state import PartyMember, PokeAgentState, PokeLocation
 
 MAP_VIEW_LIMIT = 2000
 BATTLE_LIMIT_BYTES = 4096
@@ -78,7 +79,7 @@ def press_timing(held: int) -> PressTiming:
     return PressTiming(hold_frames + 1, hold_frames, SPEED_PRESETS[speed][1], speed)
 
 
-def map_state(state: Any, milestones: Any | None) -> tuple[dict[str, Any], str]:
+def map_state(state: Any, milestones: Any | None) -> tuple[PokeAgentState, str]:
     """(observation state, scene) from /state and /milestones bodies; BodyProtocolError if malformed."""
     if not isinstance(state, Mapping):
         raise BodyProtocolError("GET /state did not answer a JSON object")
@@ -89,7 +90,7 @@ def map_state(state: Any, milestones: Any | None) -> tuple[dict[str, Any], str]:
             "GET /state answered without 'player' and 'game' objects; is this a PokeAgent server?"
         )
 
-    out: dict[str, Any] = {}
+    out: PokeAgentState = {}
     location = _location(player)
     if location is not None:
         out["location"] = location
@@ -103,7 +104,8 @@ def map_state(state: Any, milestones: Any | None) -> tuple[dict[str, Any], str]:
     party = player.get("party") if isinstance(player.get("party"), list) else game.get("party")
     out["party"] = [_member(p) for p in party if isinstance(p, Mapping)] if isinstance(party, list) else []
 
-    game_state = game.get("game_state") if isinstance(game.get("game_state"), str) else "unknown"
+    reported = game.get("game_state")
+    game_state = reported if isinstance(reported, str) else "unknown"
     detected = game.get("dialogue_detected")
     has_dialogue = isinstance(detected, Mapping) and detected.get("has_dialogue") is True
     dialog_text = game.get("dialog_text") if isinstance(game.get("dialog_text"), str) else None
@@ -168,26 +170,25 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _location(player: Mapping[str, Any]) -> dict[str, Any] | None:
+def _location(player: Mapping[str, Any]) -> PokeLocation | None:
     position = player.get("position")
-    if (
-        not isinstance(position, Mapping)
-        or _count(position.get("x")) is None
-        or _count(position.get("y")) is None
-    ):
+    if not isinstance(position, Mapping):
+        return None
+    x, y = _count(position.get("x")), _count(position.get("y"))
+    if x is None or y is None:
         return None
     where = player.get("location")
     if isinstance(where, Mapping):
         where = where.get("map_name")
     return {
         "map": where if isinstance(where, str) and where else "unknown",
-        "x": position["x"],
-        "y": position["y"],
+        "x": x,
+        "y": y,
         "facing": "unknown",  # never sent (removed upstream as unreliable); nothing may assume one
     }
 
 
-def _member(p: Mapping[str, Any]) -> dict[str, Any]:
+def _member(p: Mapping[str, Any]) -> PartyMember:
     return {
         "species": p.get("species_name"),
         "nickname": p.get("nickname"),

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.worlds.pokeagent.client import BodyProtocolError, PokeAgentClient
+from bot.worlds.pokeagent.state import SettleRecord
 
 POLL_MIN_S = 0.005
 POLL_MAX_S = 0.1
@@ -40,8 +41,8 @@ class Settled:
     step_count: int | None = None  # /status step_count at the end (completed presses, all time)
     detail: str = ""
 
-    def record(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"settled": self.ok, "fps": self.fps}
+    def record(self) -> SettleRecord:
+        out: SettleRecord = {"settled": self.ok, "fps": self.fps}
         if self.step_count is not None:
             out["stepCount"] = self.step_count
         if self.detail:

@@ -39,7 +39,6 @@ import asyncio
 import base64
 import binascii
 import uuid
-from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -49,6 +48,7 @@ from bot.worlds.pokeagent.client import BodyProtocolError, BodyUnreachable, Poke
 from bot.worlds.pokeagent.info import INFO
 from bot.worlds.pokeagent.mapping import SERVER_BUTTONS, WAIT, PressTiming, map_state, press_timing
 from bot.worlds.pokeagent.settle import Settled, Settler, positive, press_remaining
+from bot.worlds.pokeagent.state import ActionRequest, PokeAgentState, ServerAnswer
 from journal.actions import (
     GBA_CATALOG,
     AdvanceDialog,
@@ -142,11 +142,11 @@ class PokeAgentWorld:
                 raise WorldUnavailable(f"could not observe the PokeAgent server: {exc}") from exc
             return Observation.of(state, scene)
 
-    async def _read(self) -> tuple[dict[str, Any], str]:
+    async def _read(self) -> tuple[PokeAgentState, str]:
         client = self._require()
         raw = await client.get("/state")
         try:
-            milestones: dict[str, Any] | None = await client.get("/milestones")
+            milestones: ServerAnswer | None = await client.get("/milestones")
         except BodyProtocolError:
             milestones = None  # older servers: fall back to the milestones inside /state
         return map_state(raw, milestones)
@@ -258,7 +258,7 @@ class PokeAgentWorld:
         hold_frames: int | None = None,
         release_frames: int | None = None,
     ) -> int:
-        body: dict[str, Any] = {"buttons": buttons, "speed": speed, "source": "clankie"}
+        body: ActionRequest = {"buttons": buttons, "speed": speed, "source": "clankie"}
         if hold_frames is not None:
             body["hold_frames"] = hold_frames
         if release_frames is not None:
@@ -296,7 +296,7 @@ class PokeAgentWorld:
         return _done(presses=presses, endedBy=ended, pages=pages[:DIALOG_PRESS_LIMIT], scene=scene)
 
 
-def _done(**data: Any) -> ActionResult:
+def _done(**data: object) -> ActionResult:
     return ActionResult(ok=True, source="environment", data=data)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from bot.worlds.sandbox.state import BattleView, PartnerView
+
 SPECIES: dict[str, tuple[str, str]] = {
     "sprigling": ("SPRIGLING", "grass"),
     "cindercub": ("CINDERCUB", "fire"),
@@ -25,7 +27,7 @@ class Partner:
     def species_name(self) -> str:
         return SPECIES[self.species][0]
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> PartnerView:
         return {
             "name": self.name,
             "species": self.species_name,
@@ -70,7 +72,7 @@ class Battle:
             return texts + [f"{me} fainted!"], "battle_lost"
         return texts, "battle_menu"
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> BattleView:
         return {
             "trainer": self.trainer,
             "foe": {

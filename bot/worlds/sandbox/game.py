@@ -7,7 +7,6 @@ raises `Refusal` (code + reason); the world adapter turns it into a structured r
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from bot.worlds.sandbox import story
 from bot.worlds.sandbox.battle import Battle, Partner
@@ -15,6 +14,7 @@ from bot.worlds.sandbox.maps import DIRECTIONS, MAPS, START_FACING, START_MAP, S
 from bot.worlds.sandbox.milestones import MILESTONE_IDS, prerequisite
 from bot.worlds.sandbox.npcs import OPPOSITE, Crowd, Npc, npc_at, spawn
 from bot.worlds.sandbox.pathfinding import direction_of, find_path
+from bot.worlds.sandbox.state import NameEntered, Pressed, Walked
 from bot.worlds.sandbox.ui import Dialog, Menu, Naming
 
 STEP_FRAMES = 16  # one tile of walking
@@ -111,7 +111,7 @@ class Game:
 
     # --- buttons -------------------------------------------------------------------
 
-    def press(self, button: str, hold: int = 16) -> dict[str, Any]:
+    def press(self, button: str, hold: int = 16) -> Pressed:
         """One press of one button held for `hold` frames; returns what it did."""
         scene = self.scene
         if scene == "naming":
@@ -137,8 +137,8 @@ class Game:
         self.advance(hold)
         return {"effect": "nothing"}
 
-    def _press_direction(self, direction: str, hold: int) -> dict[str, Any]:
-        out: dict[str, Any] = {"moved": 0, "bumped": False, "blockedAt": None, "warped": False}
+    def _press_direction(self, direction: str, hold: int) -> Pressed:
+        out: Pressed = {"moved": 0, "bumped": False, "blockedAt": None, "warped": False, "effect": ""}
         if direction != self.facing and hold < TURN_HOLD:
             self.facing = direction
             self.advance(hold)
@@ -166,7 +166,7 @@ class Game:
         out["effect"] = "walked" if out["moved"] else "bumped"
         return out
 
-    def _press_menu(self, button: str) -> dict[str, Any]:
+    def _press_menu(self, button: str) -> Pressed:
         assert self.menu is not None
         if button in ("up", "down"):
             self.menu.move(-1 if button == "up" else 1)
@@ -183,7 +183,7 @@ class Game:
             return {"effect": "cancelled", "entryId": entry}
         return {"effect": "nothing"}
 
-    def _press_naming(self, button: str, hold: int) -> dict[str, Any]:
+    def _press_naming(self, button: str, hold: int) -> Pressed:
         naming = self.naming
         assert naming is not None
         self.advance(hold)
@@ -241,7 +241,7 @@ class Game:
             return "read"
         return "nothing"
 
-    def walk_to(self, tx: int, ty: int) -> dict[str, Any]:
+    def walk_to(self, tx: int, ty: int) -> Walked:
         scene = self.scene
         if scene != "overworld":
             code = {"dialog": "dialog_open", "naming": "naming_open", "battle": "in_battle"}.get(
@@ -261,7 +261,7 @@ class Game:
         path = find_path(m, (self.x, self.y), (tx, ty), [(n.x, n.y) for n in self.npcs])
         if path is None:
             raise Refusal("no_path", f"no path from ({self.x},{self.y}) to ({tx},{ty}) on {m.id} right now")
-        out: dict[str, Any] = {
+        out: Walked = {
             "plannedSteps": len(path),
             "takenSteps": 0,
             "arrived": not path,
@@ -315,7 +315,7 @@ class Game:
         self.menu = None
         story.run(self, menu.on_select, entry_id)
 
-    def enter_text(self, text: str, submit: bool) -> dict[str, Any]:
+    def enter_text(self, text: str, submit: bool) -> NameEntered:
         if self.naming is None:
             raise Refusal("naming_not_open", f"the naming screen is not open (scene: {self.scene})")
         if len(text) > self.naming.max_length:

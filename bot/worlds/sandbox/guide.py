@@ -9,11 +9,11 @@ way only costs a retry. Applied repeatedly it completes every milestone of a new
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
 
 from bot.worlds.sandbox.maps import DIRECTIONS, MAPS, MapDef
 from bot.worlds.sandbox.milestones import MILESTONE_IDS
 from bot.worlds.sandbox.pathfinding import find_path
+from bot.worlds.sandbox.state import Action, MenuView, SandboxState
 
 PARTNER_SPECIES = "sprigling"
 PARTNER_NAME = "SPROUT"
@@ -24,19 +24,18 @@ TALK_TARGETS = {"met_professor": ("lab", "hazel"), "first_battle_won": ("route",
 # Which map to reach for the next milestone.
 MAP_TARGETS = {"left_house": "town", "reached_route": "route", "returned_to_town": "town"}
 
-Action = dict[str, Any]
 Point = tuple[int, int]
 
 
-def next_action(state: dict[str, Any]) -> Action:
+def next_action(state: SandboxState) -> Action:
     return _plan(state)[0]
 
 
-def describe(state: dict[str, Any]) -> str:
+def describe(state: SandboxState) -> str:
     return _plan(state)[1]
 
 
-def _plan(state: dict[str, Any]) -> tuple[Action, str]:
+def _plan(state: SandboxState) -> tuple[Action, str]:
     scene = state["scene"]
     if scene == "naming":
         return {
@@ -52,7 +51,7 @@ def _plan(state: dict[str, Any]) -> tuple[Action, str]:
     return _overworld(state)
 
 
-def _menu_choice(menu: dict[str, Any]) -> tuple[Action, str]:
+def _menu_choice(menu: MenuView) -> tuple[Action, str]:
     ids = [e["id"] for e in menu["entries"]]
     if menu["kind"] == "start":
         pick, why = "close", "close the start menu"
@@ -67,7 +66,7 @@ def _menu_choice(menu: dict[str, Any]) -> tuple[Action, str]:
     return {"kind": "select_menu_entry", "entryId": pick}, why
 
 
-def _next_milestone(state: dict[str, Any]) -> str | None:
+def _next_milestone(state: SandboxState) -> str | None:
     reached = set(state["milestones"])
     for m in MILESTONE_IDS:
         if m not in reached:
@@ -75,7 +74,7 @@ def _next_milestone(state: dict[str, Any]) -> str | None:
     return None
 
 
-def _overworld(state: dict[str, Any]) -> tuple[Action, str]:
+def _overworld(state: SandboxState) -> tuple[Action, str]:
     goal = _next_milestone(state)
     if goal is None:
         return {"kind": "frame_advance", "frames": 60}, "every milestone is done: enjoy the view"
@@ -93,11 +92,11 @@ def _overworld(state: dict[str, Any]) -> tuple[Action, str]:
     return _talk_to(state, person)
 
 
-def _people(state: dict[str, Any]) -> set[Point]:
+def _people(state: SandboxState) -> set[Point]:
     return {(n["x"], n["y"]) for n in state["npcs"]}
 
 
-def _position(state: dict[str, Any]) -> Point:
+def _position(state: SandboxState) -> Point:
     return state["location"]["x"], state["location"]["y"]
 
 
@@ -133,7 +132,7 @@ def _nearest(m: MapDef, start: Point, tiles: list[Point], people: set[Point]) ->
     return best[1] if best is not None else None
 
 
-def _go_towards(state: dict[str, Any], target_map: str) -> tuple[Action, str]:
+def _go_towards(state: SandboxState, target_map: str) -> tuple[Action, str]:
     here = state["location"]["map"]
     nxt = _map_route(here, target_map)[1]
     m = MAPS[here]
@@ -145,7 +144,7 @@ def _go_towards(state: dict[str, Any], target_map: str) -> tuple[Action, str]:
     return {"kind": "walk_to", "x": x, "y": y}, f"walk to the exit to {MAPS[nxt].name} at ({x},{y})"
 
 
-def _talk_to(state: dict[str, Any], person: str) -> tuple[Action, str]:
+def _talk_to(state: SandboxState, person: str) -> tuple[Action, str]:
     npc = next((n for n in state["npcs"] if n["id"] == person), None)
     if npc is None:
         return _wait(f"wait for {person} to show up")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.worlds.sandbox.maps import DIRECTIONS, MapDef, NpcDef
+from bot.worlds.sandbox.state import Person
 
 OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
 WANDER_PAUSE = (40, 140)  # frames between two moves of a wanderer
@@ -23,7 +24,7 @@ class Npc:
     wander: tuple[int, int, int, int] | None
     timer: int
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> Person:
         return {"id": self.id, "name": self.name, "x": self.x, "y": self.y, "facing": self.facing}
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.worlds.sandbox.game import Game
 from bot.worlds.sandbox.maps import GRID_LEGEND, MapDef
+from bot.worlds.sandbox.state import Grid, SandboxState, WarpOnScreen
 
 VIEW_W, VIEW_H = 15, 10  # tiles on screen
 
@@ -37,8 +36,7 @@ def _static(m: MapDef, ox: int, oy: int) -> tuple[str, ...]:
     return rows
 
 
-def grid(game: Game) -> dict[str, Any]:
-    """The tiles on screen as rows of symbols (see `legend`); `origin` is the top-left tile."""
+def grid(game: Game) -> Grid:
     m = game.map
     ox, oy = camera(m, game.x, game.y)
     rows = list(_static(m, ox, oy))
@@ -55,10 +53,10 @@ def grid(game: Game) -> dict[str, Any]:
     }
 
 
-def state_of(game: Game) -> dict[str, Any]:
+def state_of(game: Game) -> SandboxState:
     m = game.map
     ox, oy = camera(m, game.x, game.y)
-    on_screen = [
+    on_screen: list[WarpOnScreen] = [
         {"x": x, "y": y, "to": w.to_map}
         for (x, y), w in sorted(m.warps.items())
         if ox <= x < ox + VIEW_W and oy <= y < oy + VIEW_H

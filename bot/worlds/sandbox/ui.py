@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+from bot.worlds.sandbox.state import DialogView, MenuView, NamingView
+
 LINE_CHARS = 34
 LINES_PER_PAGE = 2
 NAME_MAX = 10
@@ -53,7 +55,7 @@ class Dialog:
             return True
         return False
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> DialogView:
         return {"speaker": self.speaker, "text": self.text, "page": self.page + 1, "pages": len(self.pages)}
 
 
@@ -75,7 +77,7 @@ class Menu:
     def entry_ids(self) -> list[str]:
         return [e[0] for e in self.entries]
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> MenuView:
         return {
             "kind": self.kind,
             "title": self.title,
@@ -121,7 +123,7 @@ class Naming:
         self.current = self.current[:-1]
         return True
 
-    def view(self) -> dict[str, object]:
+    def view(self) -> NamingView:
         return {
             "prompt": self.prompt,
             "current": self.current,

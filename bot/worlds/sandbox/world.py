@@ -13,7 +13,6 @@ import hashlib
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 import orjson
 from pydantic import BaseModel
@@ -23,6 +22,7 @@ from bot.worlds.sandbox.game import Game, Refusal
 from bot.worlds.sandbox.info import INFO
 from bot.worlds.sandbox.observe import state_of
 from bot.worlds.sandbox.render import HEIGHT, WIDTH, encode_png, render
+from bot.worlds.sandbox.state import Applied, ButtonsPressed, DialogRead, SandboxState, Where
 from journal.actions import (
     GBA_CATALOG,
     AdvanceDialog,
@@ -99,7 +99,7 @@ class SandboxWorld:
             self.game.advance(frames)
         return frames
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> SandboxState:
         """The current semantic state without letting time pass (for tests and the guide)."""
         return state_of(self.game)
 
@@ -133,9 +133,8 @@ class SandboxWorld:
         return self._png
 
     def _picture_key(self) -> str:
-        state = state_of(self.game)
-        state.pop("frame")
-        return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        drawn = {k: v for k, v in state_of(self.game).items() if k != "frame"}
+        return hashlib.sha256(orjson.dumps(drawn, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def _draw(self, key: str, png: bytes) -> None:
         self._png, self._render_key = png, key
@@ -158,14 +157,13 @@ class SandboxWorld:
             return ActionResult(
                 ok=False, source="exception", refusal="adapter_error", detail=f"{type(exc).__name__}: {exc}"
             )
-        data.update(self._where())
-        return ActionResult(ok=True, source="environment", data=data)
+        return ActionResult(ok=True, source="environment", data={**data, **self._where()})
 
-    def _where(self) -> dict[str, Any]:
+    def _where(self) -> Where:
         g = self.game
         return {"scene": g.scene, "location": {"map": g.map_id, "x": g.x, "y": g.y, "facing": g.facing}}
 
-    def _apply(self, action: BaseModel) -> dict[str, Any]:
+    def _apply(self, action: BaseModel) -> Applied:
         g = self.game
         if isinstance(action, ButtonPress):
             return self._button(action)
@@ -185,11 +183,12 @@ class SandboxWorld:
         kind = getattr(action, "kind", type(action).__name__)
         raise Refusal("action_not_in_catalog", f"{kind!r} is not an action of the sandbox (gba catalog)")
 
-    def _button(self, action: ButtonPress) -> dict[str, Any]:
+    def _button(self, action: ButtonPress) -> ButtonsPressed:
         g = self.game
         start = (g.map_id, g.x, g.y)
         effects: list[str] = []
-        bumped, warped, blocked_at = False, False, None
+        bumped, warped = False, False
+        blocked_at: list[int] | None = None
         moved = 0
         for _ in range(action.repeat):
             out = g.press(action.button, action.holdFrames)
@@ -209,7 +208,7 @@ class SandboxWorld:
             "map": g.map_id,
         }
 
-    def _advance_dialog(self) -> dict[str, Any]:
+    def _advance_dialog(self) -> DialogRead:
         g = self.game
         if g.dialog is None:
             raise Refusal("not_in_dialog", f"no dialog is open (scene: {g.scene})")
