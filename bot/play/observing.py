@@ -14,13 +14,13 @@ import asyncio
 import functools
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 
-from bot.play.minds.base import DecisionView, look_at
-from bot.play.progress import ProgressTracker, location_of, progress_json
+from bot.play.minds.base import DecisionView, StoryCard, look_at
+from bot.play.progress import ProgressTracker, location_of, progress_copy
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import StopRequest
 from bot.worlds.base import Observation, Still, World
@@ -101,7 +101,9 @@ class StillPacer:
 class Observer:
     """The observe stage of one session."""
 
-    def __init__(self, world: World, memory: PlayMemory, stills: StillPacer, story: Any) -> None:
+    def __init__(
+        self, world: World, memory: PlayMemory, stills: StillPacer, story: Callable[[], StoryCard | None]
+    ) -> None:
         self.world = world
         self.memory = memory
         self.stills = stills
@@ -147,10 +149,10 @@ class Observer:
             observation=obs,
             still=still,
             catalog=self.world.catalog,
-            signals=dict(memory.signals.shown(signals)),
+            signals=memory.signals.shown(signals),
             objective=memory.objective,
             notes=memory.notes,
-            progress=progress_json(progress),
+            progress=progress_copy(progress),
             recent=list(memory.recent_for_mind),
             warnings=warnings,
             story_source=self._story,

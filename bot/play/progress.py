@@ -98,6 +98,16 @@ class ProgressTracker:
         }
 
 
+def progress_copy(progress: ProgressDict) -> ProgressDict:
+    """A progress snapshot of its own (the mind's view), so nothing it holds changes under it."""
+    return {
+        "distinctTiles": progress["distinctTiles"],
+        "maps": list(progress["maps"]),
+        "milestones": list(progress["milestones"]),
+        "metrics": dict(progress["metrics"]),
+    }
+
+
 def progress_json(progress: ProgressDict) -> dict[str, JSONValue]:
     """A progress snapshot as plain JSON (its own copy), for readers that take any JSON: the
     mind's view, a settled turn, the activity digest."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam
@@ -42,6 +41,7 @@ from bot.tools.base import ToolResult
 from bot.tools.play_reads import bounded_card
 from bot.tools.world import Move
 from journal.actions import action_payload
+from journal.json_types import JSONObject
 
 SYSTEM = """You are Clankie, a cheerful robot, playing a game through tools, one move per turn.
 - look shows you the game now: its state and a screenshot (give a region to look closely at part \
@@ -126,7 +126,7 @@ class AgentMind:
         return self.engine
 
     # -- one turn -------------------------------------------------------------------------
-    async def decide(self, view: DecisionView) -> dict[str, Any]:
+    async def decide(self, view: DecisionView) -> JSONObject:
         engine = self._engine(view)
         self._view = view
         self._settle_pending(view)
@@ -221,7 +221,7 @@ class AgentMind:
                 images.append(image_message(call.function.name, result.images))
         return out + images
 
-    def _decision(self, move: Move, said: list[str]) -> dict[str, Any]:
+    def _decision(self, move: Move, said: list[str]) -> JSONObject:
         say = (move.say or "").strip() or None
         return decision_from_wire(
             {

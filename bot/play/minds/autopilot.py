@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from bot.play.decision import MindFailed
 from bot.play.minds.autopilot_2048 import SightPlayer
@@ -24,6 +24,7 @@ from bot.play.minds.factory import AUTOPILOT
 from bot.play.speech import SPEECH_COOLDOWN_TURNS
 from bot.worlds.browser.page_state import BrowserAction
 from bot.worlds.sandbox.state import Action
+from journal.json_types import JSONObject
 
 State = Mapping[str, object]
 """An observation's state as any world writes it; a playbook reads its own world's shape."""
@@ -123,7 +124,7 @@ class AutopilotMind:
         """The 2048 board the last browser decision read by sight (None before one, or elsewhere)."""
         return self._sight.board if self._sight is not None else None
 
-    async def decide(self, view: DecisionView) -> dict[str, Any]:
+    async def decide(self, view: DecisionView) -> JSONObject:
         state = view.observation.state
         objective: str | None
         action: Action | BrowserAction
@@ -144,7 +145,7 @@ class AutopilotMind:
         if self._known is not None:  # what was there at the first look is not news
             self._unsaid += [m for m in reached if m not in self._known and m not in self._unsaid]
         self._known = reached
-        decision: dict[str, Any] = {
+        decision: JSONObject = {
             "monologue": f"{_scene_text(state, view.observation.scene)} Next: {intent}."[:600],
             "intent": intent[:200],
             "action": action,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Protocol, TypedDict, cast
 
 from bot.worlds.base import Observation, RegionStills, Still, World
 from journal.actions import Catalog
+from journal.json_types import JSONObject, JSONValue
+from journal.line_dicts import ProgressDict, ShownSignals
 
 Region = tuple[int, int, int, int]
 """x, y, width, height in the world's picture coordinates (CSS pixels for the browser)."""
@@ -33,6 +35,19 @@ class Seen:
     still: Still | None
 
 
+class UsageRecord(TypedDict):
+    """A turn's ``usage`` in the journal (V4): what asking a model cost for its decision."""
+
+    requests: int
+    requestBytes: int
+    promptTokens: int | None
+    completionTokens: int | None
+
+
+StoryCard = dict[str, JSONValue]
+"""The live story card as JSON (docs/architecture.md §7)."""
+
+
 @dataclass
 class Cost:
     """What one decision cost: requests sent to a model endpoint, their JSON bytes, and the
@@ -47,7 +62,7 @@ class Cost:
         self.requests += 1
         self.request_bytes += request_bytes
 
-    def answered(self, usage: Any) -> None:
+    def answered(self, usage: object) -> None:
         """Add the ``usage`` of a completion (any object with the token counts, or None)."""
         prompt = getattr(usage, "prompt_tokens", None)
         completion = getattr(usage, "completion_tokens", None)
@@ -56,7 +71,7 @@ class Cost:
         if isinstance(completion, int):
             self.completion_tokens = (self.completion_tokens or 0) + completion
 
-    def record(self) -> dict[str, Any] | None:
+    def record(self) -> UsageRecord | None:
         """The journal's ``usage`` (V4), or None when no model was asked."""
         if not self.requests:
             return None
@@ -75,13 +90,13 @@ class DecisionView:
     observation: Observation
     still: Still | None
     catalog: Catalog
-    signals: dict[str, Any]
+    signals: ShownSignals
     objective: str | None
     notes: str | None
-    progress: dict[str, Any]
-    recent: list[dict[str, Any]] = field(default_factory=list)
+    progress: ProgressDict
+    recent: list[JSONObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    story_source: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
+    story_source: Callable[[], StoryCard | None] | None = field(default=None, repr=False)
     look: Look | None = field(default=None, repr=False)
     """Fresh stills on demand, for a mind that watches the picture settle (None: no world)."""
     observe: Callable[[], Awaitable[Observation]] | None = field(default=None, repr=False)
@@ -93,7 +108,7 @@ class DecisionView:
     """What asking a model cost for this decision (a mind with an endpoint adds to it)."""
 
     @property
-    def story(self) -> dict[str, Any] | None:
+    def story(self) -> StoryCard | None:
         """The story card as JSON, built only when a mind reads it (most turns nobody does)."""
         return self.story_source() if self.story_source is not None else None
 
@@ -124,8 +139,8 @@ class Mind(Protocol):
     name: str
     info: MindInfo
 
-    async def decide(self, view: DecisionView) -> dict[str, Any]:
-        """Return a raw decision dict; raise MindFailed or InvalidDecision."""
+    async def decide(self, view: DecisionView) -> JSONObject:
+        """Return a raw decision (JSON, checked by the loop); raise MindFailed or InvalidDecision."""
         ...
 
     async def aclose(self) -> None: ...

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import replace
-from typing import Any
 
 import orjson
 from openai import AsyncOpenAI
@@ -27,7 +26,7 @@ from bot.play.decision import InvalidDecision, decision_from_wire, decision_json
 from bot.play.minds.base import DecisionView
 from bot.play.minds.endpoint import client_from_settings, complete_message
 from bot.play.minds.factory import OPENAI
-from bot.tools.wire_types import JSONView
+from bot.tools.wire_types import JSONObject, JSONView
 
 RECENT_TURNS = 8
 MAX_STATE_CHARS = 6000
@@ -132,7 +131,7 @@ class OpenAIMind:
             },
         }
 
-    async def decide(self, view: DecisionView) -> dict[str, Any]:
+    async def decide(self, view: DecisionView) -> JSONObject:
         body = self.request(view)
         message = await complete_message(self.client, body, view.cost)
         content = (message.content or "").strip()
