@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import re
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
-
 from bot.worlds.browser.info import METRICS
 from journal.metrics import SEPARATOR, format_number
 
@@ -48,18 +45,6 @@ _NUMBER = re.compile(r"^-?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+$|^-?\d+$")
 _SCORE_IN_TEXT = re.compile(
     r"(?<![A-Za-z])score\b[ \t:]*\n?[ \t]*(-?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?!\d)|-?\d+)", re.IGNORECASE
 )
-
-
-async def scoreboard_text(page: Page) -> str | None:
-    """The score display's text (:data:`SCOREBOARD_JS`); None when there is none, or while the
-    page navigates (its script context is gone)."""
-    try:
-        found = await page.evaluate(SCOREBOARD_JS)
-    except PlaywrightError as exc:
-        if "context was destroyed" in str(exc):
-            return None
-        raise
-    return found if isinstance(found, str) else None
 
 
 _NOT_THE_SCORE = re.compile(r"(best|high|hi|top)[ \t-]*$", re.IGNORECASE)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import TypedDict
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route
 from playwright.async_api import Error as PlaywrightError
@@ -43,7 +44,7 @@ from bot.worlds.base import ActionResult, Observation, Still, WorldUnavailable
 from bot.worlds.browser.actions import apply_action, refuse
 from bot.worlds.browser.browsers import CHROMIUM_ARGS, Browsers, endpoint_shown, launch_refusal_hint
 from bot.worlds.browser.info import INFO
-from bot.worlds.browser.metrics import reopened_notice, score_of, scoreboard_text
+from bot.worlds.browser.metrics import SCOREBOARD_JS, reopened_notice, score_of
 from bot.worlds.browser.model_2048 import max_tile
 from bot.worlds.browser.page_state import PageSnapshot, PageState
 from bot.worlds.browser.pages import BUILTIN_ORIGIN, builtin_file_for, origin_of, resolve_url
@@ -56,6 +57,15 @@ __all__ = ["CHROMIUM_ARGS", "BrowserWorld"]  # CHROMIUM_ARGS: the quiet offline 
 NAVIGATION_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 10_000
 SNAPSHOT_ATTEMPTS = 4
+# The page's reading (SNAPSHOT_JS) and its score display (SCOREBOARD_JS) in one evaluate.
+READ_JS = f"(args) => ({{ snap: ({SNAPSHOT_JS.strip()})(args), scoreboard: ({SCOREBOARD_JS.strip()})() }})"
+
+
+class PageRead(TypedDict):
+    """What ``READ_JS`` returns."""
+
+    snap: PageSnapshot
+    scoreboard: object
 
 
 def first_line(exc: BaseException) -> str:
@@ -281,8 +291,7 @@ class BrowserWorld:
         await self._recover()
         assert self._page is not None
         page = self._page
-        snap = await self._snapshot(page)
-        scoreboard = await scoreboard_text(page)
+        snap, scoreboard = await self._snapshot(page)
         score = score_of(scoreboard, snap["text"])
         board = await self._board.board(lambda clip: self._png(page, clip), self._viewport)
         self._refs = {item["ref"] for item in snap["outline"]}
@@ -313,12 +322,15 @@ class BrowserWorld:
         return Observation.of(state, "page")
 
     @staticmethod
-    async def _snapshot(page: Page) -> PageSnapshot:
-        """Read the page; a navigation under way destroys the script's context, so wait and retry."""
+    async def _snapshot(page: Page) -> tuple[PageSnapshot, str | None]:
+        """Read the page and its score display in one script (one round trip: a Chromium on
+        another machine pays for each); a navigation under way destroys the script's context, so
+        wait and retry."""
         for attempt in range(SNAPSHOT_ATTEMPTS):
             try:
-                snap: PageSnapshot = await page.evaluate(SNAPSHOT_JS, snapshot_args())
-                return snap
+                read: PageRead = await page.evaluate(READ_JS, snapshot_args())
+                scoreboard = read["scoreboard"]
+                return read["snap"], scoreboard if isinstance(scoreboard, str) else None
             except PlaywrightError as exc:
                 if "context was destroyed" not in str(exc) or attempt == SNAPSHOT_ATTEMPTS - 1:
                     raise
