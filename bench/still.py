@@ -28,7 +28,7 @@ CONCURRENCY = 4 if SMOKE else 64
 SECONDS = 0.2 if SMOKE else 1.2
 WARMUP_S = 0.1 if SMOKE else 0.7
 PACE_S = 0.25
-ROUNDS = 1 if SMOKE else 5
+ROUNDS = 1 if SMOKE else 9
 PATH = "/v1/embodiment/sessions/live/still"
 
 

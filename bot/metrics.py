@@ -30,7 +30,7 @@ from prometheus_client import (
     ProcessCollector,
     disable_created_metrics,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
@@ -69,6 +69,26 @@ class GatewayState:
     connected: frozenset[int]  # their gateway socket is open
     ready: frozenset[int]  # READY or RESUMED since the last disconnect
     latencies: tuple[tuple[int, float], ...]  # (shard id, heartbeat latency in seconds)
+
+
+class _WebRequests(Collector):
+    """``clankie_web_requests_total`` by route template and status, counted in a plain dict (a
+    request costs one dict update on the event loop, not a locked prometheus child) and read
+    when scraped. Both labels are bounded: the router's templates and HTTP statuses."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, int], int] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            "clankie_web_requests", "Web requests, by route template and status.", labels=["route", "status"]
+        )
+        for (route, status), count in sorted(list(self.counts.items())):  # one C call: a copy
+            family.add_metric([route, str(status)], count)
+        yield family
+
+    def describe(self) -> Iterable[Metric]:
+        return ()
 
 
 class _Gateway(Collector):
@@ -200,21 +220,16 @@ class Metrics:
             ["file"],
             registry=r,
         )
-        self.requests = Counter(
-            "clankie_web_requests_total",
-            "Web requests, by route template and status.",
-            ["route", "status"],
-            registry=r,
-        )
+        self.requests = _WebRequests()
+        r.register(self.requests)
         self.viewers = Gauge(
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
         self.viewers.set_function(lambda: _open_streams())
-        # Children of the two series touched per turn and per request, kept once made: prometheus'
-        # ``labels()`` validates and locks on every call (about 1.5 µs), a dict lookup does not.
-        # Both key sets are bounded (outcomes × worlds × minds × guilds; route templates × statuses).
+        # The turn series' children, kept once made: prometheus' ``labels()`` validates and locks
+        # on every call (about 1.5 µs), a dict lookup does not. The key set is bounded (outcomes ×
+        # worlds × minds × guilds).
         self.turn_children: dict[tuple[str, ...], Counter] = {}
-        self.request_children: dict[tuple[str, int], Counter] = {}
 
     def guild(self, guild_id: int | str | None) -> tuple[str, ...]:
         """The guild label's value, when there is a guild label."""
@@ -407,11 +422,9 @@ def disk_failure(file: str) -> None:
 
 def web_request(route: str, status: int) -> None:
     if _STATE.on:
-        m = _STATE.metrics
-        child = m.request_children.get((route, status))
-        if child is None:
-            child = m.request_children.setdefault((route, status), m.requests.labels(route, str(status)))
-        child.inc()
+        counts = _STATE.metrics.requests.counts
+        key = (route, status)
+        counts[key] = counts.get(key, 0) + 1
 
 
 def viewer_opened(stream: object, is_open: Callable[[], bool]) -> None:

@@ -32,6 +32,7 @@ worlds that declare none), so progress reads "7/7 milestones". Play is read thro
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TypedDict
 
@@ -134,6 +135,7 @@ def _qualities(accept: str) -> list[tuple[str, float]]:
     return out
 
 
+@functools.lru_cache(maxsize=128)  # clients send the same few Accept headers on every request
 def wants_image(accept: str) -> bool:
     """True when the client prefers an image (``image/*``, ``image/png`` …) to JSON: its best
     image quality is above zero and above that of ``application/json`` (or a wildcard)."""
@@ -178,12 +180,12 @@ async def live_still(request: web.Request) -> web.StreamResponse:
 
 
 def _still_response(request: web.Request, entry: StillEntry, image: bool) -> web.StreamResponse:
-    headers = {"ETag": entry.etag, "Cache-Control": "no-cache", "Vary": "Accept"}
+    # the headers are the entry's, made once per frame (StillEntry): a request only picks them
     if request.headers.get("If-None-Match") == entry.etag:
-        return web.Response(status=304, headers=headers)
+        return web.Response(status=304, headers=entry.not_modified_headers)
     if image:
-        return web.Response(body=entry.raw, content_type=entry.mime_type, headers=headers)
-    return web.Response(body=entry.json_body, content_type="application/json", headers=headers)
+        return web.Response(body=entry.raw, headers=entry.image_headers)
+    return web.Response(body=entry.json_body, headers=entry.json_headers)
 
 
 async def live_story(request: web.Request) -> web.Response:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import base64
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from bot.worlds.base import Still
 
@@ -24,6 +25,21 @@ class StillEntry:
     raw: bytes
     mime_type: str
     json_body: bytes
+    not_modified_headers: CIMultiDictProxy[str] = field(init=False, repr=False)
+    """A 304's headers: ETag, ``Cache-Control: no-cache``, ``Vary: Accept`` (a still's URL is
+    asked again and again, so they are made once per frame, not per request)."""
+    image_headers: CIMultiDictProxy[str] = field(init=False, repr=False)
+    json_headers: CIMultiDictProxy[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        base = {"ETag": self.etag, "Cache-Control": "no-cache", "Vary": "Accept"}
+        made = {
+            "not_modified_headers": base,
+            "image_headers": {**base, "Content-Type": self.mime_type},
+            "json_headers": {**base, "Content-Type": "application/json"},
+        }
+        for name, headers in made.items():
+            object.__setattr__(self, name, CIMultiDictProxy(CIMultiDict(headers)))
 
 
 class StillCache:
