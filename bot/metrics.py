@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from prometheus_client import (
     CollectorRegistry,
@@ -30,9 +30,11 @@ from prometheus_client import (
     ProcessCollector,
     disable_created_metrics,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
+
+from bot.tallies import Counts, TallyHistograms
 
 __all__ = ["CONTENT_TYPE", "GatewayState", "Metrics", "configure", "current", "exposition"]
 
@@ -69,26 +71,6 @@ class GatewayState:
     connected: frozenset[int]  # their gateway socket is open
     ready: frozenset[int]  # READY or RESUMED since the last disconnect
     latencies: tuple[tuple[int, float], ...]  # (shard id, heartbeat latency in seconds)
-
-
-class _WebRequests(Collector):
-    """``clankie_web_requests_total`` by route template and status, counted in a plain dict (a
-    request costs one dict update on the event loop, not a locked prometheus child) and read
-    when scraped. Both labels are bounded: the router's templates and HTTP statuses."""
-
-    def __init__(self) -> None:
-        self.counts: dict[tuple[str, int], int] = {}
-
-    def collect(self) -> Iterator[Metric]:
-        family = CounterMetricFamily(
-            "clankie_web_requests", "Web requests, by route template and status.", labels=["route", "status"]
-        )
-        for (route, status), count in sorted(list(self.counts.items())):  # one C call: a copy
-            family.add_metric([route, str(status)], count)
-        yield family
-
-    def describe(self) -> Iterable[Metric]:
-        return ()
 
 
 class _Gateway(Collector):
@@ -141,20 +123,21 @@ class Metrics:
         self.sessions_active = Gauge(
             "clankie_play_sessions_active", "Play sessions running, by world.", ["world", *g], registry=r
         )
-        self.turns = Counter(
-            "clankie_turns_total",
+        self.turns = Counts(  # per turn, on the event loop (bot/tallies.py)
+            "clankie_turns",
             "Turns written to a journal, by outcome, world and mind.",
             ["outcome", "world", "mind", *g],
-            registry=r,
         )
-        self.stage = Histogram(
+        r.register(self.turns)
+        self.stage = TallyHistograms(
             "clankie_turn_stage_duration_seconds",
             "Time of each stage of a turn: observe, decide, act, settle.",
-            ["stage"],
-            buckets=_STAGE_BUCKETS,
-            registry=r,
+            _STAGE_BUCKETS,
+            label="stage",
+            values=STAGES,
         )
-        self.stages = {name: self.stage.labels(name) for name in STAGES}  # looked up once, not per turn
+        r.register(self.stage)
+        self.stages = self.stage.tallies  # written on the event loop (bot/tallies.py)
         self.sessions_ended = Counter(
             "clankie_play_sessions_ended_total",
             "Play sessions ended, by outcome.",
@@ -208,28 +191,27 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
-        self.fsync = Histogram(
+        self.fsync_family = TallyHistograms(
             "clankie_journal_fsync_duration_seconds",
             "Write and fsync of one journal line, on the sitting's disk thread.",
-            buckets=_FSYNC_BUCKETS,
-            registry=r,
+            _FSYNC_BUCKETS,
         )
+        r.register(self.fsync_family)
+        self.fsync = self.fsync_family.tallies[""]  # timed on the disk thread, observed on the loop
         self.disk_failures = Counter(
             "clankie_disk_failures_total",
             "Writes the disk refused, by file: journal, event_log, receipts.",
             ["file"],
             registry=r,
         )
-        self.requests = _WebRequests()
+        self.requests = Counts(  # per request, on the event loop
+            "clankie_web_requests", "Web requests, by route template and status.", ["route", "status"]
+        )
         r.register(self.requests)
         self.viewers = Gauge(
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
         self.viewers.set_function(lambda: _open_streams())
-        # The turn series' children, kept once made: prometheus' ``labels()`` validates and locks
-        # on every call (about 1.5 µs), a dict lookup does not. The key set is bounded (outcomes ×
-        # worlds × minds × guilds).
-        self.turn_children: dict[tuple[str, ...], Counter] = {}
 
     def guild(self, guild_id: int | str | None) -> tuple[str, ...]:
         """The guild label's value, when there is a guild label."""
@@ -317,11 +299,7 @@ def turn_written(outcome: str, world: str, mind: str, guild_id: int | None) -> N
     """A turn line the journal holds (so the count equals the journal's turn lines)."""
     if _STATE.on:
         m = _STATE.metrics
-        key = (outcome, world, mind, *m.guild(guild_id))
-        child = m.turn_children.get(key)
-        if child is None:
-            child = m.turn_children.setdefault(key, m.turns.labels(*key))
-        child.inc()
+        m.turns.inc((outcome, world, mind, *m.guild(guild_id)))
 
 
 def stage_done(stage: str, started: float) -> float:
@@ -400,15 +378,38 @@ def narration(outcome: str) -> None:
 # -- disk -------------------------------------------------------------------------------------
 
 
-def timed_fsync(commit: Callable[[T], R], line: T) -> R:
-    """``commit(line)`` (a journal line's write and fsync, on its disk thread), timed."""
-    if not _STATE.on:
-        return commit(line)
+@dataclass(frozen=True)
+class Timed(Generic[R]):
+    """What :func:`timed` brings back from the disk thread: the commit's answer or its error,
+    and the seconds it took either way."""
+
+    seconds: float
+    done: R | None = None
+    error: Exception | None = None
+
+    def result(self) -> R:
+        if self.error is not None:
+            raise self.error
+        assert self.done is not None
+        return self.done
+
+
+def timed(commit: Callable[[T], R], line: T) -> Timed[R]:
+    """``commit(line)`` (a journal line's write and fsync, on its sitting's disk thread) and the
+    seconds it took, answered or failed, for :func:`fsync_done` to observe on the event loop."""
     started = now()
     try:
-        return commit(line)
-    finally:
-        _STATE.metrics.fsync.observe(now() - started)
+        done = commit(line)
+    except Exception as exc:  # handed back to the loop, raised there by Timed.result
+        return Timed(now() - started, error=exc)
+    return Timed(now() - started, done)
+
+
+def fsync_done(seconds: float) -> None:
+    """A journal line was written and fsynced in ``seconds`` (on the event loop: the tally has
+    one writer, bot/tallies.py)."""
+    if _STATE.on:
+        _STATE.metrics.fsync.observe(seconds)
 
 
 def disk_failure(file: str) -> None:
@@ -422,9 +423,7 @@ def disk_failure(file: str) -> None:
 
 def web_request(route: str, status: int) -> None:
     if _STATE.on:
-        counts = _STATE.metrics.requests.counts
-        key = (route, status)
-        counts[key] = counts.get(key, 0) + 1
+        _STATE.metrics.requests.inc((route, str(status)))
 
 
 def viewer_opened(stream: object, is_open: Callable[[], bool]) -> None:

@@ -78,7 +78,9 @@ class JournalSink:
             return Refused("the journal is not open")
         try:
             prepared = writer.prepare_turn(line)
-            return Written(await self._thread.run(metrics.timed_fsync, writer.commit, prepared))
+            timed = await self._thread.run(metrics.timed, writer.commit, prepared)
+            metrics.fsync_done(timed.seconds)  # a refused write's time too
+            return Written(timed.result())
         except JournalLineTooLarge as exc:
             log.error("journal_line_too_large", turn=line["turn"]["turn"], error=str(exc))
             return Refused(str(exc))

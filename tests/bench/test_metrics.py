@@ -18,9 +18,9 @@ def test_the_metrics_bench_runs_at_its_smoke_size() -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == "== metrics (smoke)"
     for figure in (
-        "turn CPU, metrics on / off: ",
+        "turn CPU, metrics on / off (median of ",
         "turn overhead, metrics on vs off: ",
-        "voice receive CPU, 10 speakers, metrics on / off: ",
+        "voice receive CPU, 10 speakers, metrics on / off (median of ",
         "voice receive CPU, metrics on vs off: ",
         "GET /metrics, 8 servers playing (",
         "GET …/live/still beside it (JSON, one server's): median ",
