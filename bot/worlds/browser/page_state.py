@@ -40,17 +40,11 @@ class Game2048(TypedDict):
     over: bool
 
 
-class PageState(TypedDict):
-    """What ``BrowserWorld.observe`` puts in an observation's state. The entries after
-    ``offsite`` are added in this order when they apply (``epoch`` always)."""
+class PageState(PageSnapshot):
+    """What ``BrowserWorld.observe`` puts in an observation's state: the snapshot's entries,
+    then these. The entries after ``offsite`` are added in this order when they apply (``epoch``
+    always)."""
 
-    url: str
-    title: str
-    text: str
-    textTruncated: bool
-    outline: list[OutlineEntry]
-    outlineTotal: int
-    scrollY: int
     viewport: Viewport
     offsite: bool
     game: NotRequired[Game2048]
