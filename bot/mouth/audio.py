@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,7 +103,9 @@ class SpeakerTracker:
     first appended sample), and the dominant speaker of each user turn.
 
     Dominance is the summed mean-square energy over the turn's span, so both the louder and
-    the longer speaker weigh more; frames below `floor` count for nobody."""
+    the longer speaker weigh more; frames below `floor` count for nobody. When `humans` is set
+    (the call's people, read at each question), only they count: a music bot playing under a
+    person is never the speaker, and a turn only a bot was loud in has none."""
 
     def __init__(self, retain_ms: int = 300_000, floor: float = SILENCE_FLOOR, max_items: int = 512) -> None:
         self.floor = floor
@@ -111,6 +113,7 @@ class SpeakerTracker:
         self._items: OrderedDict[str, _Span] = OrderedDict()
         self._max_items = max_items
         self.position_ms = 0.0
+        self.humans: Callable[[], Collection[int]] | None = None
 
     def record(self, start_ms: float, energies: Mapping[int, float]) -> None:
         """One mixed frame starting at `start_ms`: each speaker's mean-square energy in it."""
@@ -126,6 +129,12 @@ class SpeakerTracker:
                 continue
             for user, energy in energies.items():
                 totals[user] = totals.get(user, 0.0) + energy
+        return self._loudest(totals)
+
+    def _loudest(self, totals: dict[int, float]) -> int | None:
+        if self.humans is not None and totals:
+            humans = self.humans()
+            totals = {user: energy for user, energy in totals.items() if user in humans}
         if not totals:
             return None
         return max(totals.items(), key=lambda kv: kv[1])[0]
@@ -139,9 +148,7 @@ class SpeakerTracker:
                 break
             for user, energy in energies.items():
                 totals[user] = totals.get(user, 0.0) + energy
-        if not totals:
-            return None
-        return max(totals.items(), key=lambda kv: kv[1])[0]
+        return self._loudest(totals)
 
     def span(self, item_id: str) -> tuple[float, float | None] | None:
         """A turn's (start_ms, end_ms); end None while it is still being spoken."""
@@ -149,6 +156,11 @@ class SpeakerTracker:
         return (span.start_ms, span.end_ms) if span is not None else None
 
     def speech_started(self, item_id: str, audio_start_ms: float) -> None:
+        known = self._items.get(item_id)
+        if known is not None and known.end_ms is not None:  # its stop came first: the span is whole
+            known.start_ms = min(audio_start_ms, known.end_ms)
+            known.speaker = self.dominant(known.start_ms, known.end_ms)
+            return
         self._items[item_id] = _Span(audio_start_ms)
         self._items.move_to_end(item_id)
         while len(self._items) > self._max_items:

@@ -1,4 +1,5 @@
-"""The floor: which committed turns he answers when he shares a call with a room (DESIGN.md §12).
+"""The floor: which committed turns he answers when he shares a call with a room
+(docs/architecture.md §12).
 
 The room is heard; the floor is who he answers. Everything said stays in the conversation as
 context, and this module decides, per committed turn, whether he speaks. It is pure: no clock,
@@ -106,6 +107,8 @@ HIS_NAME = "Clankie"
 FOLLOW_UP_WINDOW_S = 8.0  # the holder's follow-up is offered within this of the end of his audio
 ENGAGEMENT_S = 60.0  # the holder's engagement lapses after this without a turn addressed to him
 INTERRUPT_MIN_SPEECH_MS = 300.0  # the holder interrupts him after this much speech
+MAX_DECLINES = 2  # this many offers declined in a row release the floor
+UNKNOWN_SPEAKER = 0  # a turn nobody's audio was loud in (Discord ids are never 0): never the holder
 
 REASONS: frozenset[str] = frozenset(
     {
@@ -115,6 +118,7 @@ REASONS: frozenset[str] = frozenset(
         "addressed_leading",
         "addressed_after_greeting",
         "addressed_trailing_question",
+        "addressed_trailing_vocative",
         "name_alone",
         # offered
         "holder_follow_up",
@@ -139,6 +143,7 @@ AddressHow = Literal[
     "leading",
     "after_greeting",
     "trailing_question",
+    "trailing_vocative",
     "name_alone",
     "possessive",
     "ask_tell",
@@ -146,7 +151,9 @@ AddressHow = Literal[
     "soundalike_only",
     "none",
 ]
-ADDRESSING: frozenset[str] = frozenset({"leading", "after_greeting", "trailing_question", "name_alone"})
+ADDRESSING: frozenset[str] = frozenset(
+    {"leading", "after_greeting", "trailing_question", "trailing_vocative", "name_alone"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +182,7 @@ class FloorState:
     engaged_until: float = 0.0  # monotonic seconds; after this the holder is nobody
     his_audio_ended_at: float | None = None  # end of his last audio; None while a reply is due/playing
     someone_else_since: bool = False  # another human spoke since his audio ended
+    declines: int = 0  # the holder's offers he declined in a row
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,7 +429,8 @@ _OBJECT_TAKERS = frozenset(
     """
     ask asked asking tell told telling like love hate about with to for at from of is was see saw
     hear heard met meet call called trust use using beat and or the than watch watching by on
-    against ping pinged let mean blame named be are were am not
+    against ping pinged let mean blame named be are were am not know knew believe remember miss
+    want need prefer follow pick picked choose chose
     """.split()
 )
 _ASK_TELL = frozenset({"ask", "asked", "asking", "tell", "told", "telling"})
@@ -519,6 +528,47 @@ def _leading_verdict(
     if len(nl) > 3 and nl.endswith("s") and not nl.endswith("ss") and nl not in _NOT_THIRD_PERSON_S:
         return False
     return True
+
+
+_QUESTION_OPENERS = (
+    _QUESTION_WORDS
+    | _AUXILIARIES
+    | frozenset(
+        """
+    isn't wasn't aren't weren't can't couldn't won't wouldn't shouldn't didn't don't doesn't
+    haven't hasn't
+    """.split()
+    )
+)
+_IMPERATIVES = frozenset(
+    """
+    go stop wait listen check show say try hold press pick give tell help look let's move turn
+    keep come put take use do don't
+    """.split()
+)
+
+
+def _speaks_to_him(sentence: list[_Word], i: int, last: int) -> bool:
+    """Whether the words before a sentence's last word speak to someone: a question opening
+    ("what's the score, Clankie"), an imperative ("go left, Clankie") or "you" among them
+    ("I think you should go up, Clankie"). Not a bare answer ("Honestly, Clankie.", "I'd say,
+    Clankie.")."""
+    opener = sentence[i].lower
+    if opener in _QUESTION_OPENERS or opener in _IMPERATIVES or opener == "any":
+        return True
+    return any(sentence[k].lower in _SECOND_PERSON for k in range(i, last))
+
+
+def _clause_before(sentence: list[_Word], last: int) -> int:
+    """How many words the clause before the sentence's last word holds (back to a break)."""
+    count = 0
+    k = last - 1
+    while k >= 0:
+        count += 1
+        if k > 0 and sentence[k - 1].brk:
+            break
+        k -= 1
+    return count
 
 
 def _takes_him_as_object(sentence: list[_Word], k: int) -> bool:
@@ -627,6 +677,20 @@ def addressed(transcript: str, names: Sequence[str], people: Sequence[str] = ())
                     return Address("trailing_question", soundalike=strength != "exact")
                 if strength != "weak" and not _takes_him_as_object(sentence, last):
                     return Address("trailing_question", soundalike=strength != "exact")
+        elif sentence[last].brk in ("", ".") and last > i:
+            strength = strengths[base + last]
+            if strength is not None and strength != "weak" and _speaks_to_him(sentence, i, last):
+                if sentence[last - 1].brk == ",":
+                    if _clause_before(sentence, last) >= 2:  # "Ann, Bob, Clankie." is a list
+                        return Address("trailing_vocative", soundalike=strength != "exact")
+                elif (
+                    strength == "exact"
+                    and not sentence[last - 1].brk
+                    and sentence[i].lower in _QUESTION_OPENERS
+                    and not _takes_him_as_object(sentence, last)
+                ):
+                    # "are you stuck clankie": a second-person question whose "?" the transcriber left out
+                    return Address("trailing_question")
         # a clause inside the sentence opening with his name and speaking to him
         # ("Hold on, Clankie, say that again"): strict shape only
         for k in range(i + 1, len(sentence)):
@@ -719,6 +783,7 @@ def _answer_reason(how: AddressHow) -> str:
         "leading": "addressed_leading",
         "after_greeting": "addressed_after_greeting",
         "trailing_question": "addressed_trailing_question",
+        "trailing_vocative": "addressed_trailing_vocative",
         "name_alone": "name_alone",
     }[how]
 
@@ -759,11 +824,13 @@ def decide(
     acknowledge = address.how == "name_alone"
     speaker = utterance.speaker_id
 
+    unknown = speaker == UNKNOWN_SPEAKER  # answered when it asks, but never given the floor
     if mode == "open" or len(humans - {speaker}) == 0:
         reason = "open_floor" if mode == "open" else "one_human"
-        return Verdict("answered", reason, acknowledge, _engage(speaker, now))
+        return Verdict("answered", reason, acknowledge, current if unknown else _engage(speaker, now))
     if address.addressed:
-        return Verdict("answered", _answer_reason(address.how), acknowledge, _engage(speaker, now))
+        engaged = current if unknown else _engage(speaker, now)
+        return Verdict("answered", _answer_reason(address.how), acknowledge, engaged)
 
     if current.holder is not None and current.holder == speaker:
         why: str | None = None
@@ -778,8 +845,9 @@ def decide(
             and utterance.started_at - current.his_audio_ended_at > FOLLOW_UP_WINDOW_S
         ):
             why = "follow_up_late"
-        if why is None:
-            return Verdict("offered", "holder_follow_up", False, _engage(speaker, now))
+        if why is None:  # the offer's engagement is taken back if he declines it (offer_settled)
+            offered = replace(_engage(speaker, now), declines=current.declines)
+            return Verdict("offered", "holder_follow_up", False, offered)
         return Verdict("listened", why, False, current)
 
     if state.holder == speaker and current.holder is None:
@@ -789,6 +857,23 @@ def decide(
     else:
         reason = _listen_reason(address.how)
     return Verdict("listened", reason, False, heard(current, speaker, utterance.ended_at))
+
+
+def offer_settled(
+    state: FloorState, before: FloorState, offered: FloorState, *, declined: bool
+) -> FloorState:
+    """The response to an offered turn ended: ``before`` is the state the offer was decided
+    on, ``offered`` the state it gave. Taken (he spoke): the run of declines ends. Declined
+    (``stay_silent``): the engagement the offer gave is taken back, and the
+    :data:`MAX_DECLINES`-th decline in a row releases the floor. Nothing changes when the
+    floor has moved on since the offer (another holder, or the holder addressed him again)."""
+    if state.holder is None or state.holder != offered.holder or state.engaged_until != offered.engaged_until:
+        return state
+    if not declined:
+        return replace(state, declines=0)
+    if state.declines + 1 >= MAX_DECLINES:
+        return FloorState()
+    return replace(state, engaged_until=before.engaged_until, declines=state.declines + 1)
 
 
 def heard(state: FloorState, speaker_id: int, ended_at: float) -> FloorState:
@@ -809,29 +894,75 @@ def he_finished_speaking(state: FloorState, at: float) -> FloorState:
     return replace(state, his_audio_ended_at=at, someone_else_since=False)
 
 
+def settled_words(partial: str) -> str:
+    """The part of a transcript still arriving that later words can no longer change: every
+    sentence that has ended (".", "!", "?") and that another word already follows. What is in
+    the sentence still open may yet turn out to be about him ("Clankie said…") or a quote
+    ("Clankie, go left, she said"), and a sentence just ended may still get a following word
+    that decides it ("Cranky? Me? Never.")."""
+    settled = 0
+    ended_at: int | None = None
+    for match in _TOKEN.finditer(partial):
+        token = match.group()
+        if token[0].isalnum():
+            if ended_at is not None:
+                settled, ended_at = ended_at, None
+        elif "?" in token or "!" in token or token == ".":
+            ended_at = match.end()
+    return partial[:settled]
+
+
+def words_address_him(
+    words: str, names: Sequence[str], people: Sequence[str] = (), *, complete: bool
+) -> bool:
+    """Whether the words of a turn, ``complete`` or still arriving, address him. Words still
+    arriving count only as far as they are settled (:func:`settled_words`): a name followed by
+    a break and more words ("Clankie, stop! Go back", "Clankie wait, go left. Now") addresses
+    him once the sentence it is in has ended and the next one begun; his name alone in the
+    first delta never does."""
+    if complete:
+        return addressed(words, names, people).addressed
+    settled = settled_words(words)
+    return (
+        bool(settled)
+        and addressed(settled, names, people).addressed
+        and addressed(words, names, people).addressed
+    )
+
+
 def may_interrupt(
     state: FloorState,
     speaker_id: int,
     speech_ms: float,
-    partial_transcript: str | None,
+    words: str | None,
     humans: frozenset[int],
     *,
     names: Sequence[str],
     mode: FloorMode,
     now: float | None = None,
+    complete: bool = False,
+    people: Sequence[str] = (),
 ) -> bool:
     """Whether this speech, heard while he is speaking, cuts him off.
 
     Open floor or one human: yes, as before. Otherwise the holder after
-    :data:`INTERRUPT_MIN_SPEECH_MS` of speech, or anyone whose partial transcript addresses
-    him by name. ``now``, when given, lets a lapsed holder lose the right."""
+    :data:`INTERRUPT_MIN_SPEECH_MS` of speech, or anyone whose words address him by name
+    (:func:`words_address_him`: ``complete`` says whether ``words`` is the completed
+    transcript; ``people`` are the other humans' display names, as for :func:`decide`).
+    ``now``, when given, lets a lapsed holder lose the right. The unknown speaker
+    (:data:`UNKNOWN_SPEAKER`) never holds the floor."""
     if mode == "open" or len(humans - {speaker_id}) == 0:
         return True
     current = state if now is None else lapsed(state, now)
-    if current.holder is not None and current.holder == speaker_id and speech_ms >= INTERRUPT_MIN_SPEECH_MS:
+    if (
+        speaker_id != UNKNOWN_SPEAKER
+        and current.holder is not None
+        and current.holder == speaker_id
+        and speech_ms >= INTERRUPT_MIN_SPEECH_MS
+    ):
         return True
-    if partial_transcript:
-        return addressed(partial_transcript, names).addressed
+    if words:
+        return words_address_him(words, names, people, complete=complete)
     return False
 
 

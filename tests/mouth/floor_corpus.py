@@ -831,6 +831,60 @@ CORPUS: tuple[Item, ...] = tuple(
         "Hey Franky, how's school?",
         reason="not_addressed",
     )
+    # --- his name at the end without a question mark (issue 38): after a break, or ending a
+    # second-person question the transcriber left unpunctuated; and their near misses ------------
+    + _items(
+        "name_at_end",
+        "answered",
+        "What's the score, Clankie",
+        "What's the score, Clankie.",
+        "Go left, Clankie.",
+        "Can you go up, Clankie.",
+        "Try the other corner, Clankie",
+        "I think you should merge those, Clankie.",
+        "Any ideas, Clankie.",
+        "Are you awake, Clanky.",
+        "Hey, what do you see, Klanky",
+        reason="addressed_trailing_vocative",
+    )
+    + _items(
+        "name_at_end",
+        "answered",
+        "are you stuck clankie",
+        "what are you doing clankie",
+        "can you hear me clankie",
+        "Hey are you still there Clankie",
+        "why did you go up Clankie",
+        "do you want to try again clankie",
+        reason="addressed_trailing_question",
+    )
+    + _items(
+        "side_talk",
+        "listened",
+        "Who's winning? Honestly, Clankie.",
+        "Who's the best at this? I'd say, Clankie.",
+        "Everyone's here, Ann, Bob, Clankie.",
+        "The winner is, Clankie.",
+        "do you know clankie",
+        "did you see clankie",
+        "are you better than clankie",
+        "were you talking about clankie",
+        "who do you like more, Bob or Clankie",
+        "are you watching clankie",
+        "is that clankie",
+        "can you believe clankie",
+        "I was going to say, Clankie.",
+        "She said go left, Clankie.",
+        reason="about_him",
+    )
+    + _items(
+        "soundalike_words",
+        "listened",
+        "are you stuck clanky",
+        "Go left, cranky.",
+        "Honestly, it's just clunky",
+        "Why are you so cranky",
+    )
     # --- what the rules get wrong, kept so the figures are honest --------------------------------
     + _items(
         "greeting_by_name",

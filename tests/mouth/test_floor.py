@@ -12,6 +12,7 @@ from bot.mouth.floor import (
     FOLLOW_UP_WINDOW_S,
     INTERRUPT_MIN_SPEECH_MS,
     REASONS,
+    UNKNOWN_SPEAKER,
     FloorMode,
     FloorState,
     Utterance,
@@ -22,6 +23,7 @@ from bot.mouth.floor import (
     heard,
     his_names,
     may_interrupt,
+    offer_settled,
     other_name_leading,
     phonetic_key,
 )
@@ -95,6 +97,13 @@ def test_the_phonetic_key_folds_mishearings_and_keeps_syllables() -> None:
         ("Clankie, go left.", "leading", False),
         ("Hey Clankie what's the score", "after_greeting", False),
         ("What now, Clankie?", "trailing_question", False),
+        ("What now, Clankie", "trailing_vocative", False),
+        ("Go left, Clanky.", "trailing_vocative", True),
+        ("are you stuck clankie", "trailing_question", False),
+        ("Who's winning? Honestly, Clankie.", "about_him", False),
+        ("Everyone's here, Ann, Bob, Clankie.", "about_him", False),
+        ("do you know clankie", "about_him", False),
+        ("are you stuck clanky", "soundalike_only", False),
         ("Clankie?", "name_alone", False),
         ("Hey Cranky", "name_alone", True),
         ("Planker, can you go left?", "leading", True),
@@ -113,7 +122,9 @@ def test_the_phonetic_key_folds_mishearings_and_keeps_syllables() -> None:
 def test_addressed_says_how_or_why_not(text: str, how: str, soundalike: bool) -> None:
     address = addressed(text, NAMES)
     assert (address.how, address.soundalike) == (how, soundalike)
-    assert address.addressed == (how in ("leading", "after_greeting", "trailing_question", "name_alone"))
+    assert address.addressed == (
+        how in ("leading", "after_greeting", "trailing_question", "trailing_vocative", "name_alone")
+    )
 
 
 def test_aliases_are_names_too_including_several_words() -> None:
@@ -260,9 +271,125 @@ def test_only_the_holder_after_300_ms_or_his_name_interrupts() -> None:
     assert not interrupts(state, B, 5000, "did you finish the homework")
     assert not interrupts(state, B, 5000, "ask Clankie later")
     assert not interrupts(state, B, 5000, "this UI is clunky")
-    assert interrupts(state, B, 200, "Clankie, stop")
-    assert interrupts(state, B, 200, "Clankie")
-    assert not interrupts(FloorState(), A, 5000, "go left")  # nobody holds the floor
+    assert interrupts(state, B, 200, "Clankie, stop", complete=True)
+    assert interrupts(state, B, 200, "Clankie", complete=True)
+    assert not interrupts(FloorState(), A, 5000, "go left", complete=True)  # nobody holds the floor
+
+
+def _stream(text: str) -> list[str]:
+    """The words so far after each delta of a transcript arriving word by word."""
+    words = text.split(" ")
+    return [" ".join(words[: k + 1]) for k in range(len(words))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Clankie said we lose.",
+        "Clankie, go left, she said.",
+        "Clankie, stop, he yelled, and it actually stopped.",
+        "Clankie makes such weird moves sometimes. Look at that.",
+        "Cranky? Me? Never.",
+        "Clankie is winning, I think. Right?",
+    ],
+)
+def test_words_still_arriving_never_cut_him_off_on_talk_about_him(text: str) -> None:
+    state = run(FloorState(), say(A, "Clankie, what's the plan?", 10.0)).state
+    for words in _stream(text):
+        assert not interrupts(state, B, 5000, words, people=PEOPLE), words
+    assert not interrupts(state, B, 5000, text, complete=True, people=PEOPLE)
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Clankie, stop! Go back.", "Clankie, stop! Go"),
+        ("Clankie wait, go left. Now!", "Clankie wait, go left. Now!"),
+        ("Clankie? Can you hear me?", "Clankie? Can"),
+        ("Hey Clankie. Stop.", "Hey Clankie. Stop."),
+    ],
+)
+def test_words_that_address_him_cut_him_off_once_the_sentence_is_settled(text: str, first: str) -> None:
+    state = run(FloorState(), say(A, "Clankie, what's the plan?", 10.0)).state
+    cuts = [words for words in _stream(text) if interrupts(state, B, 200, words, people=PEOPLE)]
+    assert cuts and cuts[0] == first
+    assert interrupts(state, B, 200, "Clankie, stop", complete=True, people=PEOPLE)
+    assert not interrupts(state, B, 200, "Clankie", people=PEOPLE)  # his name alone, still arriving
+
+
+def test_interrupting_words_know_the_calls_people_like_the_turn_decision() -> None:
+    state = run(FloorState(), say(A, "Clankie, what's the plan?", 10.0)).state
+    assert interrupts(state, B, 200, "Clancy, what's your move?", complete=True)  # a sound-alike of him
+    assert not interrupts(state, B, 200, "Clancy, what's your move?", complete=True, people=["Clancy"])
+    assert run(state, say(B, "Clancy, what's your move?", 12.0)).decision == "answered"
+    verdict = decide(
+        say(B, "Clancy, what's your move?", 12.0),
+        ROOM,
+        state,
+        names=NAMES,
+        mode="addressed",
+        now=14.0,
+        people=["Clancy"],
+    )
+    assert verdict.decision == "listened"
+
+
+# --- who holds the floor --------------------------------------------------------------------------
+
+
+def test_the_unknown_speaker_is_answered_but_never_holds_the_floor() -> None:
+    verdict = run(FloorState(), say(UNKNOWN_SPEAKER, "Clankie, what's the plan?", 10.0))
+    assert verdict.decision == "answered" and verdict.state == FloorState()
+    held = _held(by=A)
+    verdict = run(held, say(UNKNOWN_SPEAKER, "Hey Clankie, go up!", 21.0))
+    assert verdict.decision == "answered" and verdict.state.holder == A
+    # the unknown speaker's follow-up is never offered, nor does its speech cut him off
+    after = he_finished_speaking(run(FloorState(), say(UNKNOWN_SPEAKER, "Clankie, hi!", 10.0)).state, 12.0)
+    assert run(after, say(UNKNOWN_SPEAKER, "and then?", 13.0)).decision == "listened"
+    stuck = FloorState(holder=UNKNOWN_SPEAKER, engaged_until=100.0)
+    assert not interrupts(stuck, UNKNOWN_SPEAKER, 5000, None)
+
+
+def _offered(state: FloorState, start: float) -> tuple[FloorState, Verdict]:
+    verdict = run(state, say(A, "and then?", start))
+    assert verdict.decision == "offered"
+    return state, verdict
+
+
+def test_a_declined_offer_gives_back_the_engagement_and_two_in_a_row_release_the_floor() -> None:
+    held = _held(by=A, his_end=20.0)
+    before, offer = _offered(held, 21.0)
+    assert offer.state.engaged_until > held.engaged_until  # the offer engages, until it is declined
+    state = offer_settled(offer.state, before, offer.state, declined=True)
+    assert state.holder == A and state.engaged_until == held.engaged_until and state.declines == 1
+    state = he_finished_speaking(state, 23.0)
+    before, offer = _offered(state, 24.0)
+    state = offer_settled(offer.state, before, offer.state, declined=True)
+    assert state == FloorState()  # two declines in a row: nobody holds the floor
+    # the next follow-up without his name is only listened to
+    assert run(he_finished_speaking(state, 26.0), say(A, "and after that?", 27.0)).decision == "listened"
+
+
+def test_a_taken_offer_ends_the_run_of_declines() -> None:
+    held = _held(by=A, his_end=20.0)
+    before, offer = _offered(held, 21.0)
+    state = he_finished_speaking(offer_settled(offer.state, before, offer.state, declined=True), 23.0)
+    before, offer = _offered(state, 24.0)
+    state = offer_settled(offer.state, before, offer.state, declined=False)
+    assert state.holder == A and state.declines == 0 and state.engaged_until == offer.state.engaged_until
+    state = he_finished_speaking(state, 30.0)
+    before, offer = _offered(state, 31.0)
+    state = offer_settled(offer.state, before, offer.state, declined=True)
+    assert state.holder == A and state.declines == 1  # one decline after a taken offer: still held
+
+
+def test_a_declined_offer_does_not_undo_what_came_after_it() -> None:
+    held = _held(by=A, his_end=20.0)
+    before, offer = _offered(held, 21.0)
+    readdressed = run(offer.state, say(A, "Clankie, go up!", 22.0)).state  # addressed again meanwhile
+    assert offer_settled(readdressed, before, offer.state, declined=True) == readdressed
+    taken = run(offer.state, say(B, "Hey Clankie, my turn!", 22.0)).state
+    assert offer_settled(taken, before, offer.state, declined=True) == taken
 
 
 def test_a_lapsed_holder_loses_the_right_to_interrupt_when_now_is_given() -> None:

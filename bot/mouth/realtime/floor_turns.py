@@ -1,12 +1,21 @@
 """The floor on the session's side (docs/architecture.md §12): each committed user turn, who said
 it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its receipt.
 
-    floor = FloorTurns(mode, names, humans, transcripts, ask, trail, tasks)
-    floor.speech_started(item_id, audio_start_ms, at) / floor.speech_stopped(item_id, at)
+    floor = FloorTurns(mode, names, humans, transcripts, ask, trail, tasks, position_ms=…)
+    floor.speech_started(item_id, audio_start_ms) / floor.speech_stopped(item_id, audio_end_ms)
     await floor.committed(item_id, speaker, at)      # decided now (one human) or queued
-    floor.interrupts(speaker, speech_ms, partial)    # may this speech cut him off?
+    floor.interrupts(speaker, speech_ms, words, complete=…)  # may this speech cut him off?
     floor.he_finished(at)                            # his audio has ended
     floor.response_settled(event_id, declined, …)    # an offered turn's outcome: its receipt
+
+- **Turn times** come from the input-audio timeline, not from when the events arrived: a turn
+  spans the `audio_start_ms` of its `speech_started` to the `audio_end_ms` of its
+  `speech_stopped` (to the timeline's position at commit when no stop came), each placed on the
+  floor's clock by how far it lies behind the timeline's position now (`position_ms`: the
+  room mixer's, whose every frame goes out as it is pulled). Late or reordered events do not
+  move a turn.
+- **Who spoke**: the session's `SpeakerTracker` counts only the call's humans; a turn nobody
+  human was loud in is the unknown speaker, who may be answered but never holds the floor.
 
 - **One human** in the call (`len(humans()) < 2`): the turn is decided at commit, without its
   transcript — every turn is answered, and `ask` sends `response.create` there and then, so a
@@ -20,7 +29,9 @@ it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its rece
 - **Open floor** (`[voice] floor = "open"`): the server's VAD answers every turn itself; the turn
   is only recorded.
 - The verdict: `answered` → `ask` (a name said alone asks for a short acknowledgement);
-  `offered` → `ask` with `stay_silent` among the tools — unless he is still speaking (the holder's
+  `offered` → `ask` with `stay_silent` among the tools (when its response ends, the policy's
+  `offer_settled` takes back the engagement a declined offer gave, and a second decline in a
+  row releases the floor) — unless he is still speaking (the holder's
   words over his answer did not cut it off: a "yeah" is not a turn), then it is recorded as
   `listened` with the session's reason `he_was_speaking`; `listened` → nothing (the audio stays in
   the conversation as context).
@@ -44,6 +55,7 @@ from typing import Literal, Required, TypedDict
 import structlog
 
 from bot.mouth.floor import (
+    UNKNOWN_SPEAKER,
     Decision,
     FloorMode,
     FloorState,
@@ -53,6 +65,7 @@ from bot.mouth.floor import (
     he_finished_speaking,
     his_names,
     may_interrupt,
+    offer_settled,
 )
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
@@ -61,7 +74,6 @@ from bot.tasks import TaskOwner
 log = structlog.get_logger("clankie.mouth.floor")
 
 TRANSCRIPT_WAIT_S = 4.0  # a group turn whose words have not come this long after its commit: decided without
-UNKNOWN_SPEAKER = 0  # a turn nobody's audio was loud in (Discord ids are never 0)
 MAX_OPEN_SPEECH = 32
 MAX_DONE = 256
 HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while he still speaks is not made
@@ -71,8 +83,10 @@ HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while 
 class FloorTurn:
     item_id: str
     speaker: int | None
-    started_at: float  # loop time the server said speech started (or the commit, if it never did)
-    ended_at: float
+    started_at: (
+        float  # the floor's clock at the turn's audio_start_ms (or its commit, if speech never started)
+    )
+    ended_at: float  # the floor's clock at its audio_end_ms (or the timeline's position at commit)
     committed_at: float
     humans: frozenset[int]
 
@@ -94,10 +108,18 @@ class FloorTurnReceipt(TypedDict, total=False):
     status: str | None
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Speech:
     audio_start_ms: float
-    at: float
+    audio_end_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class _Offer:
+    item_id: str
+    receipt: FloorTurnReceipt
+    before: FloorState  # the floor the offer was decided on
+    offered: FloorState  # the floor it gave
 
 
 Ask = Callable[[FloorTurn, Verdict], Awaitable[str | None]]  # the request's event id, None: not sent
@@ -114,6 +136,7 @@ class FloorTurns:
         trail: Callable[[], ReceiptTrail],
         tasks: TaskOwner,
         *,
+        position_ms: Callable[[], float],
         name_of: Callable[[int], str | None] | None = None,
         changed: Callable[[], Awaitable[None]] | None = None,
         busy: Callable[[], bool] | None = None,
@@ -131,6 +154,7 @@ class FloorTurns:
         self.trail = trail
         self.transcript_wait_s = transcript_wait_s
         self.clock = clock
+        self.position_ms = position_ms  # the input-audio timeline's position now (ms)
         self.state = FloorState()
         self.decided: list[tuple[str, str, str]] = []  # (item_id, decision, reason), newest last
         self.declined: list[str] = []  # item ids of offered turns he declined, newest last
@@ -139,19 +163,30 @@ class FloorTurns:
         self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's start
         self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
         self._consumer = False
-        self._offers: dict[str, tuple[str, FloorTurnReceipt]] = {}  # request event id -> (item, receipt)
+        self._offers: dict[str, _Offer] = {}  # request event id -> the offered turn
         self._done: OrderedDict[str, None] = OrderedDict()  # items already decided (newest last)
 
     # -- speech -------------------------------------------------------------------------------------
-    def speech_started(self, item_id: str, audio_start_ms: float, at: float) -> None:
-        speech = _Speech(audio_start_ms, at)
+    def speech_started(self, item_id: str, audio_start_ms: float) -> None:
+        known = self._spans.get(item_id)
+        if known is not None and known.audio_end_ms is not None:
+            known.audio_start_ms = audio_start_ms  # its stop came first: the turn is over
+            return
+        speech = _Speech(audio_start_ms)
         self._open[item_id] = self._spans[item_id] = speech
+        self._trim()
+
+    def speech_stopped(self, item_id: str, audio_end_ms: float) -> None:
+        speech = self._open.pop(item_id, None) or self._spans.get(item_id)
+        if speech is None:  # a stop without its start (yet): the turn is at least its last moment
+            speech = self._spans[item_id] = _Speech(audio_end_ms)
+            self._trim()
+        speech.audio_end_ms = audio_end_ms
+
+    def _trim(self) -> None:
         for book in (self._open, self._spans):
             while len(book) > MAX_OPEN_SPEECH:
                 book.popitem(last=False)
-
-    def speech_stopped(self, item_id: str) -> None:
-        self._open.pop(item_id, None)
 
     @property
     def room_speaking(self) -> bool:
@@ -167,8 +202,11 @@ class FloorTurns:
         answered before they come) must not cut off the answer to it."""
         return item_id in self._done
 
-    def interrupts(self, speaker: int | None, speech_ms: float, partial: str | None) -> bool:
-        """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)"""
+    def interrupts(
+        self, speaker: int | None, speech_ms: float, words: str | None, *, complete: bool = False
+    ) -> bool:
+        """May this speech cut him off? (Only on the addressed floor; open: the server's VAD does.)
+        ``words``: the turn's transcript, ``complete`` or still arriving (its deltas so far)."""
         if self.mode == "open":
             return True
         humans = self.humans()
@@ -178,12 +216,18 @@ class FloorTurns:
             self.state,
             speaker if speaker is not None else UNKNOWN_SPEAKER,
             int(speech_ms),
-            partial,
+            words,
             humans,
             names=self.names,
             mode=self.mode,
             now=self.clock(),
+            complete=complete,
+            people=self._people(humans, speaker),
         )
+
+    def _people(self, humans: frozenset[int], speaker: int | None) -> list[str]:
+        """The display names of the call's other humans (the policy's ``people``)."""
+        return [name for uid in humans if uid != speaker and (name := self.name_of(uid))]
 
     def he_finished(self, at: float) -> None:
         self.state = he_finished_speaking(self.state, at)
@@ -191,11 +235,15 @@ class FloorTurns:
     # -- turns --------------------------------------------------------------------------------------
     async def committed(self, item_id: str, speaker: int | None, at: float) -> None:
         speech = self._open.pop(item_id, None) or self._spans.get(item_id)
-        started = speech.at if speech is not None else at
+        now, position = self.clock(), self.position_ms()
+        end_ms = speech.audio_end_ms if speech is not None and speech.audio_end_ms is not None else position
+        start_ms = min(end_ms, speech.audio_start_ms) if speech is not None else end_ms
+        # the floor's clock at a moment of the input-audio timeline: how far it lies behind it now
+        started, ended = (now - max(0.0, position - ms) / 1000.0 for ms in (start_ms, end_ms))
         humans = self.humans()
         if speaker is None and len(humans) == 1:
             speaker = next(iter(humans))  # nobody was loud in it, and only one person is here
-        turn = FloorTurn(item_id, speaker, started, at, at, humans)
+        turn = FloorTurn(item_id, speaker, started, ended, at, humans)
         if self.mode == "open" or len(turn.humans) < 2:
             await self._decide(turn, "", "not_waited", None)
             return
@@ -226,7 +274,8 @@ class FloorTurns:
             turn.started_at,
             turn.ended_at,
         )
-        people = [name for uid in turn.humans if uid != turn.speaker and (name := self.name_of(uid))]
+        people = self._people(turn.humans, turn.speaker)
+        before = self.state
         began = time.perf_counter()
         verdict = decide(
             utterance,
@@ -275,21 +324,25 @@ class FloorTurns:
         event_id = await self.ask(turn, verdict)
         data["sent"] = event_id is not None
         if verdict.decision == "offered" and event_id is not None:
-            self._offers[event_id] = (turn.item_id, data)
+            self._offers[event_id] = _Offer(turn.item_id, data, before, verdict.state)
             return
         self._write(turn.item_id, data)
 
     def response_settled(self, event_id: str | None, *, declined: bool, status: str | None) -> None:
-        """The response of a request ended (or never came): an offered turn's receipt is written."""
+        """The response of a request ended (or never came): an offered turn's receipt is written,
+        and the floor learns whether he took the offer (`offer_settled`). An offer whose request
+        never reached the server (refused, or the socket lost first) was neither."""
         offer = self._offers.pop(event_id, None) if event_id is not None else None
         if offer is None:
             return
-        item_id, data = offer
+        data = offer.receipt
         data["status"] = status
         if declined:
             data["decision"] = "declined"
-            self.declined.append(item_id)
-        self._write(item_id, data)
+            self.declined.append(offer.item_id)
+        if declined or status not in ("refused", "lost"):
+            self.state = offer_settled(self.state, offer.before, offer.offered, declined=declined)
+        self._write(offer.item_id, data)
 
     def _write(self, item_id: str, data: FloorTurnReceipt) -> None:
         self.trail().floor_turn(item_id, data)

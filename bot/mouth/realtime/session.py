@@ -165,7 +165,9 @@ class MouthSession:
             changed=self._after_floor_turn,
             busy=lambda: self.speaking,
             transcript_wait_s=transcript_wait_s,
+            position_ms=lambda: self.mixer.position_ms,
         )
+        self.mixer.tracker.humans = self.humans  # only the call's humans are a turn's speaker
         self._narration_hold_s = narration_hold_s
         self._was_speaking = False
 
@@ -416,7 +418,7 @@ class MouthSession:
             await self._speech_started(event)
         elif kind == "input_audio_buffer.speech_stopped":
             self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
-            self.floor.speech_stopped(event.item_id)
+            self.floor.speech_stopped(event.item_id, float(event.audio_end_ms))
         elif kind == "input_audio_buffer.committed":
             await self._committed(event.item_id)
         elif kind == "conversation.item.input_audio_transcription.delta":
@@ -454,7 +456,7 @@ class MouthSession:
     async def _speech_started(self, event: Any) -> None:
         start_ms = float(event.audio_start_ms)
         self.mixer.tracker.speech_started(event.item_id, start_ms)
-        self.floor.speech_started(event.item_id, start_ms, self._now())
+        self.floor.speech_started(event.item_id, start_ms)
         if self.floor_mode == "open":
             await self._barge_in()  # the server's VAD has already cut the response: as before the floor
         elif self.speaking:
@@ -474,7 +476,9 @@ class MouthSession:
             speaker, speech_ms = tracker.dominant_since(start_ms), self.mixer.position_ms - start_ms
         else:
             speaker, speech_ms = tracker.speaker_of(item_id), end_ms - start_ms
-        if self.floor.interrupts(speaker, max(0.0, speech_ms), partial):
+        if self.floor.interrupts(
+            speaker, max(0.0, speech_ms), partial, complete=self.transcripts.complete(item_id)
+        ):
             await self._barge_in()
 
     async def _barge_in(self) -> None:

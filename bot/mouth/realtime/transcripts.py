@@ -75,6 +75,11 @@ class InputTranscripts:
         entry.failed = True
         entry.settled.set()
 
+    def complete(self, item_id: str) -> bool:
+        """The item's transcript has completed (its words will not change)."""
+        entry = self._items.get(item_id)
+        return entry is not None and entry.text is not None
+
     def partial(self, item_id: str) -> str:
         entry = self._items.get(item_id)
         return entry.partial if entry is not None else ""
