@@ -76,3 +76,29 @@ def test_the_speaker_so_far_of_an_open_turn_reads_only_its_own_frames() -> None:
     assert tracker.span("item_d") == (600, None)
     tracker.speech_stopped("item_d", 1000)
     assert tracker.span("item_d") == (600, 1000) and tracker.span("nope") is None
+
+
+def test_only_the_humans_count_when_the_tracker_knows_them() -> None:
+    mixer = RoomMixer()
+    run_room(mixer, {1: room_frames(300.0, 50, 3000.0), 9: room_frames(660.0, 50, 20000.0)})
+    tracker = mixer.tracker
+    tracker.speech_started("song", 0)
+    assert tracker.speech_stopped("song", 50 * FRAME_MS) == 9  # nobody said who the humans are
+    tracker.humans = lambda: {1}  # 9 is a music bot in the call
+    tracker.speech_started("turn", 0)
+    assert tracker.speech_stopped("turn", 50 * FRAME_MS) == 1
+    assert tracker.dominant_since(0) == 1 and tracker.dominant(0, 1000) == 1
+    tracker.humans = lambda: set()
+    assert tracker.dominant(0, 1000) is None
+
+
+def test_a_stop_that_arrives_before_its_start_still_spans_the_turn() -> None:
+    mixer = RoomMixer()
+    ada = room_frames(300.0, 35, 9000.0) + silent_frames(15)
+    bob = silent_frames(35) + room_frames(500.0, 15, 9000.0)
+    run_room(mixer, {1: ada, 2: bob})
+    tracker = mixer.tracker
+    assert tracker.speech_stopped("late", 50 * FRAME_MS) == 2  # only its last frame is known yet
+    tracker.speech_started("late", 0)
+    assert tracker.span("late") == (0, 50 * FRAME_MS)
+    assert tracker.speaker_of("late") == tracker.committed("late") == 1  # the whole turn: Ada's
