@@ -12,19 +12,25 @@ The decision (:func:`decide`)
   (reason ``open_floor`` / ``one_human``), with no added wait beyond the transcript.
 * Addressed (see below): ``answered``; that speaker now holds the floor and his engagement
   runs for :data:`ENGAGEMENT_S` from now. The name alone ("Clankie?") is answered with
-  ``acknowledge=True``: a short acknowledgement, and the floor for that speaker.
+  ``acknowledge=True``: a short acknowledgement, and the floor for that speaker. The unknown
+  speaker (:data:`UNKNOWN_SPEAKER`: no human was loud in the turn) is answered but never holds
+  the floor.
 * The holder speaks again, not addressing him: ``offered`` (reason ``holder_follow_up``) when
   the turn starts within :data:`FOLLOW_UP_WINDOW_S` of the end of his last audio, nobody else
   spoke since that audio ended, and no other name leads ("Bob, did you…"). The session offers
   the turn with a ``stay_silent`` tool; a decline is recorded by the session as ``declined``
-  with reason ``model_declined``.
+  with reason ``model_declined``. When the offer's response ends the caller tells
+  :func:`offer_settled`: a declined offer gives back the engagement it gave, the
+  :data:`MAX_DECLINES`-th decline in a row releases the floor, a taken offer ends the run.
 * Otherwise ``listened``, with a reason saying why (see :data:`REASONS`).
 * Engagement lapses :data:`ENGAGEMENT_S` after the last turn that was addressed or offered to
   him: the holder is then nobody (reason ``floor_lapsed`` on the old holder's next turn).
 
 While he speaks (:func:`may_interrupt`) only the holder, after :data:`INTERRUPT_MIN_SPEECH_MS`
 of speech, or someone addressing him by name interrupts him; with one human or an open floor
-any speech does, as before.
+any speech does, as before. Words still arriving count only as far as they are settled
+(:func:`words_address_him`): his name in the first delta of "Clankie said we lose." or of
+"Clankie, go left, she said" is no address yet.
 
 How addressing is matched (:func:`addressed`)
 ---------------------------------------------
@@ -70,8 +76,14 @@ A naming word counts as addressing him only in these positions, checked per sent
 * **trailing question**: the last word of a sentence ending in "?". After a break
   ("…, Clankie?") it counts at any strength. Without one, an exact or sound-alike name counts
   unless the word before it takes an object or makes him the subject ("ask", "about", "like",
-  "where's", "is it"…: "do you like Clankie?", "where's Clankie?" are about him); a weak
-  sound-alike never counts without the break ("are you cranky?").
+  "know", "where's", "is it"…: "do you like Clankie?", "where's Clankie?" are about him); a weak
+  sound-alike never counts without the break ("are you cranky?"). A second-person question the
+  transcriber left without its "?" (it opens with an auxiliary or a question word: "are you
+  stuck clankie") counts the same way for his exact name.
+* **trailing vocative**: the last word of a sentence not ending in "?", after a break, exact or
+  sound-alike, when the words before it speak to someone (a question opening, an imperative,
+  "you": "what's the score, Clankie", "go left, Clankie.") and are more than one word since the
+  last break ("Ann, Bob, Clankie." is a list; "Who's winning? Honestly, Clankie." an answer).
 * **name alone**: nothing but salutations, "ok", "thanks"/"thank you", hesitations ("um",
   "oh", "so") and naming words ("Clankie?", "Hey Clankie!", "Thank you Clankie"); a weak
   sound-alike alone needs a "?" or a salutation ("Cranky?").

@@ -22,8 +22,8 @@
 - Humans in the call: `humans()` (given by `Calls`: `CallLink.human_ids`); by default the speakers heard so far
   and not forgotten (`RoomMixer.speakers`), which is what a session on its own can know.
 - Barge-in: speech that may cut him off (open floor: any speech_started; addressed: what
-  `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or his name in the words so
-  far) while he speaks → playback cleared at once, `response.cancel`,
+  `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or settled words that
+  address him, never his name alone) while he speaks → playback cleared at once, `response.cancel`,
   `conversation.item.truncate` at the played position. A declined offer (`stay_silent`) is cut
   the same way and none of its audio is played.
 - Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
