@@ -7,6 +7,9 @@
   side talk measured as the speech time of every turn not meant for him;
 * every category's count and accuracy, and the items the policy gets wrong (labelled
   ``known_miss`` in the corpus, or not);
+* words still arriving (issue 38 item 9): every group turn streamed word by word, by someone not
+  holding the floor, over his answer: turns not meant for him that cut him off before their
+  transcript completed (target 0), and when those meant for him cut him off;
 * the decision's own time (this thread's CPU time, so other processes on a shared machine do
   not count), p50 and p99 per call: ≤ 2 ms at p99. Measured twice: with the
   policy's word caches cleared before every call (a transcript never seen, the honest case for a
@@ -29,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Report  # noqa: E402
 from bot.mouth import floor  # noqa: E402
-from bot.mouth.floor import FloorState, Utterance, decide  # noqa: E402
+from bot.mouth.floor import FloorState, Utterance, decide, may_interrupt  # noqa: E402
 from tests.mouth.floor_corpus import CATEGORIES, CORPUS, NAMES, PEOPLE, Item, situation, verdict_for  # noqa: E402
 
 RECALL_TARGET = 0.95
@@ -79,6 +82,32 @@ MONOLOGUE = (
     "about that every single day, and my little brother is the worst about it, he never eats what she "
     "makes, and then he is hungry at four and eats all the snacks, anyway, that was my day, what about yours"
 )
+
+
+def _streamed(item: Item) -> tuple[bool, bool]:
+    """``item`` streamed word by word over his answer to someone else (a non-holder speaking):
+    whether it cut him off before its transcript completed, and whether it did at all."""
+    holder, speaker = 1, 2
+    humans = frozenset({1, 2, 3})
+    asked = Utterance(holder, "Clankie, what's the plan?", 10.0, 11.5)
+    state = decide(asked, humans, FloorState(), names=NAMES, mode="addressed", now=11.8).state
+    words = item.transcript.split(" ")
+
+    def cuts(text: str, complete: bool) -> bool:
+        return may_interrupt(
+            state,
+            speaker,
+            200.0,
+            text,
+            humans,
+            names=NAMES,
+            mode="addressed",
+            complete=complete,
+            people=PEOPLE,
+        )
+
+    early = any(cuts(" ".join(words[: k + 1]), False) for k in range(len(words)))
+    return early, early or cuts(item.transcript, True)
 
 
 def _time_monologue(rounds: int) -> list[int]:
@@ -142,6 +171,27 @@ def main(argv: list[str] | None = None) -> int:
         f"<= {FALSE_PER_10_MIN_TARGET} ({len(false)} in {side_s / 60:.1f} min)",
         per_10 <= FALSE_PER_10_MIN_TARGET,
         fmt="{:.2f}",
+    )
+
+    streamed = [(item, _streamed(item)) for item, _ in group if item.transcript]
+    # a turn whose completed words address him cuts him off then, right or wrong: that is the
+    # decision's own figure above; what is judged here is the words still arriving
+    false_cuts = [item for item, (early, _) in streamed if early and not item.addressed]
+    for item in false_cuts:
+        print(f"  cut him off early [{item.category}] {item.transcript!r}", flush=True)
+    report.check(
+        "turns not for him that cut him off before their transcript completed",
+        len(false_cuts),
+        f"== 0 (of {sum(1 for item, _ in streamed if not item.addressed)}, streamed word by word)",
+        not false_cuts,
+        fmt="{:d}",
+    )
+    for_him = [(item, early, cut) for item, (early, cut) in streamed if item.addressed]
+    report.info(
+        "turns for him, streamed word by word",
+        f"{sum(1 for _, early, _ in for_him if early)} cut him off before their transcript completed, "
+        f"{sum(1 for _, early, cut in for_him if cut and not early)} at its completion, "
+        f"{sum(1 for _, _, cut in for_him if not cut)} never (a holder's follow-up, or not addressed)",
     )
 
     rounds = 1 if args.smoke else 40

@@ -317,6 +317,20 @@ def test_words_that_address_him_cut_him_off_once_the_sentence_is_settled(text: s
     assert not interrupts(state, B, 200, "Clankie", people=PEOPLE)  # his name alone, still arriving
 
 
+def test_no_words_still_arriving_cut_him_off_where_the_whole_turn_is_not_for_him() -> None:
+    """Every corpus turn, streamed word by word over his answer from someone not holding the floor:
+    a turn whose completed transcript does not address him never cuts him off on the way."""
+    state = run(FloorState(), say(A, "Clankie, what's the plan?", 10.0)).state
+    streamed = 0
+    for item in CORPUS:
+        if not item.transcript or addressed(item.transcript, NAMES, PEOPLE).addressed:
+            continue
+        for words in _stream(item.transcript):
+            assert not interrupts(state, B, 5000, words, people=PEOPLE), (words, item.transcript)
+        streamed += 1
+    assert streamed > 250
+
+
 def test_interrupting_words_know_the_calls_people_like_the_turn_decision() -> None:
     state = run(FloorState(), say(A, "Clankie, what's the plan?", 10.0)).state
     assert interrupts(state, B, 200, "Clancy, what's your move?", complete=True)  # a sound-alike of him
