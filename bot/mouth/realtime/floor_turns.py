@@ -83,9 +83,7 @@ HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while 
 class FloorTurn:
     item_id: str
     speaker: int | None
-    started_at: (
-        float  # the floor's clock at the turn's audio_start_ms (or its commit, if speech never started)
-    )
+    started_at: float  # the floor's clock at its audio_start_ms (at its end, if speech never started)
     ended_at: float  # the floor's clock at its audio_end_ms (or the timeline's position at commit)
     committed_at: float
     humans: frozenset[int]
@@ -160,7 +158,7 @@ class FloorTurns:
         self.declined: list[str] = []  # item ids of offered turns he declined, newest last
         self._tasks = tasks
         self._open: OrderedDict[str, _Speech] = OrderedDict()  # speech started, not yet stopped
-        self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's start
+        self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's span
         self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
         self._consumer = False
         self._offers: dict[str, _Offer] = {}  # request event id -> the offered turn
@@ -222,7 +220,7 @@ class FloorTurns:
             mode=self.mode,
             now=self.clock(),
             complete=complete,
-            people=self._people(humans, speaker),
+            people=self._people(humans, speaker) if words else (),
         )
 
     def _people(self, humans: frozenset[int], speaker: int | None) -> list[str]:
