@@ -41,9 +41,9 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -68,14 +68,27 @@ from bot.mouth.lock_handover import hand_over_promptly
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.client_events import (
     append_audio,
+    delete_item,
     instructions_update,
     response_create,
     session_update,
     system_text,
 )
 from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurn, FloorTurns
-from bot.mouth.realtime.narration_receipts import NarrationReceipts
+from bot.mouth.realtime.lifecycle import (
+    FALLBACK_TRANSCRIPTION_MODEL,
+    ROTATE_AFTER_S,
+    Recap,
+    Rotation,
+    Trouble,
+    TroubleKind,
+)
+from bot.mouth.realtime.narration_receipts import LOST, NarrationReceipts
+from bot.mouth.realtime.offers import Offers
+from bot.mouth.realtime.response_events import ResponseEvents
+from bot.mouth.realtime.response_slot import CREATE_TIMEOUT_S, ResponseSlot
 from bot.mouth.realtime.responses import Request, ResponseBook
+from bot.mouth.realtime.side_talk import KEEP_LISTENED, SideTalk
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
@@ -122,6 +135,10 @@ class MouthSession:
         humans: Callable[[], frozenset[int]] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         narration_hold_s: float = NARRATION_HOLD_S,
+        create_timeout_s: float = CREATE_TIMEOUT_S,
+        rotate_after_s: float = ROTATE_AFTER_S,
+        clock: Callable[[], float] = time.monotonic,
+        side_talk_keep: int = KEEP_LISTENED,
     ) -> None:
         self.host = host
         self.settings = host.settings
@@ -130,8 +147,17 @@ class MouthSession:
         self.playback = PlaybackBuffer()
         self.barge = BargeIn(self.playback)
         self.book = ResponseBook()
-        self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send)
+        self._tasks = TaskOwner("mouth")
+        self.slot = ResponseSlot(
+            self.book, self._send, self._tasks, self._request_failed, create_timeout_s=create_timeout_s
+        )
+        self.offers = Offers(self.playback)
+        self.side_talk = SideTalk(side_talk_keep)
+        self.recap = Recap()
+        self.rotation = Rotation(rotate_after_s, clock)
+        self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send, ask=self.slot.ask)
         self.receipt_path = receipt_path or self.settings.receipt_path
+        self.trouble = Trouble(self.receipt_path, label)
         self.receipts = NarrationReceipts(self.receipt_path, self.book, self.playback, played_wait_s)
         self.connects = 0
         self.connect_failures = 0  # attempts that never opened a socket
@@ -145,7 +171,10 @@ class MouthSession:
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._tasks = TaskOwner("mouth")
+        self._rotating = False
+        self._session_update_id: str | None = None
+        self._waiting: OrderedDict[str, float] = OrderedDict()  # turns committed, not yet decided
+        self._transcript_wait_s = transcript_wait_s
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
@@ -168,6 +197,19 @@ class MouthSession:
         )
         self._narration_hold_s = narration_hold_s
         self._was_speaking = False
+        self.responses = ResponseEvents(
+            book=self.book,
+            barge=self.barge,
+            playback=self.playback,
+            offers=self.offers,
+            receipts=self.receipts,
+            floor=self.floor,
+            slot=self.slot,
+            tools=self.tools,
+            recap=self.recap,
+            send=self._send,
+            label=label,
+        )
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -178,7 +220,21 @@ class MouthSession:
     @property
     def speaking(self) -> bool:
         """A response is asked for or in progress, or his audio is still playing."""
-        return bool(self.book.pending or self.barge.responses_in_progress) or self.playback.active
+        busy = self.slot.busy or self.book.pending or self.barge.responses_in_progress
+        return bool(busy) or self.playback.active
+
+    def turns_waiting(self) -> bool:
+        """A committed turn still waits for the floor's verdict (its words not in yet)."""
+        now = self._now()
+        for item_id, at in list(self._waiting.items()):
+            if self.floor.decided_already(item_id) or now - at > self._transcript_wait_s + 1.0:
+                del self._waiting[item_id]
+        return bool(self._waiting)
+
+    @property
+    def quiet(self) -> bool:
+        """Nobody speaks (he, or anyone in the room) and no turn waits for its verdict."""
+        return not self.speaking and not self.floor.room_speaking and not self.turns_waiting()
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
         """Wait until `predicate()` holds; re-checked after every event the session handles."""
@@ -277,6 +333,9 @@ class MouthSession:
                 await self._notify()
             if self._closing.is_set():
                 break
+            if self._rotating:  # our own rotation: a new session at once
+                self._rotating, failures = False, 0
+                continue
             failures += 1
             delay = min(self._max_backoff, self._initial_backoff * 2 ** min(failures - 1, 10))
             try:
@@ -290,23 +349,69 @@ class MouthSession:
         self.mixer.rebase()  # a new server session: the input timeline restarts at 0 ms
         self.transcripts.clear()
         self.floor.reset()
+        self.side_talk.reset()
+        self.trouble.new_session()
+        self.rotation.opened()
+        self._waiting.clear()
         self.connects += 1
-        instructions = self._briefing()
-        tools = self.host.registry.export("mouth")
+        await self._configure()
+        recap = self.recap.text() if self.connects > 1 else None
+        if recap is not None:  # a new session of the same call: the last lines of it, as context
+            await self._send(system_text(recap))
+        log.info("mouth_connected", label=self.label, connects=self.connects, recap=recap is not None)
+
+    async def _configure(self) -> None:
+        """The whole configuration (`session.update`), with the fallback transcription model once
+        the server refused the configuration or its model failed (lifecycle.Trouble)."""
         voice = self.settings.voice
-        await self._send(session_update(self.settings.openai, instructions, tools, voice.floor, voice.names))
-        log.info("mouth_connected", label=self.label, connects=self.connects)
+        self._session_update_id = "evt_sess_" + uuid.uuid4().hex[:16]
+        fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
+        update = session_update(
+            self.settings.openai,
+            self._briefing(),
+            self.host.registry.export("mouth"),
+            voice.floor,
+            voice.names,
+            event_id=self._session_update_id,
+            fallback_transcription=fallback,
+        )
+        await self._send(update)
+
+    async def _rotate(self) -> None:
+        """Before the server's maximum session length, at a quiet moment: a new session."""
+        conn = self._conn
+        if conn is None or self._rotating:
+            return
+        self._rotating = True
+        self.rotation.rotations += 1
+        log.info("mouth_session_rotated", label=self.label, rotations=self.rotation.rotations)
+        try:
+            await conn.close()
+        except Exception as exc:
+            log.debug("mouth_close_error", error=str(exc)[:200])
 
     def _lost(self) -> None:
         self._conn = None
         self._ready = False
         self.barge.responses_in_progress.clear()
+        follower = self.slot.lost()
         requests, open_ = self.book.drop_connection()
         self.receipts.connection_lost(requests, open_)
+        if follower is not None:
+            self._request_failed(follower, LOST)
         for request in requests:
             self.floor.response_settled(request.event_id, declined=False, status="lost")
-        for response in open_:
+        for response in open_:  # the reply ends where the socket did: what came plays out, no more
+            self.offers.forget(response.id)
+            for item_id in response.audio_items:
+                self.playback.end(item_id)
             self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
+
+    def _request_failed(self, request: Request, error: str, code: str | None = None) -> None:
+        """A request that will never get a response (not sent, refused, timed out, lost)."""
+        self.book.request_failed(request.event_id)
+        self.receipts.request_failed(request, error, code)
+        self.floor.response_settled(request.event_id, declined=False, status="refused" if code else "lost")
 
     async def _send(self, event: RealtimeClientEventParam) -> bool:
         conn = self._conn
@@ -343,25 +448,23 @@ class MouthSession:
         delivery_id = settled.delivery_id
         if delivery_id is None:
             raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
-        if self.floor_mode == "addressed" and self.floor.room_speaking:
-            try:  # never over someone mid-sentence: wait for the room to finish
-                await self.wait_until(lambda: not self.floor.room_speaking, self._narration_hold_s)
+        if not self.quiet:
+            try:  # never over anyone, nor over a turn whose verdict is still coming, nor over him
+                await self.wait_until(lambda: self.quiet, self._narration_hold_s)
             except TimeoutError:
-                log.info("narration_held_back", label=self.label, turn=settled.turn)
-                ReceiptTrail(self.receipt_path, settled.run_id).suppressed(
-                    delivery_id, "speaking", settled.turn
-                )
-                return False
+                pass
+        if not self.quiet:  # checked again as it goes: he may have begun meanwhile
+            log.info("narration_held_back", label=self.label, turn=settled.turn)
+            ReceiptTrail(self.receipt_path, settled.run_id).suppressed(delivery_id, "speaking", settled.turn)
+            return False
         event_id = "evt_narr_" + uuid.uuid4().hex[:16]
         request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
         self.receipts.requested(request)
         sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
         if sent:
-            self.book.requested(request)
-            sent = await self._send(response_create(event_id, "narration"))
+            sent = await self.slot.ask(request, response_create(event_id, "narration")) is not None
         if not sent:
-            self.book.request_failed(event_id)
-            self.receipts.request_failed(request, "realtime connection not open")
+            self._request_failed(request, "realtime connection not open")
         return sent
 
     # -- audio pump ---------------------------------------------------------------------------
@@ -400,19 +503,19 @@ class MouthSession:
         changed |= self._watch_speaking()
         if changed:
             await self._notify()
+        if self.listening and self.rotation.due(self.quiet):
+            await self._rotate()
 
     # -- server events --------------------------------------------------------------------------
     async def _handle(self, event: Any) -> None:
         kind = getattr(event, "type", None)
-        if kind == "response.output_audio.delta":
-            response = self.book.get(event.response_id)
-            if response is not None and response.declined:
-                return  # he chose silence: nothing of it reaches the room
-            self.book.audio(event.response_id, event.item_id)
-            self.playback.push(event.item_id, base64.b64decode(event.delta))  # ignored once cut
-        elif kind == "response.output_audio.done":
-            self.playback.end(event.item_id)
-        elif kind == "input_audio_buffer.speech_started":
+        if (
+            isinstance(kind, str)
+            and kind.startswith("response.")
+            and await self.responses.handle(kind, event)
+        ):
+            return
+        if kind == "input_audio_buffer.speech_started":
             await self._speech_started(event)
         elif kind == "input_audio_buffer.speech_stopped":
             self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
@@ -425,31 +528,20 @@ class MouthSession:
                 await self._maybe_interrupt(event.item_id, partial)
         elif kind == "conversation.item.input_audio_transcription.completed":
             self.transcripts.completed(event.item_id, event.transcript)
+            self.trouble.transcript_heard()
+            self._heard(event.item_id, event.transcript)
             if self.floor_mode == "addressed" and self.speaking:
                 await self._maybe_interrupt(event.item_id, event.transcript)
         elif kind == "conversation.item.input_audio_transcription.failed":
             self.transcripts.failed(event.item_id)
             log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
-        elif kind == "response.output_item.added":
-            item = event.item
-            if (
-                getattr(item, "type", None) == "function_call"
-                and getattr(item, "name", None) == STAY_SILENT_NAME
-            ):
-                await self._decline(event.response_id)
-        elif kind == "response.created":
-            response = self.book.created(event.response.id, event.response.metadata)
-            self.barge.response_created(response.id)
-        elif kind == "response.function_call_arguments.done":
-            if event.name == STAY_SILENT_NAME:
-                await self._decline(event.response_id)
-            self.tools.call(event.response_id, event.call_id, event.name, event.arguments)
-        elif kind == "response.done":
-            self._response_done(event.response)
+            if self.trouble.transcript_failed():
+                error = event.error
+                await self._trouble("transcription", error.code, error.message or "", None)
         elif kind == "session.updated":
             self._ready = True
         elif kind == "error":
-            self._error(event.error)
+            await self._error(event.error)
 
     async def _speech_started(self, event: Any) -> None:
         start_ms = float(event.audio_start_ms)
@@ -480,6 +572,7 @@ class MouthSession:
     async def _barge_in(self) -> None:
         was_speaking = self.speaking
         events = self.barge.speech_started()  # playback is silent when this returns
+        self.offers.drop_held()  # nor is an offer's held audio ever heard
         if was_speaking:
             self.receipts.barge_in()
         for outgoing in events:
@@ -487,34 +580,16 @@ class MouthSession:
         if events:
             log.info("mouth_barge_in", label=self.label, events=[e["type"] for e in events])
 
-    async def _decline(self, response_id: str | None) -> None:
-        """He called stay_silent: the response is cancelled and none of its audio is played
-        (what already went out is cut where it was, as in a barge-in)."""
-        response = self.book.get(response_id)
-        if response is None or response.declined:
-            return
-        response.declined = True
-        events: list[RealtimeClientEventParam] = []
-        if response.id in self.barge.responses_in_progress:
-            self.barge.response_done(response.id)
-            events.append({"type": "response.cancel", "response_id": response.id})
-        if any(self.playback.progress(item) is not None for item in response.audio_items):
-            cut = self.playback.clear()
-            if cut is not None:
-                item_id, audio_end_ms = cut
-                events.append(
-                    {
-                        "type": "conversation.item.truncate",
-                        "item_id": item_id,
-                        "content_index": 0,
-                        "audio_end_ms": audio_end_ms,
-                    }
-                )
-        for outgoing in events:
-            await self._send(outgoing)
-        log.info("mouth_declined", label=self.label, response_id=response.id)
+    def _heard(self, item_id: str, text: str) -> None:
+        """A turn's words, for the recap of a next session (memory only)."""
+        user_id = self.mixer.tracker.speaker_of(item_id)
+        self.recap.heard(self._speaker(user_id).name if user_id is not None else "someone", text)
 
     async def _committed(self, item_id: str) -> None:
+        self.slot.committed(item_id)
+        self._waiting[item_id] = self._now()
+        while len(self._waiting) > 64:
+            self._waiting.popitem(last=False)
         user_id = self.mixer.tracker.committed(item_id)
         if user_id is None:
             self.book.last_user_speaker = None
@@ -536,14 +611,13 @@ class MouthSession:
         tools = self.host.registry.export("mouth", offered=[STAY_SILENT_NAME]) if offered else None
         event_id = "evt_turn_" + uuid.uuid4().hex[:16]
         speaker = self._speaker(turn.speaker) if turn.speaker is not None else None
-        self.book.requested(Request(event_id, "user", speaker))
-        sent = await self._send(response_create(event_id, "user", instructions=instructions, tools=tools))
-        if not sent:
-            self.book.request_failed(event_id)
-            return None
-        return event_id
+        request = Request(event_id, "user", speaker, offered=offered)
+        create = response_create(event_id, "user", instructions=instructions, tools=tools)
+        return await self.slot.ask(request, create, turn.item_id)
 
     async def _after_floor_turn(self) -> None:
+        for item_id in self.side_talk.decided(self.floor.decided):  # old side talk leaves the context
+            await self._send(delete_item(item_id, "evt_del_" + uuid.uuid4().hex[:16]))
         self._watch_speaking()
         await self._notify()
 
@@ -561,28 +635,35 @@ class MouthSession:
     def _now() -> float:
         return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
 
-    def _response_done(self, body: Any) -> None:
-        response = self.book.get(body.id)
-        self.barge.response_done(body.id)
-        if response is None:
-            return
-        response.status = body.status
-        response.done.set()
-        error = getattr(getattr(body.status_details, "error", None), "message", None)
-        self.receipts.response_done(response, body.status, str(error) if error else None)
-        self.floor.response_settled(response.request_id, declined=response.declined, status=body.status)
-
-    def _error(self, error: Any) -> None:
+    async def _error(self, error: Any) -> None:
         message = str(getattr(error, "message", "") or "")[:300]
         code = getattr(error, "code", None)
+        param = getattr(error, "param", None)
         event_id = getattr(error, "event_id", None)
+        if event_id is not None and event_id == self._session_update_id:
+            await self._trouble("session_update", code, message, param)
+            return
+        if isinstance(param, str) and param.startswith("session.audio.input.transcription"):
+            await self._trouble("transcription", code, message, param)
+            return
         request = self.book.request_failed(event_id) if event_id else None
         if request is not None:
-            self.receipts.request_failed(request, message)
+            self.receipts.request_failed(request, message, code)
             self.floor.response_settled(request.event_id, declined=False, status="refused")
-        # a cancel that raced the server's own interruption is expected; anything else is news
-        level = log.info if code == "response_cancel_not_active" else log.warning
+        if event_id:
+            await self.slot.refused(event_id)  # the follower, if any, goes now
+        # expected: a cancel that raced the server's own interruption, a delete of an item the
+        # truncation already dropped, the server ending the session at its maximum length
+        expected = ("response_cancel_not_active", "item_not_found", "session_expired")
+        level = log.info if code in expected else log.warning
         level("mouth_server_error", label=self.label, code=code, message=message)
+
+    async def _trouble(self, what: TroubleKind, code: str | None, message: str, param: str | None) -> None:
+        """Said once a session; then the configuration again with the fallback model."""
+        self.trouble.say(what, code, message, param)
+        if not self.trouble.fallback:
+            self.trouble.fallback = True
+            await self._configure()
 
 
 def _line(settled: SettledTurn) -> str:

@@ -475,7 +475,9 @@ async def test_a_declined_offer_sends_nothing_to_the_room(openai_fake: FakeOpenA
 
 
 # -- narration ---------------------------------------------------------------------------------------
-async def test_narration_waits_while_someone_is_mid_sentence(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
+async def test_narration_waits_while_someone_is_mid_sentence_and_for_the_turns_verdict(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
     async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
         room = Room(openai_fake, session)
         item, _ = await room.start()
@@ -484,6 +486,10 @@ async def test_narration_waits_while_someone_is_mid_sentence(openai_fake: FakeOp
         await room.barrier()
         assert not narrating.done() and creates(openai_fake) == []
         await room.stop(item)
+        await room.barrier()  # the sentence is over, and its turn waits for its words: still held
+        assert not narrating.done() and creates(openai_fake) == []
+        await room.heard(item, "so the weather turned again")
+        assert await room.decided(item) == "listened"
         create = await openai_fake.realtime.wait_for_client_event("response.create")
         assert create["response"]["metadata"]["clankie_origin"] == "narration"
         assert await narrating
