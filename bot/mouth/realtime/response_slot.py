@@ -44,6 +44,7 @@ MAX_COMMITS = 256
 
 Send = Callable[[RealtimeClientEventParam], Awaitable[bool]]
 Failed = Callable[[Request, str], None]  # a request that will never get a response, and why
+Changed = Callable[[], Awaitable[None]]
 Outcome = Literal["sent", "merged", "follows", "not_sent"]
 
 
@@ -62,11 +63,13 @@ class ResponseSlot:
         failed: Failed,
         *,
         create_timeout_s: float = CREATE_TIMEOUT_S,
+        changed: Changed | None = None,
     ) -> None:
         self.book = book
         self.send = send
         self.failed = failed
         self.create_timeout_s = create_timeout_s
+        self.changed = changed  # told when the slot frees itself (a time-out)
         self.inflight: Request | None = None  # our create: sent, its response not done yet
         self.response_id: str | None = None  # the response in progress (ours, or the server's own)
         self.follower: _Ask | None = None
@@ -139,6 +142,8 @@ class ResponseSlot:
         log.warning("response_create_timed_out", origin=request.origin, after_s=self.create_timeout_s)
         self.failed(request, f"timed out: no response.created in {self.create_timeout_s:g} s")
         await self._next()
+        if self.changed is not None:
+            await self.changed()
 
     async def _cancel_unheard(self) -> None:
         """A follower waits: the turn answer in flight that nobody has heard yet is cancelled."""

@@ -149,7 +149,12 @@ class MouthSession:
         self.book = ResponseBook()
         self._tasks = TaskOwner("mouth")
         self.slot = ResponseSlot(
-            self.book, self._send, self._tasks, self._request_failed, create_timeout_s=create_timeout_s
+            self.book,
+            self._send,
+            self._tasks,
+            self._request_failed,
+            create_timeout_s=create_timeout_s,
+            changed=self._notify,
         )
         self.offers = Offers(self.playback)
         self.side_talk = SideTalk(side_talk_keep)

@@ -62,6 +62,7 @@ async def floor_mouth(
     names: tuple[str, ...] = ("Clank",),
     transcript_wait_s: float = HOUR,
     narration_hold_s: float = HOUR,
+    **options: Any,
 ) -> AsyncIterator[MouthSession]:
     """A started, configured MouthSession whose pump the test drives (`Room.say` ticks it)."""
     character = build_character(floor_settings(fake, tmp_path, floor, list(names)))
@@ -75,6 +76,7 @@ async def floor_mouth(
         humans=lambda: humans,
         transcript_wait_s=transcript_wait_s,
         narration_hold_s=narration_hold_s,
+        **options,
     )
     await session.start()
     try:
