@@ -100,9 +100,9 @@ def session_update(
     tools: Sequence[RealtimeFunctionToolParam],
     floor: Floor = "addressed",
     names: Sequence[str] = (),
+    fallback_transcription: str | None = None,
     *,
     event_id: str | None = None,
-    fallback_transcription: str | None = None,
 ) -> SessionUpdateEventParam:
     """The whole configuration. `fallback_transcription`: the server refused this configuration
     or its transcription model fails (lifecycle.Trouble): that model instead, and no truncation

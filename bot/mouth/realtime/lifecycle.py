@@ -7,6 +7,8 @@
 - `Recap`: the last few lines of the call (who said what, what he said), kept in memory only,
   sent to a new session as one system item so he does not start over blank. Never logged,
   never written to disk.
+- `WaitingTurns`: the committed turns still waiting for the floor's verdict (their words not in
+  yet); a quiet moment — for a rotation, for a narration — has none.
 - `Trouble`: what the server refused about the session itself — a rejected `session.update`, a
   failing transcription model (an `error` about `session.audio.input.transcription`, or
   `FAILED_TRANSCRIPTS_IN_A_ROW` transcripts failed with none heard between) — is said once per
@@ -18,10 +20,10 @@
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import structlog
 
@@ -49,6 +51,7 @@ class Rotation:
         self.clock = clock
         self.opened_at: float | None = None
         self.rotations = 0
+        self.pending = False  # the mouth closed the socket to rotate: reopen at once, no backoff
 
     def opened(self) -> None:
         self.opened_at = self.clock()
@@ -58,6 +61,40 @@ class Rotation:
         if self.opened_at is None or not quiet:
             return False
         return self.clock() - self.opened_at >= self.after_s
+
+    async def rotate(self, conn: Any, label: str) -> None:
+        """Close the socket; the session's connection loop opens the next one at once."""
+        if conn is None or self.pending:
+            return
+        self.pending = True
+        self.rotations += 1
+        log.info("mouth_session_rotated", label=label, rotations=self.rotations)
+        try:
+            await conn.close()
+        except Exception as exc:
+            log.debug("mouth_close_error", error=str(exc)[:200])
+
+
+class WaitingTurns:
+    def __init__(self, decided: Callable[[str], bool], transcript_wait_s: float, limit: int = 64) -> None:
+        self.decided = decided  # FloorTurns.decided_already
+        self.wait_s = transcript_wait_s + 1.0  # longer than the floor waits for any turn's words
+        self.limit = limit
+        self._committed: OrderedDict[str, float] = OrderedDict()
+
+    def committed(self, item_id: str, at: float) -> None:
+        self._committed[item_id] = at
+        while len(self._committed) > self.limit:
+            self._committed.popitem(last=False)
+
+    def any(self, now: float) -> bool:
+        for item_id, at in list(self._committed.items()):
+            if self.decided(item_id) or now - at > self.wait_s:
+                del self._committed[item_id]
+        return bool(self._committed)
+
+    def clear(self) -> None:
+        self._committed.clear()
 
 
 class Recap:

@@ -9,6 +9,7 @@
 - `response.output_item.added` / `.done`: an offer taken or declined (`Offers`);
   `response.function_call_arguments.done`: the tool call (`ToolRunner`), a `stay_silent` one
   declines.
+- the socket's loss (`lost`): every request and response of it ends (receipts, the floor).
 - `response.done`: the response's end — a declined one's `stay_silent` call gets its output if the
   cancel won the race, receipts and the floor are told, the slot's follower (if any) goes.
 
@@ -28,10 +29,10 @@ from bot.mouth.bargein import BargeIn
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.floor_turns import FloorTurns
 from bot.mouth.realtime.lifecycle import Recap
-from bot.mouth.realtime.narration_receipts import NarrationReceipts
+from bot.mouth.realtime.narration_receipts import LOST, NarrationReceipts
 from bot.mouth.realtime.offers import Offers
 from bot.mouth.realtime.response_slot import ResponseSlot, Send
-from bot.mouth.realtime.responses import Response, ResponseBook
+from bot.mouth.realtime.responses import Request, Response, ResponseBook
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.tools.silence import STAY_SILENT_NAME
 
@@ -105,6 +106,29 @@ class ResponseEvents:
         else:
             return False
         return True
+
+    def lost(self) -> None:
+        """The socket is gone: every request and response of it ends, and so does the reply that
+        was coming — what of it arrived plays out, nothing more will (he is not left speaking)."""
+        self.barge.responses_in_progress.clear()
+        follower = self.slot.lost()
+        requests, open_ = self.book.drop_connection()
+        self.receipts.connection_lost(requests, open_)
+        if follower is not None:
+            self.request_failed(follower, LOST)
+        for request in requests:
+            self.floor.response_settled(request.event_id, declined=False, status="lost")
+        for response in open_:
+            self.offers.forget(response.id)
+            for item_id in response.audio_items:
+                self.playback.end(item_id)
+            self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
+
+    def request_failed(self, request: Request, error: str) -> None:
+        """A request that will never get a response (not sent, timed out, lost with the socket)."""
+        self.book.request_failed(request.event_id)
+        self.receipts.request_failed(request, error)
+        self.floor.response_settled(request.event_id, declined=False, status="lost")
 
     async def decline(self, response: Response) -> None:
         """He called stay_silent: the response is cancelled and none of its audio is played

@@ -11,31 +11,32 @@
   when nobody talks) and what is pulled goes out at once as one `input_audio_buffer.append`
   (every pulled frame is sent, so the mixer's timeline is the server's `audio_start_ms` /
   `audio_end_ms` timeline).
-- Audio out: `response.output_audio.delta` → the playback buffer.
+- Audio out: `response.output_audio.delta` → the playback buffer (`response_events`).
 - Turns and the floor (`[voice] floor`, docs/architecture.md §12): speech_started/stopped/
   committed feed the SpeakerTracker, and each committed turn goes to `floor_turns.FloorTurns`
   with its dominant speaker. Addressed floor: the server's VAD only hears; the turn's words come
-  from input transcription, matched by `item_id` (`transcripts.InputTranscripts`); the policy
-  (`bot.mouth.floor`) answers, offers (with `stay_silent` among the tools) or listens, and only
-  the session's own `response.create` makes him speak. With one human in the call every turn is
-  answered at its commit. Open floor: the server's VAD answers every turn, as before the floor.
-- Humans in the call: `humans()` (given by `Calls`: `CallLink.human_ids`); by default the speakers heard so far
-  and not forgotten (`RoomMixer.speakers`), which is what a session on its own can know.
+  from input transcription (`transcripts.InputTranscripts`); the policy answers, offers (with
+  `stay_silent`) or listens. Open floor: the server's VAD answers every turn.
+- One response at a time (`response_slot.ResponseSlot`): every `response.create` — a turn's
+  answer, a narration (`narration.Narrator`), a tool's follow-up — goes through the slot: sent,
+  merged into the one in flight, or following it; a create unanswered in time is given up.
+- Offers (`offers.Offers`): an offered turn's audio is held until its first output item takes
+  it; a declined one is never heard, and its `stay_silent` call always gets its output.
 - Barge-in: speech that may cut him off (open floor: any speech_started; addressed: what
-  `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or his name in the words so
-  far) while he speaks → playback cleared at once, `response.cancel`,
-  `conversation.item.truncate` at the played position. A declined offer (`stay_silent`) is cut
-  the same way and none of its audio is played.
+  `FloorTurns.interrupts` allows) while he speaks → playback cleared at once, `response.cancel`,
+  `conversation.item.truncate` at the played position.
+- Cost: the configuration sets a `truncation` policy; side talk only listened to is deleted from
+  the conversation after a while (`side_talk.SideTalk`).
+- Humans in the call: `humans()` (given by `Calls`); by default the speakers heard so far.
 - Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
-- Narration (driven by play_relay.PlayRelay): `play_update` adds a system item and no response;
-  `narrate` adds the item plus `response.create` (on the addressed floor, once nobody in the room
-  is mid-utterance: it waits up to `NARRATION_HOLD_S`, else it is suppressed as `speaking`);
-  receipts follow the response's life (narration_receipts.NarrationReceipts).
-- Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
-  rebased and the session re-briefed. Nothing here raises into the bot.
+- Lifecycle (`lifecycle`): a dropped socket is reopened with capped exponential backoff and the
+  reply it cut ends; before the server's maximum session length the session rotates at a quiet
+  moment; a new session of the same call is briefed again and gets a short recap; a refused
+  configuration or failing transcription model is said once and falls back (`server_errors`).
+  Nothing here raises into the bot.
 - Threads: `start()` has the interpreter hand its lock over within 1 ms (`lock_handover`).
-- Tasks: the connection and the pump are tasks of the session's `TaskOwner`, the tool calls of
-  the tool runner's; `close()` ends them all before it returns.
+- Tasks: the connection, the pump and the slot's watches are tasks of the session's
+  `TaskOwner`, the tool calls of the tool runner's; `close()` ends them all before it returns.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,8 +59,6 @@ from bot.mouth.briefing import (
     PlayBrief,
     PlayReader,
     briefing,
-    narration_request_text,
-    play_update_text,
     response_instructions,
 )
 from bot.mouth.floor import Verdict
@@ -81,19 +79,21 @@ from bot.mouth.realtime.lifecycle import (
     Recap,
     Rotation,
     Trouble,
-    TroubleKind,
+    WaitingTurns,
 )
-from bot.mouth.realtime.narration_receipts import LOST, NarrationReceipts
+from bot.mouth.realtime.narration import NARRATION_HOLD_S, Narrator
+from bot.mouth.realtime.narration_receipts import NarrationReceipts
 from bot.mouth.realtime.offers import Offers
 from bot.mouth.realtime.response_events import ResponseEvents
 from bot.mouth.realtime.response_slot import CREATE_TIMEOUT_S, ResponseSlot
 from bot.mouth.realtime.responses import Request, ResponseBook
+from bot.mouth.realtime.server_errors import ServerErrors
 from bot.mouth.realtime.side_talk import KEEP_LISTENED, SideTalk
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
 from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
-from bot.play.settled_turn import SettledTurn, narration_line
+from bot.play.settled_turn import SettledTurn
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
@@ -104,7 +104,6 @@ log = structlog.get_logger("clankie.mouth")
 
 MAX_FRAMES_PER_APPEND = 12  # a burst's frames in one append (the mixer keeps at most 10 a speaker)
 PLAYED_WAIT_S = 30.0  # a narration whose audio never reaches the room in this long: not played
-NARRATION_HOLD_S = 8.0  # addressed floor: a narration waits this long for the room to finish a sentence
 
 
 class MouthHost(Protocol):
@@ -176,10 +175,7 @@ class MouthSession:
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._rotating = False
         self._session_update_id: str | None = None
-        self._waiting: OrderedDict[str, float] = OrderedDict()  # turns committed, not yet decided
-        self._transcript_wait_s = transcript_wait_s
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
@@ -200,8 +196,29 @@ class MouthSession:
             busy=lambda: self.speaking,
             transcript_wait_s=transcript_wait_s,
         )
-        self._narration_hold_s = narration_hold_s
         self._was_speaking = False
+        self.waiting = WaitingTurns(self.floor.decided_already, transcript_wait_s)
+        self.narrator = Narrator(
+            send=self._send,
+            slot=self.slot,
+            receipts=self.receipts,
+            quiet=lambda: self.quiet,
+            wait_until=self.wait_until,
+            failed=self._request_failed,
+            receipt_path=self.receipt_path,
+            label=label,
+            hold_s=narration_hold_s,
+        )
+        self.errors = ServerErrors(
+            book=self.book,
+            receipts=self.receipts,
+            floor=self.floor,
+            slot=self.slot,
+            trouble=self.trouble,
+            configure=self._configure,
+            session_update_id=lambda: self._session_update_id,
+            label=label,
+        )
         self.responses = ResponseEvents(
             book=self.book,
             barge=self.barge,
@@ -228,18 +245,10 @@ class MouthSession:
         busy = self.slot.busy or self.book.pending or self.barge.responses_in_progress
         return bool(busy) or self.playback.active
 
-    def turns_waiting(self) -> bool:
-        """A committed turn still waits for the floor's verdict (its words not in yet)."""
-        now = self._now()
-        for item_id, at in list(self._waiting.items()):
-            if self.floor.decided_already(item_id) or now - at > self._transcript_wait_s + 1.0:
-                del self._waiting[item_id]
-        return bool(self._waiting)
-
     @property
     def quiet(self) -> bool:
         """Nobody speaks (he, or anyone in the room) and no turn waits for its verdict."""
-        return not self.speaking and not self.floor.room_speaking and not self.turns_waiting()
+        return not self.speaking and not self.floor.room_speaking and not self.waiting.any(self._now())
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
         """Wait until `predicate()` holds; re-checked after every event the session handles."""
@@ -338,8 +347,8 @@ class MouthSession:
                 await self._notify()
             if self._closing.is_set():
                 break
-            if self._rotating:  # our own rotation: a new session at once
-                self._rotating, failures = False, 0
+            if self.rotation.pending:  # our own rotation: a new session at once
+                self.rotation.pending, failures = False, 0
                 continue
             failures += 1
             delay = min(self._max_backoff, self._initial_backoff * 2 ** min(failures - 1, 10))
@@ -357,7 +366,7 @@ class MouthSession:
         self.side_talk.reset()
         self.trouble.new_session()
         self.rotation.opened()
-        self._waiting.clear()
+        self.waiting.clear()
         self.connects += 1
         await self._configure()
         recap = self.recap.text() if self.connects > 1 else None
@@ -368,55 +377,20 @@ class MouthSession:
     async def _configure(self) -> None:
         """The whole configuration (`session.update`), with the fallback transcription model once
         the server refused the configuration or its model failed (lifecycle.Trouble)."""
-        voice = self.settings.voice
-        self._session_update_id = "evt_sess_" + uuid.uuid4().hex[:16]
+        voice, self._session_update_id = self.settings.voice, "evt_sess_" + uuid.uuid4().hex[:16]
         fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
-        update = session_update(
-            self.settings.openai,
-            self._briefing(),
-            self.host.registry.export("mouth"),
-            voice.floor,
-            voice.names,
-            event_id=self._session_update_id,
-            fallback_transcription=fallback,
-        )
+        brief, tools = self._briefing(), self.host.registry.export("mouth")
+        update = session_update(self.settings.openai, brief, tools, voice.floor, voice.names, fallback)
+        update["event_id"] = self._session_update_id
         await self._send(update)
-
-    async def _rotate(self) -> None:
-        """Before the server's maximum session length, at a quiet moment: a new session."""
-        conn = self._conn
-        if conn is None or self._rotating:
-            return
-        self._rotating = True
-        self.rotation.rotations += 1
-        log.info("mouth_session_rotated", label=self.label, rotations=self.rotation.rotations)
-        try:
-            await conn.close()
-        except Exception as exc:
-            log.debug("mouth_close_error", error=str(exc)[:200])
 
     def _lost(self) -> None:
         self._conn = None
         self._ready = False
-        self.barge.responses_in_progress.clear()
-        follower = self.slot.lost()
-        requests, open_ = self.book.drop_connection()
-        self.receipts.connection_lost(requests, open_)
-        if follower is not None:
-            self._request_failed(follower, LOST)
-        for request in requests:
-            self.floor.response_settled(request.event_id, declined=False, status="lost")
-        for response in open_:  # the reply ends where the socket did: what came plays out, no more
-            self.offers.forget(response.id)
-            for item_id in response.audio_items:
-                self.playback.end(item_id)
-            self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
+        self.responses.lost()
 
-    def _request_failed(self, request: Request, error: str, code: str | None = None) -> None:
-        """A request that will never get a response (not sent, refused, timed out, lost)."""
-        self.book.request_failed(request.event_id)
-        self.receipts.request_failed(request, error, code)
-        self.floor.response_settled(request.event_id, declined=False, status="refused" if code else "lost")
+    def _request_failed(self, request: Request, error: str) -> None:
+        self.responses.request_failed(request, error)
 
     async def _send(self, event: RealtimeClientEventParam) -> bool:
         conn = self._conn
@@ -445,32 +419,10 @@ class MouthSession:
         return await self._send(instructions_update(self._briefing()))
 
     async def play_update(self, settled: SettledTurn) -> bool:
-        """The settled turn's text update; no response is asked for."""
-        return await self._send(system_text(play_update_text(_line(settled))))
+        return await self.narrator.play_update(settled)
 
     async def narrate(self, settled: SettledTurn) -> bool:
-        """The gate let a `speakWanted` turn through: ask for a response, receipts included."""
-        delivery_id = settled.delivery_id
-        if delivery_id is None:
-            raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
-        if not self.quiet:
-            try:  # never over anyone, nor over a turn whose verdict is still coming, nor over him
-                await self.wait_until(lambda: self.quiet, self._narration_hold_s)
-            except TimeoutError:
-                pass
-        if not self.quiet:  # checked again as it goes: he may have begun meanwhile
-            log.info("narration_held_back", label=self.label, turn=settled.turn)
-            ReceiptTrail(self.receipt_path, settled.run_id).suppressed(delivery_id, "speaking", settled.turn)
-            return False
-        event_id = "evt_narr_" + uuid.uuid4().hex[:16]
-        request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
-        self.receipts.requested(request)
-        sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
-        if sent:
-            sent = await self.slot.ask(request, response_create(event_id, "narration")) is not None
-        if not sent:
-            self._request_failed(request, "realtime connection not open")
-        return sent
+        return await self.narrator.narrate(settled)
 
     # -- audio pump ---------------------------------------------------------------------------
     def _mixer_ready(self) -> bool:
@@ -509,7 +461,7 @@ class MouthSession:
         if changed:
             await self._notify()
         if self.listening and self.rotation.due(self.quiet):
-            await self._rotate()
+            await self.rotation.rotate(self._conn, self.label)
 
     # -- server events --------------------------------------------------------------------------
     async def _handle(self, event: Any) -> None:
@@ -542,11 +494,11 @@ class MouthSession:
             log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
             if self.trouble.transcript_failed():
                 error = event.error
-                await self._trouble("transcription", error.code, error.message or "", None)
+                await self.errors.said("transcription", error.code, error.message or "", None)
         elif kind == "session.updated":
             self._ready = True
         elif kind == "error":
-            await self._error(event.error)
+            await self.errors.error(event.error)
 
     async def _speech_started(self, event: Any) -> None:
         start_ms = float(event.audio_start_ms)
@@ -592,9 +544,7 @@ class MouthSession:
 
     async def _committed(self, item_id: str) -> None:
         self.slot.committed(item_id)
-        self._waiting[item_id] = self._now()
-        while len(self._waiting) > 64:
-            self._waiting.popitem(last=False)
+        self.waiting.committed(item_id, self._now())
         user_id = self.mixer.tracker.committed(item_id)
         if user_id is None:
             self.book.last_user_speaker = None
@@ -639,39 +589,3 @@ class MouthSession:
     @staticmethod
     def _now() -> float:
         return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
-
-    async def _error(self, error: Any) -> None:
-        message = str(getattr(error, "message", "") or "")[:300]
-        code = getattr(error, "code", None)
-        param = getattr(error, "param", None)
-        event_id = getattr(error, "event_id", None)
-        if event_id is not None and event_id == self._session_update_id:
-            await self._trouble("session_update", code, message, param)
-            return
-        if isinstance(param, str) and param.startswith("session.audio.input.transcription"):
-            await self._trouble("transcription", code, message, param)
-            return
-        request = self.book.request_failed(event_id) if event_id else None
-        if request is not None:
-            self.receipts.request_failed(request, message, code)
-            self.floor.response_settled(request.event_id, declined=False, status="refused")
-        if event_id:
-            await self.slot.refused(event_id)  # the follower, if any, goes now
-        # expected: a cancel that raced the server's own interruption, a delete of an item the
-        # truncation already dropped, the server ending the session at its maximum length
-        expected = ("response_cancel_not_active", "item_not_found", "session_expired")
-        level = log.info if code in expected else log.warning
-        level("mouth_server_error", label=self.label, code=code, message=message)
-
-    async def _trouble(self, what: TroubleKind, code: str | None, message: str, param: str | None) -> None:
-        """Said once a session; then the configuration again with the fallback model."""
-        self.trouble.say(what, code, message, param)
-        if not self.trouble.fallback:
-            self.trouble.fallback = True
-            await self._configure()
-
-
-def _line(settled: SettledTurn) -> str:
-    if settled.narration:
-        return settled.narration
-    return narration_line(settled.turn, settled.monologue, settled.effect, settled.objective, settled.intent)
