@@ -21,9 +21,9 @@ What it plays of the service, each with its source in the `openai` package (`typ
   scripted time to first audio; off unless a test (or bench) turns it on;
 - one response at a time (`response_create_event_param.py`: "The server will respond with a
   `response.created` event", so a create the server took is a response in progress from then
-  until its `response.done`): a `response.create` while one is in progress — a scripted response
-  started and not finished, or a create no script has answered yet — is refused with an `error`
-  naming the create's `event_id`, code `conversation_already_has_active_response` (the code the
+  until its `response.done`): a `response.create` while one is in progress — a response created
+  and not done (whoever sent its `response.created`), or a create no `response.created` has
+  answered yet — is refused with an `error` naming the create's `event_id`, code `conversation_already_has_active_response` (the code the
   GA service sends, issue 38), and starts nothing;
 - a rejected `session.update` (`reject_session_update`): an `error` naming the update's
   `event_id` with the service's code and `param`; the session stays as it was and no
@@ -91,14 +91,15 @@ class RealtimeConnection:
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     active: ResponseScript | None = None
     response_creates: int = 0
-    unanswered_creates: int = 0  # creates the server took that no script has started yet
+    unanswered_creates: int = 0  # creates the server took that no response.created has answered yet
+    in_progress: set[str] = field(default_factory=set)  # response.created sent, response.done not yet
     refused_creates: int = 0  # conversation_already_has_active_response
     items: set[str] = field(default_factory=set)  # item ids in the conversation
     deleted: list[str] = field(default_factory=list)
 
     @property
     def response_in_progress(self) -> bool:
-        return self.active is not None or self.unanswered_creates > 0
+        return bool(self.in_progress) or self.unanswered_creates > 0
 
     @property
     def transcribing(self) -> bool:
@@ -238,6 +239,11 @@ class RealtimeFake:
         if problem:
             raise ValueError(f"test pushed an invalid server event {event.get('type')!r}: {problem}")
         conn = self._connection(connection)
+        if event["type"] == "response.created":  # however it was sent: a response is in progress
+            conn.unanswered_creates = max(0, conn.unanswered_creates - 1)
+            conn.in_progress.add(event["response"]["id"])
+        elif event["type"] == "response.done":
+            conn.in_progress.discard(event["response"]["id"])
         await conn.ws.send_str(json.dumps(event))
 
     async def speech_started(self, audio_start_ms: int = 0, item_id: str | None = None) -> str:
@@ -310,7 +316,6 @@ class RealtimeFake:
         response_id, item_id = ev.new_id("resp"), ev.new_id("item")
         call_id = call_id or ev.new_id("call")
         args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        conn.unanswered_creates = max(0, conn.unanswered_creates - 1)
         conn.items.add(item_id)
         await self.send(ev.response_created(response_id), conn)
         await self.send(
@@ -526,7 +531,6 @@ class ResponseScript:
 
     async def start(self, metadata: dict[str, Any] | None = None) -> None:
         self.conn.active = self
-        self.conn.unanswered_creates = max(0, self.conn.unanswered_creates - 1)
         self.conn.items.add(self.item_id)
         await self.fake.send(ev.response_created(self.response_id, metadata), self.conn)
         await self.fake.send(
