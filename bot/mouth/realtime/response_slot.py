@@ -8,9 +8,10 @@ at most one create in flight — sent, and not yet ended by its `response.done`,
 time-out or the socket's loss — and at most one follower:
 
 - free: the create is sent now;
-- busy, and the new turn's item was committed before the in-flight create went out: *merged*,
-  nothing is sent — the server took the commit before the create (one ordered socket), so the
-  item is already in the context that response reads;
+- busy with another turn's answer, and the new turn's item was committed before that create went
+  out: *merged*, nothing is sent — the server took the commit before the create (one ordered
+  socket), so the item is already in the context that answer reads (a narration or a tool's
+  follow-up in flight is not an answer to anyone: the turn follows it);
 - busy otherwise: it *follows* — sent as soon as the in-flight response is done. A second
   follower merges into the first (sent later, it reads every item committed until then). When
   the response in flight answers a turn and has no audio yet (nothing of it heard), it is
@@ -102,10 +103,11 @@ class ResponseSlot:
             self._record(request, "sent" if sent else "not_sent")
             return request.event_id if sent else None
         seq = self._commit_seq.get(item_id) if item_id is not None else None
-        if self.inflight is not None and self.follower is None and seq is not None:
+        inflight = self.inflight
+        if inflight is not None and inflight.origin == "user" and self.follower is None and seq is not None:
             if seq <= self._inflight_commits:
                 self._record(request, "merged")
-                return self.inflight.event_id
+                return inflight.event_id
         if self.follower is not None:
             self._record(request, "merged")
             return self.follower.request.event_id
