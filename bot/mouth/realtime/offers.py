@@ -6,7 +6,7 @@ by the response's first output item:
 
 - a message: taken, once that item is done (`response.output_item.done`) — its audio, held
   until then, goes to the playback buffer at once and the rest of the response streams as any
-  other;
+  other; a call of another tool: taken at once;
 - a `stay_silent` function call (`response.output_item.added`), or one that comes while the
   first message is still held: declined — the held audio is dropped (none of it reaches the
   room), the response is cancelled if it is still in progress, and the call gets its function
@@ -79,6 +79,8 @@ class Offers:
         held = self._held.get(response.id)
         if held is not None and held.first_item is None:
             held.first_item = getattr(item, "id", None)
+            if getattr(item, "type", None) == "function_call":  # another tool first: he acts, so taken
+                self.taken(response.id)
         return False
 
     def item_done(self, response: Response, item: Any) -> None:
