@@ -56,11 +56,11 @@ class Rotation:
     def opened(self) -> None:
         self.opened_at = self.clock()
 
-    def due(self, quiet: bool) -> bool:
-        """True when the session is old enough to rotate and the moment is quiet."""
-        if self.opened_at is None or not quiet:
+    def due(self, quiet: Callable[[], bool]) -> bool:
+        """True when the session is old enough to rotate and the moment is quiet (asked only then)."""
+        if self.opened_at is None or self.clock() - self.opened_at < self.after_s:
             return False
-        return self.clock() - self.opened_at >= self.after_s
+        return quiet()
 
     async def rotate(self, conn: Any, label: str) -> None:
         """Close the socket; the session's connection loop opens the next one at once."""

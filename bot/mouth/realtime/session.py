@@ -460,7 +460,7 @@ class MouthSession:
         changed |= self._watch_speaking()
         if changed:
             await self._notify()
-        if self.listening and self.rotation.due(self.quiet):
+        if self.listening and self.rotation.due(lambda: self.quiet):
             await self.rotation.rotate(self._conn, self.label)
 
     # -- server events --------------------------------------------------------------------------

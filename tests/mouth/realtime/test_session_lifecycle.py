@@ -25,6 +25,7 @@ from bot.mouth.realtime.lifecycle import (
 )
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai import events as ev
 from tests.mouth.realtime.test_session import response_done
 from tests.mouth.realtime.test_session_floor import ADA, BOB, HOUR, Room, floor_mouth
 from tests.mouth.realtime.test_session_slot import played_bytes
@@ -185,5 +186,31 @@ async def test_a_failing_transcription_model_is_said_once_and_replaced(
             "code": "audio_unintelligible",
             "message": "the model is unavailable",
             "param": None,
+        }
+    ]
+
+
+async def test_an_error_about_the_transcription_model_is_said_once_and_replaced(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    param = "session.audio.input.transcription.model"
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        for _ in range(2):
+            await openai_fake.realtime.send(
+                ev.error("The model is not available.", "model_not_found", param=param)
+            )
+        fallback = await openai_fake.realtime.wait_for_client_event("session.update")
+        assert fallback["session"]["audio"]["input"]["transcription"]["model"] == FALLBACK_TRANSCRIPTION_MODEL
+        await session.wait_until(lambda: session.listening)
+        await Room(openai_fake, session).barrier()
+        assert (
+            len(openai_fake.realtime.events_of("session.update")) == 3
+        )  # the barrier's rebrief is the third
+    assert session_errors(tmp_path / "receipts.jsonl") == [
+        {
+            "what": "transcription",
+            "code": "model_not_found",
+            "message": "The model is not available.",
+            "param": param,
         }
     ]
