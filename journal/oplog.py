@@ -10,7 +10,9 @@ Event line:   {schemaVersion: 1, id, occurredAt, type, data}
   outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed
 
 Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
-  type ∈ discord.voice.model_response   data.phase ∈ requested | done | failed
+  type ∈ discord.voice.model_response   data.phase ∈ requested | sent | done | failed
+                                        (sent: the server created the response; failed may
+                                        hold the server's error code)
          discord.voice.response         data.played: bool (audio reached the room)
          discord.voice.play_narration_suppressed  data.reason ∈ speaking | cooldown | not_listening
          discord.voice.play_refusal     data.reason (e.g. no_voice_session)
@@ -18,6 +20,9 @@ Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
                                         docs/architecture.md §12): data.decision ∈ answered |
                                         offered | declined | listened, reason, speaker, mode,
                                         humans, timings; never a word of what was said
+         discord.voice.session_error    the server refused the voice session's configuration
+                                        or its transcription failed (said once a session):
+                                        data.what, code, message, param (the server's)
   data may also hold runId and turn.
 
 Other services' lines are read from the same paths, line by line by their envelope: each
@@ -64,6 +69,7 @@ ReceiptType = Literal[
     "discord.voice.play_narration_suppressed",
     "discord.voice.play_refusal",
     "discord.voice.floor_turn",
+    "discord.voice.session_error",
 ]
 
 

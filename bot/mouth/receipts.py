@@ -190,11 +190,19 @@ class ReceiptTrail:
     def requested(self, delivery_id: str, turn: int | None = None) -> ReceiptLine | None:
         return self.write("discord.voice.model_response", delivery_id, {"phase": "requested"}, turn)
 
+    def sent(self, delivery_id: str, turn: int | None = None) -> ReceiptLine | None:
+        """The server created the response (`response.created`)."""
+        return self.write("discord.voice.model_response", delivery_id, {"phase": "sent"}, turn)
+
     def done(self, delivery_id: str, turn: int | None = None) -> ReceiptLine | None:
         return self.write("discord.voice.model_response", delivery_id, {"phase": "done"}, turn)
 
-    def failed(self, delivery_id: str, error: str, turn: int | None = None) -> ReceiptLine | None:
+    def failed(
+        self, delivery_id: str, error: str, turn: int | None = None, code: str | None = None
+    ) -> ReceiptLine | None:
         data = {"phase": "failed", "error": error[:500]}
+        if code is not None:
+            data["code"] = code[:100]
         return self.write("discord.voice.model_response", delivery_id, data, turn)
 
     def played(self, delivery_id: str, played: bool, turn: int | None = None) -> ReceiptLine | None:
@@ -210,6 +218,10 @@ class ReceiptTrail:
     def refused(self, delivery_id: str, reason: str, turn: int | None = None) -> ReceiptLine | None:
         metrics.narration("refused")
         return self.write("discord.voice.play_refusal", delivery_id, {"reason": reason}, turn)
+
+    def session_error(self, delivery_id: str, data: Mapping[str, object]) -> ReceiptLine | None:
+        """The server refused the session's configuration, or its transcription failed."""
+        return self.write("discord.voice.session_error", delivery_id, data)
 
     def floor_turn(self, delivery_id: str, data: Mapping[str, object]) -> ReceiptLine | None:
         """One committed user turn and what the floor made of it (`bot.mouth.realtime.floor_turns`)."""

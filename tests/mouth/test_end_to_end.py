@@ -170,12 +170,14 @@ async def test_sandbox_play_narration_receipts_and_evaluator_verdicts(
     r1 = receipts_of(receipts, deliveries1)
     assert r1[deliveries1[0]] == [
         ("discord.voice.model_response", "requested"),
+        ("discord.voice.model_response", "sent"),
         ("discord.voice.model_response", "done"),
         ("discord.voice.response", True),
     ]
     r2 = receipts_of(receipts, deliveries2)
     assert r2[deliveries2[0]] == [
         ("discord.voice.model_response", "requested"),
+        ("discord.voice.model_response", "sent"),
         ("discord.voice.model_response", "failed"),
         ("discord.voice.response", False),
     ]

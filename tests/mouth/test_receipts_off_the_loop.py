@@ -59,6 +59,7 @@ async def test_a_narrations_receipts_never_fsync_on_the_loop(
     assert receipts(path) == [
         ("discord.voice.play_refusal", "dlv_none", {"reason": "no_voice_session"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "requested"}),
+        ("discord.voice.model_response", "dlv_played", {"phase": "sent"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "done"}),
         ("discord.voice.response", "dlv_played", {"played": True}),
         ("discord.voice.play_narration_suppressed", "dlv_cooldown", {"reason": "cooldown"}),

@@ -11,6 +11,12 @@ are answered follows the floor (`[voice] floor`, docs/architecture.md §12):
   `[openai] transcription_model`, prompted with his name and aliases so they are spelled right),
   and only the mouth's own `response.create` makes him speak, only its own barge-in stops him.
 
+Every configuration sets a `truncation` policy (`TRUNCATION`, `realtime_truncation_param.py`):
+when the conversation after the instructions passes `token_limits.post_instructions` tokens, the
+server drops the oldest messages until `retention_ratio` of that limit is left, so a reply bills
+a bounded context however long the call (and the drop happens in steps, which keeps the cached
+prefix useful between them).
+
 Field names are the GA ones in the `openai` package: `RealtimeAudioConfigInputParam.transcription`
 (`AudioTranscriptionParam`: `model`, `prompt`) and the VAD's `create_response` /
 `interrupt_response` (`realtime_audio_input_turn_detection_param.py`)."""
@@ -24,16 +30,21 @@ from typing import Literal
 from openai.types.realtime import (
     AudioTranscriptionParam,
     ConversationItemCreateEventParam,
+    ConversationItemDeleteEventParam,
     InputAudioBufferAppendEventParam,
     RealtimeAudioConfigInputParam,
     RealtimeAudioInputTurnDetectionParam,
     RealtimeFunctionToolParam,
     RealtimeResponseCreateParamsParam,
+    RealtimeSessionCreateRequestParam,
     ResponseCreateEventParam,
     SessionUpdateEventParam,
 )
 from openai.types.realtime.realtime_audio_formats_param import AudioPCM
 from openai.types.realtime.realtime_conversation_item_user_message_param import Content as UserContent
+from openai.types.realtime.realtime_truncation_retention_ratio_param import (
+    RealtimeTruncationRetentionRatioParam,
+)
 
 from bot.config import OpenAISettings
 
@@ -46,6 +57,14 @@ HIS_NAME = "Clankie"
 MAX_PROMPT_NAMES = 12
 
 Floor = Literal["addressed", "open"]
+
+RETENTION_RATIO = 0.75
+POST_INSTRUCTIONS_TOKENS = 12_000  # the conversation a reply reads, at most (after instructions)
+TRUNCATION: RealtimeTruncationRetentionRatioParam = {
+    "type": "retention_ratio",
+    "retention_ratio": RETENTION_RATIO,
+    "token_limits": {"post_instructions": POST_INSTRUCTIONS_TOKENS},
+}
 
 
 def turn_detection(
@@ -69,8 +88,10 @@ def transcription_prompt(names: Sequence[str] = ()) -> str:
     return prompt + f". They may say {HIS_NAME}'s name."
 
 
-def input_transcription(settings: OpenAISettings, names: Sequence[str] = ()) -> AudioTranscriptionParam:
-    return {"model": settings.transcription_model, "prompt": transcription_prompt(names)}
+def input_transcription(
+    settings: OpenAISettings, names: Sequence[str] = (), model: str | None = None
+) -> AudioTranscriptionParam:
+    return {"model": model or settings.transcription_model, "prompt": transcription_prompt(names)}
 
 
 def session_update(
@@ -79,32 +100,45 @@ def session_update(
     tools: Sequence[RealtimeFunctionToolParam],
     floor: Floor = "addressed",
     names: Sequence[str] = (),
+    fallback_transcription: str | None = None,
+    *,
+    event_id: str | None = None,
 ) -> SessionUpdateEventParam:
+    """The whole configuration. `fallback_transcription`: the server refused this configuration
+    or its transcription model fails (lifecycle.Trouble): that model instead, and no truncation
+    policy (the fields a refusal is likeliest about beside the model)."""
     audio_in: RealtimeAudioConfigInputParam = {
         "format": AUDIO_FORMAT.copy(),
         "turn_detection": turn_detection(settings, floor),
     }
     if floor == "addressed":
-        audio_in["transcription"] = input_transcription(settings, names)
-    return {
-        "type": "session.update",
-        "session": {
-            "type": "realtime",
-            "instructions": instructions,
-            "output_modalities": ["audio"],
-            "audio": {
-                "input": audio_in,
-                "output": {"format": AUDIO_FORMAT.copy(), "voice": settings.voice},
-            },
-            "tools": list(tools),
-            "tool_choice": "auto",
+        audio_in["transcription"] = input_transcription(settings, names, fallback_transcription)
+    session: RealtimeSessionCreateRequestParam = {
+        "type": "realtime",
+        "instructions": instructions,
+        "output_modalities": ["audio"],
+        "audio": {
+            "input": audio_in,
+            "output": {"format": AUDIO_FORMAT.copy(), "voice": settings.voice},
         },
+        "tools": list(tools),
+        "tool_choice": "auto",
     }
+    if fallback_transcription is None:
+        session["truncation"] = TRUNCATION
+    update: SessionUpdateEventParam = {"type": "session.update", "session": session}
+    if event_id is not None:
+        update["event_id"] = event_id
+    return update
 
 
 def instructions_update(instructions: str) -> SessionUpdateEventParam:
     """A re-briefing: only the instructions change."""
     return {"type": "session.update", "session": {"type": "realtime", "instructions": instructions}}
+
+
+def delete_item(item_id: str, event_id: str) -> ConversationItemDeleteEventParam:
+    return {"type": "conversation.item.delete", "item_id": item_id, "event_id": event_id}
 
 
 def append_audio(pcm24: bytes) -> InputAudioBufferAppendEventParam:

@@ -4,8 +4,10 @@ written to the receipt trail (`bot.mouth.receipts.ReceiptTrail`; appended off th
 by the process's one `ReceiptWriter`: `drain()` waits for what was written so far).
 
     requested  — `response.create` is about to be sent  (model_response{phase: requested})
-    failed     — it could not be sent, the server refused it, the response failed, or the
-                 socket went away before it ended          (model_response{phase: failed})
+    sent       — the server created the response (`response.created`) (model_response{phase: sent})
+    failed     — it could not be sent, the server refused it (with the server's error `code`),
+                 no `response.created` came in time, the response failed, or the socket went
+                 away before it ended                      (model_response{phase: failed})
     done       — the response ended any other way (completed, cancelled, incomplete)
                                                            (model_response{phase: done})
     played     — whether any of its audio reached the room  (response{played})
@@ -52,9 +54,15 @@ class NarrationReceipts:
         assert request.delivery_id is not None
         self.trail(request.run_id).requested(request.delivery_id, request.turn)
 
-    def request_failed(self, request: Request, error: str) -> None:
+    def request_failed(self, request: Request, error: str, code: str | None = None) -> None:
         if request.origin == "narration" and request.delivery_id is not None:
-            self.trail(request.run_id).failed(request.delivery_id, error or "response refused", request.turn)
+            trail = self.trail(request.run_id)
+            trail.failed(request.delivery_id, error or "response refused", request.turn, code)
+
+    def created(self, response: Response) -> None:
+        if response.narration:
+            assert response.delivery_id is not None
+            self.trail(response.run_id).sent(response.delivery_id, response.turn)
 
     # -- responses --------------------------------------------------------------------------------
     def response_done(self, response: Response, status: str | None, error: str | None) -> None:

@@ -30,6 +30,7 @@ class Request:
     delivery_id: str | None = None
     run_id: str | None = None
     turn: int | None = None
+    offered: bool = False  # an offered turn's: `stay_silent` is among its tools
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Response:
     done_at: float | None = None  # loop time of response.done (or of the socket's loss)
     request_id: str | None = None  # the event id of the `response.create` it answers (None: the VAD's)
     declined: bool = False  # he called stay_silent: none of its audio goes to the room
+    offered: bool = False  # answers an offered turn (bot.mouth.realtime.offers)
 
     @property
     def narration(self) -> bool:
@@ -92,6 +94,7 @@ class ResponseBook:
                 request.run_id,
                 request.turn,
                 request_id=request.event_id,
+                offered=request.offered,
             )
         self.responses[response_id] = response
         while len(self.responses) > MAX_TRACKED:

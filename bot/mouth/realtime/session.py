@@ -11,37 +11,39 @@
   when nobody talks) and what is pulled goes out at once as one `input_audio_buffer.append`
   (every pulled frame is sent, so the mixer's timeline is the server's `audio_start_ms` /
   `audio_end_ms` timeline).
-- Audio out: `response.output_audio.delta` → the playback buffer.
+- Audio out: `response.output_audio.delta` → the playback buffer (`response_events`).
 - Turns and the floor (`[voice] floor`, docs/architecture.md §12): speech_started/stopped/
   committed feed the SpeakerTracker, and each committed turn goes to `floor_turns.FloorTurns`
   with its dominant speaker. Addressed floor: the server's VAD only hears; the turn's words come
-  from input transcription, matched by `item_id` (`transcripts.InputTranscripts`); the policy
-  (`bot.mouth.floor`) answers, offers (with `stay_silent` among the tools) or listens, and only
-  the session's own `response.create` makes him speak. With one human in the call every turn is
-  answered at its commit. Open floor: the server's VAD answers every turn, as before the floor.
-- Humans in the call: `humans()` (given by `Calls`: `CallLink.human_ids`); by default the speakers heard so far
-  and not forgotten (`RoomMixer.speakers`), which is what a session on its own can know.
+  from input transcription (`transcripts.InputTranscripts`); the policy answers, offers (with
+  `stay_silent`) or listens. Open floor: the server's VAD answers every turn.
+- One response at a time (`response_slot.ResponseSlot`): every `response.create` — a turn's
+  answer, a narration (`narration.Narrator`), a tool's follow-up — goes through the slot: sent,
+  merged into the one in flight, or following it; a create unanswered in time is given up.
+- Offers (`offers.Offers`): an offered turn's audio is held until its first output item takes
+  it; a declined one is never heard, and its `stay_silent` call always gets its output.
 - Barge-in: speech that may cut him off (open floor: any speech_started; addressed: what
   `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or settled words that
   address him, never his name alone) while he speaks → playback cleared at once, `response.cancel`,
-  `conversation.item.truncate` at the played position. A declined offer (`stay_silent`) is cut
-  the same way and none of its audio is played.
+  `conversation.item.truncate` at the played position.
+- Cost: the configuration sets a `truncation` policy; side talk only listened to is deleted from
+  the conversation after a while (`side_talk.SideTalk`).
+- Humans in the call: `humans()` (given by `Calls`); by default the speakers heard so far. Only
+  they count toward a turn's speaker (`SpeakerTracker.humans`).
 - Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
-- Narration (driven by play_relay.PlayRelay): `play_update` adds a system item and no response;
-  `narrate` adds the item plus `response.create` (on the addressed floor, once nobody in the room
-  is mid-utterance: it waits up to `NARRATION_HOLD_S`, else it is suppressed as `speaking`);
-  receipts follow the response's life (narration_receipts.NarrationReceipts).
-- Reconnect: a dropped socket is reopened with capped exponential backoff, the timeline is
-  rebased and the session re-briefed. Nothing here raises into the bot.
+- Lifecycle (`lifecycle`): a dropped socket is reopened with capped exponential backoff and the
+  reply it cut ends; before the server's maximum session length the session rotates at a quiet
+  moment; a new session of the same call is briefed again and gets a short recap; a refused
+  configuration or failing transcription model is said once and falls back (`server_errors`).
+  Nothing here raises into the bot.
 - Threads: `start()` has the interpreter hand its lock over within 1 ms (`lock_handover`).
-- Tasks: the connection and the pump are tasks of the session's `TaskOwner`, the tool calls of
-  the tool runner's; `close()` ends them all before it returns.
+- Tasks: the connection, the pump and the slot's watches are tasks of the session's
+  `TaskOwner`, the tool calls of the tool runner's; `close()` ends them all before it returns.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 import uuid
 from collections.abc import Callable
@@ -59,8 +61,6 @@ from bot.mouth.briefing import (
     PlayBrief,
     PlayReader,
     briefing,
-    narration_request_text,
-    play_update_text,
     response_instructions,
 )
 from bot.mouth.floor import Verdict
@@ -68,19 +68,34 @@ from bot.mouth.lock_handover import hand_over_promptly
 from bot.mouth.playback import PlaybackBuffer
 from bot.mouth.realtime.client_events import (
     append_audio,
+    delete_item,
     instructions_update,
     response_create,
     session_update,
     system_text,
 )
 from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurn, FloorTurns
+from bot.mouth.realtime.lifecycle import (
+    FALLBACK_TRANSCRIPTION_MODEL,
+    ROTATE_AFTER_S,
+    Recap,
+    Rotation,
+    Trouble,
+    WaitingTurns,
+)
+from bot.mouth.realtime.narration import NARRATION_HOLD_S, Narrator
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
+from bot.mouth.realtime.offers import Offers
+from bot.mouth.realtime.response_events import ResponseEvents
+from bot.mouth.realtime.response_slot import CREATE_TIMEOUT_S, ResponseSlot
 from bot.mouth.realtime.responses import Request, ResponseBook
+from bot.mouth.realtime.server_errors import ServerErrors
+from bot.mouth.realtime.side_talk import KEEP_LISTENED, SideTalk
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
 from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
-from bot.play.settled_turn import SettledTurn, narration_line
+from bot.play.settled_turn import SettledTurn
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
@@ -91,7 +106,6 @@ log = structlog.get_logger("clankie.mouth")
 
 MAX_FRAMES_PER_APPEND = 12  # a burst's frames in one append (the mixer keeps at most 10 a speaker)
 PLAYED_WAIT_S = 30.0  # a narration whose audio never reaches the room in this long: not played
-NARRATION_HOLD_S = 8.0  # addressed floor: a narration waits this long for the room to finish a sentence
 
 
 class MouthHost(Protocol):
@@ -122,6 +136,10 @@ class MouthSession:
         humans: Callable[[], frozenset[int]] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         narration_hold_s: float = NARRATION_HOLD_S,
+        create_timeout_s: float = CREATE_TIMEOUT_S,
+        rotate_after_s: float = ROTATE_AFTER_S,
+        clock: Callable[[], float] = time.monotonic,
+        side_talk_keep: int = KEEP_LISTENED,
     ) -> None:
         self.host = host
         self.settings = host.settings
@@ -130,8 +148,22 @@ class MouthSession:
         self.playback = PlaybackBuffer()
         self.barge = BargeIn(self.playback)
         self.book = ResponseBook()
-        self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send)
+        self._tasks = TaskOwner("mouth")
+        self.slot = ResponseSlot(
+            self.book,
+            self._send,
+            self._tasks,
+            self._request_failed,
+            create_timeout_s=create_timeout_s,
+            changed=self._notify,
+        )
+        self.offers = Offers(self.playback)
+        self.side_talk = SideTalk(side_talk_keep)
+        self.recap = Recap()
+        self.rotation = Rotation(rotate_after_s, clock)
+        self.tools = ToolRunner(host.registry, host.tool_context, self.book, self._send, ask=self.slot.ask)
         self.receipt_path = receipt_path or self.settings.receipt_path
+        self.trouble = Trouble(self.receipt_path, label)
         self.receipts = NarrationReceipts(self.receipt_path, self.book, self.playback, played_wait_s)
         self.connects = 0
         self.connect_failures = 0  # attempts that never opened a socket
@@ -145,7 +177,7 @@ class MouthSession:
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._tasks = TaskOwner("mouth")
+        self._session_update_id: str | None = None
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
@@ -168,8 +200,42 @@ class MouthSession:
             position_ms=lambda: self.mixer.position_ms,
         )
         self.mixer.tracker.humans = self.humans  # only the call's humans are a turn's speaker
-        self._narration_hold_s = narration_hold_s
         self._was_speaking = False
+        self.waiting = WaitingTurns(self.floor.decided_already, transcript_wait_s)
+        self.narrator = Narrator(
+            send=self._send,
+            slot=self.slot,
+            receipts=self.receipts,
+            quiet=lambda: self.quiet,
+            wait_until=self.wait_until,
+            failed=self._request_failed,
+            receipt_path=self.receipt_path,
+            label=label,
+            hold_s=narration_hold_s,
+        )
+        self.errors = ServerErrors(
+            book=self.book,
+            receipts=self.receipts,
+            floor=self.floor,
+            slot=self.slot,
+            trouble=self.trouble,
+            configure=self._configure,
+            session_update_id=lambda: self._session_update_id,
+            label=label,
+        )
+        self.responses = ResponseEvents(
+            book=self.book,
+            barge=self.barge,
+            playback=self.playback,
+            offers=self.offers,
+            receipts=self.receipts,
+            floor=self.floor,
+            slot=self.slot,
+            tools=self.tools,
+            recap=self.recap,
+            send=self._send,
+            label=label,
+        )
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -180,7 +246,13 @@ class MouthSession:
     @property
     def speaking(self) -> bool:
         """A response is asked for or in progress, or his audio is still playing."""
-        return bool(self.book.pending or self.barge.responses_in_progress) or self.playback.active
+        busy = self.slot.busy or self.book.pending or self.barge.responses_in_progress
+        return bool(busy) or self.playback.active
+
+    @property
+    def quiet(self) -> bool:
+        """Nobody speaks (he, or anyone in the room) and no turn waits for its verdict."""
+        return not self.speaking and not self.floor.room_speaking and not self.waiting.any(self._now())
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
         """Wait until `predicate()` holds; re-checked after every event the session handles."""
@@ -279,6 +351,9 @@ class MouthSession:
                 await self._notify()
             if self._closing.is_set():
                 break
+            if self.rotation.pending:  # our own rotation: a new session at once
+                self.rotation.pending, failures = False, 0
+                continue
             failures += 1
             delay = min(self._max_backoff, self._initial_backoff * 2 ** min(failures - 1, 10))
             try:
@@ -292,23 +367,34 @@ class MouthSession:
         self.mixer.rebase()  # a new server session: the input timeline restarts at 0 ms
         self.transcripts.clear()
         self.floor.reset()
+        self.side_talk.reset()
+        self.trouble.new_session()
+        self.rotation.opened()
+        self.waiting.clear()
         self.connects += 1
-        instructions = self._briefing()
-        tools = self.host.registry.export("mouth")
-        voice = self.settings.voice
-        await self._send(session_update(self.settings.openai, instructions, tools, voice.floor, voice.names))
-        log.info("mouth_connected", label=self.label, connects=self.connects)
+        await self._configure()
+        recap = self.recap.text() if self.connects > 1 else None
+        if recap is not None:  # a new session of the same call: the last lines of it, as context
+            await self._send(system_text(recap))
+        log.info("mouth_connected", label=self.label, connects=self.connects, recap=recap is not None)
+
+    async def _configure(self) -> None:
+        """The whole configuration (`session.update`), with the fallback transcription model once
+        the server refused the configuration or its model failed (lifecycle.Trouble)."""
+        voice, self._session_update_id = self.settings.voice, "evt_sess_" + uuid.uuid4().hex[:16]
+        fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
+        brief, tools = self._briefing(), self.host.registry.export("mouth")
+        update = session_update(self.settings.openai, brief, tools, voice.floor, voice.names, fallback)
+        update["event_id"] = self._session_update_id
+        await self._send(update)
 
     def _lost(self) -> None:
         self._conn = None
         self._ready = False
-        self.barge.responses_in_progress.clear()
-        requests, open_ = self.book.drop_connection()
-        self.receipts.connection_lost(requests, open_)
-        for request in requests:
-            self.floor.response_settled(request.event_id, declined=False, status="lost")
-        for response in open_:
-            self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
+        self.responses.lost()
+
+    def _request_failed(self, request: Request, error: str) -> None:
+        self.responses.request_failed(request, error)
 
     async def _send(self, event: RealtimeClientEventParam) -> bool:
         conn = self._conn
@@ -337,34 +423,10 @@ class MouthSession:
         return await self._send(instructions_update(self._briefing()))
 
     async def play_update(self, settled: SettledTurn) -> bool:
-        """The settled turn's text update; no response is asked for."""
-        return await self._send(system_text(play_update_text(_line(settled))))
+        return await self.narrator.play_update(settled)
 
     async def narrate(self, settled: SettledTurn) -> bool:
-        """The gate let a `speakWanted` turn through: ask for a response, receipts included."""
-        delivery_id = settled.delivery_id
-        if delivery_id is None:
-            raise ValueError(f"turn {settled.turn} has no delivery id; only speakWanted turns are narrated")
-        if self.floor_mode == "addressed" and self.floor.room_speaking:
-            try:  # never over someone mid-sentence: wait for the room to finish
-                await self.wait_until(lambda: not self.floor.room_speaking, self._narration_hold_s)
-            except TimeoutError:
-                log.info("narration_held_back", label=self.label, turn=settled.turn)
-                ReceiptTrail(self.receipt_path, settled.run_id).suppressed(
-                    delivery_id, "speaking", settled.turn
-                )
-                return False
-        event_id = "evt_narr_" + uuid.uuid4().hex[:16]
-        request = Request(event_id, "narration", None, delivery_id, settled.run_id, settled.turn)
-        self.receipts.requested(request)
-        sent = await self._send(system_text(narration_request_text(_line(settled), settled.speak)))
-        if sent:
-            self.book.requested(request)
-            sent = await self._send(response_create(event_id, "narration"))
-        if not sent:
-            self.book.request_failed(event_id)
-            self.receipts.request_failed(request, "realtime connection not open")
-        return sent
+        return await self.narrator.narrate(settled)
 
     # -- audio pump ---------------------------------------------------------------------------
     def _mixer_ready(self) -> bool:
@@ -402,19 +464,19 @@ class MouthSession:
         changed |= self._watch_speaking()
         if changed:
             await self._notify()
+        if self.listening and self.rotation.due(lambda: self.quiet):
+            await self.rotation.rotate(self._conn, self.label)
 
     # -- server events --------------------------------------------------------------------------
     async def _handle(self, event: Any) -> None:
         kind = getattr(event, "type", None)
-        if kind == "response.output_audio.delta":
-            response = self.book.get(event.response_id)
-            if response is not None and response.declined:
-                return  # he chose silence: nothing of it reaches the room
-            self.book.audio(event.response_id, event.item_id)
-            self.playback.push(event.item_id, base64.b64decode(event.delta))  # ignored once cut
-        elif kind == "response.output_audio.done":
-            self.playback.end(event.item_id)
-        elif kind == "input_audio_buffer.speech_started":
+        if (
+            isinstance(kind, str)
+            and kind.startswith("response.")
+            and await self.responses.handle(kind, event)
+        ):
+            return
+        if kind == "input_audio_buffer.speech_started":
             await self._speech_started(event)
         elif kind == "input_audio_buffer.speech_stopped":
             self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
@@ -427,31 +489,20 @@ class MouthSession:
                 await self._maybe_interrupt(event.item_id, partial)
         elif kind == "conversation.item.input_audio_transcription.completed":
             self.transcripts.completed(event.item_id, event.transcript)
+            self.trouble.transcript_heard()
+            self._heard(event.item_id, event.transcript)
             if self.floor_mode == "addressed" and self.speaking:
                 await self._maybe_interrupt(event.item_id, event.transcript)
         elif kind == "conversation.item.input_audio_transcription.failed":
             self.transcripts.failed(event.item_id)
             log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
-        elif kind == "response.output_item.added":
-            item = event.item
-            if (
-                getattr(item, "type", None) == "function_call"
-                and getattr(item, "name", None) == STAY_SILENT_NAME
-            ):
-                await self._decline(event.response_id)
-        elif kind == "response.created":
-            response = self.book.created(event.response.id, event.response.metadata)
-            self.barge.response_created(response.id)
-        elif kind == "response.function_call_arguments.done":
-            if event.name == STAY_SILENT_NAME:
-                await self._decline(event.response_id)
-            self.tools.call(event.response_id, event.call_id, event.name, event.arguments)
-        elif kind == "response.done":
-            self._response_done(event.response)
+            if self.trouble.transcript_failed():
+                error = event.error
+                await self.errors.said("transcription", error.code, error.message or "", None)
         elif kind == "session.updated":
             self._ready = True
         elif kind == "error":
-            self._error(event.error)
+            await self.errors.error(event.error)
 
     async def _speech_started(self, event: Any) -> None:
         start_ms = float(event.audio_start_ms)
@@ -484,6 +535,7 @@ class MouthSession:
     async def _barge_in(self) -> None:
         was_speaking = self.speaking
         events = self.barge.speech_started()  # playback is silent when this returns
+        self.offers.drop_held()  # nor is an offer's held audio ever heard
         if was_speaking:
             self.receipts.barge_in()
         for outgoing in events:
@@ -491,34 +543,14 @@ class MouthSession:
         if events:
             log.info("mouth_barge_in", label=self.label, events=[e["type"] for e in events])
 
-    async def _decline(self, response_id: str | None) -> None:
-        """He called stay_silent: the response is cancelled and none of its audio is played
-        (what already went out is cut where it was, as in a barge-in)."""
-        response = self.book.get(response_id)
-        if response is None or response.declined:
-            return
-        response.declined = True
-        events: list[RealtimeClientEventParam] = []
-        if response.id in self.barge.responses_in_progress:
-            self.barge.response_done(response.id)
-            events.append({"type": "response.cancel", "response_id": response.id})
-        if any(self.playback.progress(item) is not None for item in response.audio_items):
-            cut = self.playback.clear()
-            if cut is not None:
-                item_id, audio_end_ms = cut
-                events.append(
-                    {
-                        "type": "conversation.item.truncate",
-                        "item_id": item_id,
-                        "content_index": 0,
-                        "audio_end_ms": audio_end_ms,
-                    }
-                )
-        for outgoing in events:
-            await self._send(outgoing)
-        log.info("mouth_declined", label=self.label, response_id=response.id)
+    def _heard(self, item_id: str, text: str) -> None:
+        """A turn's words, for the recap of a next session (memory only)."""
+        user_id = self.mixer.tracker.speaker_of(item_id)
+        self.recap.heard(self._speaker(user_id).name if user_id is not None else "someone", text)
 
     async def _committed(self, item_id: str) -> None:
+        self.slot.committed(item_id)
+        self.waiting.committed(item_id, self._now())
         user_id = self.mixer.tracker.committed(item_id)
         if user_id is None:
             self.book.last_user_speaker = None
@@ -540,14 +572,13 @@ class MouthSession:
         tools = self.host.registry.export("mouth", offered=[STAY_SILENT_NAME]) if offered else None
         event_id = "evt_turn_" + uuid.uuid4().hex[:16]
         speaker = self._speaker(turn.speaker) if turn.speaker is not None else None
-        self.book.requested(Request(event_id, "user", speaker))
-        sent = await self._send(response_create(event_id, "user", instructions=instructions, tools=tools))
-        if not sent:
-            self.book.request_failed(event_id)
-            return None
-        return event_id
+        request = Request(event_id, "user", speaker, offered=offered)
+        create = response_create(event_id, "user", instructions=instructions, tools=tools)
+        return await self.slot.ask(request, create, turn.item_id)
 
     async def _after_floor_turn(self) -> None:
+        for item_id in self.side_talk.decided(self.floor.decided):  # old side talk leaves the context
+            await self._send(delete_item(item_id, "evt_del_" + uuid.uuid4().hex[:16]))
         self._watch_speaking()
         await self._notify()
 
@@ -564,32 +595,3 @@ class MouthSession:
     @staticmethod
     def _now() -> float:
         return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
-
-    def _response_done(self, body: Any) -> None:
-        response = self.book.get(body.id)
-        self.barge.response_done(body.id)
-        if response is None:
-            return
-        response.status = body.status
-        response.done.set()
-        error = getattr(getattr(body.status_details, "error", None), "message", None)
-        self.receipts.response_done(response, body.status, str(error) if error else None)
-        self.floor.response_settled(response.request_id, declined=response.declined, status=body.status)
-
-    def _error(self, error: Any) -> None:
-        message = str(getattr(error, "message", "") or "")[:300]
-        code = getattr(error, "code", None)
-        event_id = getattr(error, "event_id", None)
-        request = self.book.request_failed(event_id) if event_id else None
-        if request is not None:
-            self.receipts.request_failed(request, message)
-            self.floor.response_settled(request.event_id, declined=False, status="refused")
-        # a cancel that raced the server's own interruption is expected; anything else is news
-        level = log.info if code == "response_cancel_not_active" else log.warning
-        level("mouth_server_error", label=self.label, code=code, message=message)
-
-
-def _line(settled: SettledTurn) -> str:
-    if settled.narration:
-        return settled.narration
-    return narration_line(settled.turn, settled.monologue, settled.effect, settled.objective, settled.intent)

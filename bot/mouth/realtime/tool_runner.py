@@ -6,7 +6,8 @@ that response answers, or None for narration and nothing-asked responses (so `as
 refuses locally). A name that is not on the mouth surface is refused by the registry: the model
 gets an error output and nothing runs. Images in a result (look_at_screen's live still) follow
 the output as a user message with the caption and an `input_image` part. When every call of the
-response has its output and the response is over, one `response.create` asks the model to go on.
+response has its output and the response is over, one `response.create` asks the model to go on
+(through the session's response slot: it follows whatever response is then in progress).
 Each call runs as a task of the runner's `TaskOwner`; `close()` stops the calls still running.
 A call that does not answer within its tool's time limit gets the registry's "did not answer"
 as its output, and the model goes on as after any other output. A call of a *quiet* tool
@@ -21,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import structlog
-from openai.types.realtime import RealtimeClientEventParam
+from openai.types.realtime import RealtimeClientEventParam, ResponseCreateEventParam
 
 from bot.mouth.realtime.client_events import function_output, image_message, response_create
 from bot.mouth.realtime.responses import Request, Response, ResponseBook
@@ -38,6 +39,7 @@ RESPONSE_DONE_WAIT_S = 30.0
 MAX_OUTPUT_CHARS = 16_000
 
 Send = Callable[[RealtimeClientEventParam], Awaitable[bool]]
+Ask = Callable[[Request, ResponseCreateEventParam], Awaitable[str | None]]  # the session's slot
 ContextFor = Callable[[Surface, Speaker | None], ToolContext]
 
 
@@ -49,12 +51,14 @@ class ToolRunner:
         book: ResponseBook,
         send: Send,
         quiet: frozenset[str] = frozenset({STAY_SILENT_NAME}),
+        ask: Ask | None = None,
     ) -> None:
         self.registry = registry
         self.quiet = quiet
         self.context_for = context_for
         self.book = book
         self.send = send
+        self.ask = ask  # the follow-up's create goes through the session's response slot
         self.calls: list[tuple[str, Speaker | None, bool]] = []  # (name, speaker, is_error), newest last
         self._tasks = TaskOwner("mouth-tools")
 
@@ -107,7 +111,11 @@ class ToolRunner:
 
     async def _continue(self, speaker: Speaker | None) -> None:
         event_id = "evt_tool_" + uuid.uuid4().hex[:16]
-        self.book.requested(Request(event_id, "tool", speaker))
+        request = Request(event_id, "tool", speaker)
+        if self.ask is not None:
+            await self.ask(request, response_create(event_id, "tool"))
+            return
+        self.book.requested(request)
         if not await self.send(response_create(event_id, "tool")):
             self.book.request_failed(event_id)
 

@@ -196,8 +196,22 @@ def item_truncated(item_id: str, content_index: int, audio_end_ms: int) -> dict[
     }
 
 
-def error(message: str, code: str | None = None, type_: str = "invalid_request_error") -> dict[str, Any]:
-    return {"type": "error", "error": {"type": type_, "code": code, "message": message, "param": None}}
+def error(
+    message: str,
+    code: str | None = None,
+    type_: str = "invalid_request_error",
+    event_id: str | None = None,
+    param: str | None = None,
+) -> dict[str, Any]:
+    """`RealtimeErrorEvent` (types/realtime/realtime_error.py): `event_id` names the client event
+    that caused it, when there is one."""
+    body = {"type": type_, "code": code, "message": message, "param": param, "event_id": event_id}
+    return {"type": "error", "error": body}
+
+
+def item_deleted(item_id: str) -> dict[str, Any]:
+    # types/realtime/conversation_item_deleted_event.py
+    return {"type": "conversation.item.deleted", "item_id": item_id}
 
 
 # -- input audio transcription (GA). Source: the openai package's

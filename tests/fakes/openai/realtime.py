@@ -18,7 +18,23 @@ What it plays of the service, each with its source in the `openai` package (`typ
 - automatic responses (`auto_respond`): when the session's turn detection has `create_response`
   true, a commit starts a response (`realtime_audio_input_turn_detection_param.py`: "generate a
   response when a VAD stop event occurs"); so does every `response.create`. Each has its
-  scripted time to first audio; off unless a test (or bench) turns it on.
+  scripted time to first audio; off unless a test (or bench) turns it on;
+- one response at a time (`response_create_event_param.py`: "The server will respond with a
+  `response.created` event", so a create the server took is a response in progress from then
+  until its `response.done`): a `response.create` while one is in progress — a response created
+  and not done (whoever sent its `response.created`), or a create no `response.created` has
+  answered yet — is refused with an `error` naming the create's `event_id`, code `conversation_already_has_active_response` (the code the
+  GA service sends, issue 38), and starts nothing;
+- a rejected `session.update` (`reject_session_update`): an `error` naming the update's
+  `event_id` with the service's code and `param`; the session stays as it was and no
+  `session.updated` follows (`session_update_event_param.py`: "Only the fields that are present
+  in the session.update are updated" — and none when it is refused);
+- `conversation.item.delete` (`conversation_item_delete_event_param.py`): answered with
+  `conversation.item.deleted`, or with an `error` when the item is not in the conversation
+  (items: committed turns, created items with an id, scripted output items);
+- the maximum session length (`max_session_s`; the GA service ends a session after 60 minutes,
+  OpenAI's Realtime guide, "session lifetime"): an `error` with code `session_expired`, then the
+  server closes the socket. `expire()` does it now.
 """
 
 from __future__ import annotations
@@ -75,6 +91,15 @@ class RealtimeConnection:
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     active: ResponseScript | None = None
     response_creates: int = 0
+    unanswered_creates: int = 0  # creates the server took that no response.created has answered yet
+    in_progress: set[str] = field(default_factory=set)  # response.created sent, response.done not yet
+    refused_creates: int = 0  # conversation_already_has_active_response
+    items: set[str] = field(default_factory=set)  # item ids in the conversation
+    deleted: list[str] = field(default_factory=list)
+
+    @property
+    def response_in_progress(self) -> bool:
+        return bool(self.in_progress) or self.unanswered_creates > 0
 
     @property
     def transcribing(self) -> bool:
@@ -103,6 +128,8 @@ class RealtimeFake:
         self.auto_truncated = True
         self.auto_response: AutoResponse | None = None
         self.auto_responses: list[ResponseScript] = []
+        self.max_session_s: float | None = None  # the server ends a session this long after it opened
+        self._rejections: list[tuple[str, str, str | None]] = []  # (code, message, param) per update
         self._changed = asyncio.Condition()
         self._handed_out: set[int] = set()  # indexes into client_events
         self._tasks: set[asyncio.Task[None]] = set()
@@ -111,6 +138,46 @@ class RealtimeFake:
         """From now on, every `response.create` (and every commit of a session whose VAD answers)
         starts a response whose first audio comes `first_audio_s` later."""
         self.auto_response = AutoResponse(first_audio_s, audio_ms, chunk_ms)
+
+    def reject_session_update(
+        self, message: str, code: str = "invalid_value", param: str | None = None, times: int = 1
+    ) -> None:
+        """The next `times` session.update events are refused with an `error` naming them."""
+        self._rejections.extend([(code, message, param)] * times)
+
+    async def refuse_create(
+        self,
+        message: str,
+        code: str = "conversation_already_has_active_response",
+        connection: RealtimeConnection | None = None,
+    ) -> dict[str, Any]:
+        """The server refuses the oldest `response.create` it has not answered: an `error` naming
+        its `event_id` (no response starts). Returns that create."""
+        conn = self._connection(connection)
+        creates = [e for e in conn.events if e.get("type") == "response.create"]
+        if conn.unanswered_creates < 1 or not creates:
+            raise RuntimeError("no response.create is waiting for the server's answer")
+        create = creates[-conn.unanswered_creates]
+        conn.unanswered_creates -= 1
+        await self.send(ev.error(message, code, event_id=create.get("event_id")), conn)
+        return create
+
+    async def expire(self, connection: RealtimeConnection | None = None) -> None:
+        """The session hit the server's maximum duration: `error` `session_expired`, then close."""
+        conn = self._connection(connection)
+        minutes = round((self.max_session_s or 3600.0) / 60.0)
+        message = f"Your session hit the maximum duration of {minutes} minutes."
+        try:
+            await self.send(ev.error(message, "session_expired"), conn)
+            await conn.ws.close(code=1000)
+        except (ConnectionResetError, RuntimeError):
+            pass  # already gone
+        await asyncio.wait_for(conn.closed.wait(), 5.0)
+
+    async def _expire_after(self, conn: RealtimeConnection, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        if not conn.closed.is_set():
+            await self.expire(conn)
 
     def _spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
@@ -172,6 +239,11 @@ class RealtimeFake:
         if problem:
             raise ValueError(f"test pushed an invalid server event {event.get('type')!r}: {problem}")
         conn = self._connection(connection)
+        if event["type"] == "response.created":  # however it was sent: a response is in progress
+            conn.unanswered_creates = max(0, conn.unanswered_creates - 1)
+            conn.in_progress.add(event["response"]["id"])
+        elif event["type"] == "response.done":
+            conn.in_progress.discard(event["response"]["id"])
         await conn.ws.send_str(json.dumps(event))
 
     async def speech_started(self, audio_start_ms: int = 0, item_id: str | None = None) -> str:
@@ -183,6 +255,7 @@ class RealtimeFake:
         await self.send(ev.speech_stopped(audio_end_ms, item_id))
         await self.send(ev.committed(item_id))
         conn = self._connection(None)
+        conn.items.add(item_id)
         if self.auto_response is not None and conn.vad_answers:
             self._spawn(self._auto_response(conn, None))
 
@@ -243,6 +316,7 @@ class RealtimeFake:
         response_id, item_id = ev.new_id("resp"), ev.new_id("item")
         call_id = call_id or ev.new_id("call")
         args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        conn.items.add(item_id)
         await self.send(ev.response_created(response_id), conn)
         await self.send(
             ev.output_item_added(
@@ -290,6 +364,8 @@ class RealtimeFake:
         async with self._changed:
             self.connections.append(conn)
             self._changed.notify_all()
+        if self.max_session_s is not None:
+            self._spawn(self._expire_after(conn, self.max_session_s))
         try:
             await self.send(ev.session_created(conn.session), conn)
             async for msg in ws:
@@ -323,12 +399,14 @@ class RealtimeFake:
             return
         if event.get("type") == "input_audio_buffer.append" and not problem:
             self._take_audio(conn, where, event)
-        cancel_missed = False
+        cancel_missed = cancel_unanswered = False
         if event.get("type") == "response.cancel" and not problem:
             named = event.get("response_id")
             active = conn.active
             if active is not None and named in (None, active.response_id):
                 active.cancelled = True  # before anyone waiting on the event can look
+            elif named is None and conn.unanswered_creates > 0:
+                cancel_unanswered = True  # the server's response to that create ends cancelled
             else:
                 cancel_missed = True
         async with self._changed:
@@ -342,6 +420,12 @@ class RealtimeFake:
             await self.send(
                 ev.error("Cancellation failed: no active response found", "response_cancel_not_active"), conn
             )
+            return
+        if cancel_unanswered:
+            script = ResponseScript(self, conn)
+            script.cancelled = True
+            await script.start()
+            await script.finish()
             return
         await self._auto_reply(conn, event)
 
@@ -357,15 +441,44 @@ class RealtimeFake:
 
     async def _auto_reply(self, conn: RealtimeConnection, event: dict[str, Any]) -> None:
         kind = event["type"]
-        if kind == "session.update" and self.auto_session_updated:
+        if kind == "session.update" and self._rejections:
+            code, message, param = self._rejections.pop(0)
+            await self.send(ev.error(message, code, event_id=event.get("event_id"), param=param), conn)
+        elif kind == "session.update" and self.auto_session_updated:
             conn.session = _merge(conn.session, event["session"])
             await self.send(ev.session_updated(conn.session), conn)
+        elif kind == "conversation.item.create":
+            item_id = (event.get("item") or {}).get("id")
+            if isinstance(item_id, str):
+                conn.items.add(item_id)
+        elif kind == "conversation.item.delete":
+            item_id = event["item_id"]
+            if item_id in conn.items:
+                conn.items.discard(item_id)
+                conn.deleted.append(item_id)
+                await self.send(ev.item_deleted(item_id), conn)
+            else:
+                message = f"Conversation item '{item_id}' does not exist."
+                await self.send(ev.error(message, "item_not_found", event_id=event.get("event_id")), conn)
         elif kind == "conversation.item.truncate" and self.auto_truncated:
             await self.send(
                 ev.item_truncated(event["item_id"], event["content_index"], event["audio_end_ms"]), conn
             )
         elif kind == "response.create":
             conn.response_creates += 1
+            if conn.response_in_progress:
+                conn.refused_creates += 1
+                message = (
+                    "Conversation already has an active response in progress: "
+                    f"{conn.active.response_id if conn.active else 'requested'}. "
+                    "Wait until the response is finished before creating a new one."
+                )
+                error = ev.error(
+                    message, "conversation_already_has_active_response", event_id=event.get("event_id")
+                )
+                await self.send(error, conn)
+                return
+            conn.unanswered_creates += 1
             if self.auto_response is not None:
                 self._spawn(self._auto_response(conn, event))
 
@@ -418,6 +531,7 @@ class ResponseScript:
 
     async def start(self, metadata: dict[str, Any] | None = None) -> None:
         self.conn.active = self
+        self.conn.items.add(self.item_id)
         await self.fake.send(ev.response_created(self.response_id, metadata), self.conn)
         await self.fake.send(
             ev.output_item_added(self.response_id, ev.assistant_item(self.item_id, "in_progress")), self.conn

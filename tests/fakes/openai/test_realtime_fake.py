@@ -7,6 +7,7 @@ import base64
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from tests.fakes.openai import FakeOpenAI, next_of
 from tests.fakes.openai.events import tone_pcm16
@@ -251,3 +252,73 @@ async def test_cancel_without_a_response_is_an_error_and_auto_responses_answer_c
         done = await next_of(conn, "response.done")
         assert done.response.status == "completed"
         assert len(openai_fake.realtime.auto_responses) == 1
+
+
+async def test_a_second_response_create_while_one_is_in_progress_is_refused(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        await conn.response.create(event_id="evt_first")
+        await openai_fake.realtime.wait_for_client_event("response.create")
+        await conn.response.create(event_id="evt_second")  # the first has not ended: refused
+        error = await next_of(conn, "error")
+        assert error.error.code == "conversation_already_has_active_response"
+        assert error.error.event_id == "evt_second"
+        fake_conn = openai_fake.realtime.connections[0]
+        assert fake_conn.refused_creates == 1 and fake_conn.unanswered_creates == 1
+        script = openai_fake.realtime.begin_response()  # the server's answer to the first
+        await script.start()
+        await conn.response.create(event_id="evt_third")  # still in progress: refused again
+        assert (await next_of(conn, "error")).error.event_id == "evt_third"
+        await script.finish()
+        await next_of(conn, "response.done")
+        await conn.response.create(event_id="evt_fourth")  # free now: taken
+        await openai_fake.realtime.wait_for_client_event(
+            "response.create", lambda e: e["event_id"] == "evt_fourth"
+        )
+        assert fake_conn.refused_creates == 2 and fake_conn.unanswered_creates == 1
+
+
+async def test_a_rejected_session_update_is_an_error_naming_it_and_changes_nothing(
+    openai_fake: FakeOpenAI,
+) -> None:
+    openai_fake.realtime.reject_session_update(
+        "Invalid value: 'gpt-nope'.", param="session.audio.input.transcription.model"
+    )
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        await conn.send({"type": "session.update", "event_id": "evt_sess", "session": SESSION})
+        error = await next_of(conn, "error")
+        assert (error.error.code, error.error.event_id) == ("invalid_value", "evt_sess")
+        assert error.error.param == "session.audio.input.transcription.model"
+        assert openai_fake.realtime.connections[0].session.get("instructions") != "You are Clankie."
+        await conn.session.update(session=SESSION)  # the next one is taken
+        assert (await next_of(conn, "session.updated")).session.instructions == "You are Clankie."
+
+
+async def test_items_are_deleted_and_an_unknown_one_is_an_error(openai_fake: FakeOpenAI) -> None:
+    client = openai_fake.client()
+    async with client.realtime.connect(model="gpt-realtime") as conn:
+        await next_of(conn, "session.created")
+        item = await openai_fake.realtime.speech_started(0)
+        await openai_fake.realtime.speech_stopped(400, item)
+        await conn.conversation.item.delete(item_id=item)
+        assert (await next_of(conn, "conversation.item.deleted")).item_id == item
+        await conn.conversation.item.delete(item_id=item, event_id="evt_again")
+        error = await next_of(conn, "error")
+        assert (error.error.code, error.error.event_id) == ("item_not_found", "evt_again")
+        assert openai_fake.realtime.connections[0].deleted == [item]
+
+
+async def test_the_server_ends_a_session_at_its_maximum_length() -> None:
+    async with fake_openai() as fake:
+        fake.realtime.max_session_s = 0.05  # the GA service's is 60 minutes
+        client = fake.client()
+        async with client.realtime.connect(model="gpt-realtime") as conn:
+            await next_of(conn, "session.created")
+            error = await next_of(conn, "error")
+            assert error.error.code == "session_expired"
+            await asyncio.wait_for(fake.realtime.connections[0].closed.wait(), 5.0)
+            with pytest.raises(ConnectionClosed):  # the server closed it
+                await next_of(conn, "session.created", timeout=1.0)

@@ -62,6 +62,7 @@ async def floor_mouth(
     names: tuple[str, ...] = ("Clank",),
     transcript_wait_s: float = HOUR,
     narration_hold_s: float = HOUR,
+    **options: Any,
 ) -> AsyncIterator[MouthSession]:
     """A started, configured MouthSession whose pump the test drives (`Room.say` ticks it)."""
     character = build_character(floor_settings(fake, tmp_path, floor, list(names)))
@@ -75,6 +76,7 @@ async def floor_mouth(
         humans=lambda: humans,
         transcript_wait_s=transcript_wait_s,
         narration_hold_s=narration_hold_s,
+        **options,
     )
     await session.start()
     try:
@@ -475,7 +477,9 @@ async def test_a_declined_offer_sends_nothing_to_the_room(openai_fake: FakeOpenA
 
 
 # -- narration ---------------------------------------------------------------------------------------
-async def test_narration_waits_while_someone_is_mid_sentence(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
+async def test_narration_waits_while_someone_is_mid_sentence_and_for_the_turns_verdict(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
     async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
         room = Room(openai_fake, session)
         item, _ = await room.start()
@@ -484,6 +488,10 @@ async def test_narration_waits_while_someone_is_mid_sentence(openai_fake: FakeOp
         await room.barrier()
         assert not narrating.done() and creates(openai_fake) == []
         await room.stop(item)
+        await room.barrier()  # the sentence is over, and its turn waits for its words: still held
+        assert not narrating.done() and creates(openai_fake) == []
+        await room.heard(item, "so the weather turned again")
+        assert await room.decided(item) == "listened"
         create = await openai_fake.realtime.wait_for_client_event("response.create")
         assert create["response"]["metadata"]["clankie_origin"] == "narration"
         assert await narrating

@@ -122,6 +122,7 @@ async def test_gate_suppressions_and_a_played_narration_leave_receipts(
         ("discord.voice.play_refusal", "dlv_none", {"reason": "no_voice_session"}),
         ("discord.voice.play_narration_suppressed", "dlv_speaking", {"reason": "speaking"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "requested"}),
+        ("discord.voice.model_response", "dlv_played", {"phase": "sent"}),
         ("discord.voice.model_response", "dlv_played", {"phase": "done"}),
         ("discord.voice.response", "dlv_played", {"played": True}),
         ("discord.voice.play_narration_suppressed", "dlv_cooldown", {"reason": "cooldown"}),
@@ -176,6 +177,7 @@ async def test_a_narration_cut_by_the_room_before_a_sound_is_not_played(
         await session.wait_until(lambda: response_done(session, script.response_id))
     assert receipts(session.receipt_path) == [
         ("discord.voice.model_response", "dlv_cut", {"phase": "requested"}),
+        ("discord.voice.model_response", "dlv_cut", {"phase": "sent"}),
         ("discord.voice.response", "dlv_cut", {"played": False}),
         ("discord.voice.model_response", "dlv_cut", {"phase": "done"}),
     ]
@@ -229,16 +231,10 @@ async def test_play_start_and_stop_rebrief_the_mouth(openai_fake: FakeOpenAI, tm
 async def test_a_refused_or_failed_narration_response_is_receipted_as_failed(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
-    from tests.fakes.openai import events as ev
-
     async with mouth_for(openai_fake, tmp_path) as session:
         assert await session.narrate(narration_turn(9, "dlv_refused"))
-        create = await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
-        refusal = ev.error(
-            "Conversation already has an active response", "conversation_already_has_active_response"
-        )
-        refusal["error"]["event_id"] = create["event_id"]
-        await openai_fake.realtime.send(refusal)
+        await openai_fake.realtime.wait_for_client_event("response.create", is_narration)
+        await openai_fake.realtime.refuse_create("Conversation already has an active response")
         await session.wait_until(lambda: not session.book.pending)
 
         assert await session.narrate(narration_turn(10, "dlv_failed"))
@@ -252,9 +248,14 @@ async def test_a_refused_or_failed_narration_response_is_receipted_as_failed(
         (
             "discord.voice.model_response",
             "dlv_refused",
-            {"phase": "failed", "error": "Conversation already has an active response"},
+            {
+                "phase": "failed",
+                "error": "Conversation already has an active response",
+                "code": "conversation_already_has_active_response",
+            },
         ),
         ("discord.voice.model_response", "dlv_failed", {"phase": "requested"}),
+        ("discord.voice.model_response", "dlv_failed", {"phase": "sent"}),
         ("discord.voice.model_response", "dlv_failed", {"phase": "failed", "error": "response failed"}),
         ("discord.voice.response", "dlv_failed", {"played": False}),
     ]

@@ -142,6 +142,9 @@ async def test_ask_clankie_is_refused_in_a_narration_response(
         await session.wait_until(
             lambda: not session.book.pending and session.book.get(answer.response_id) is not None
         )
+        while session.playback.read_audio() is not None:  # the room hears her answer to its end
+            pass
+        await session.tick()
         assert await session.narrate(narration_turn())
         await openai_fake.realtime.wait_for_client_event(
             "response.create", lambda e: e["response"]["metadata"]["clankie_origin"] == "narration"

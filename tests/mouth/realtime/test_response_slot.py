@@ -1,0 +1,115 @@
+"""`ResponseSlot` on its own (bot/mouth/realtime/response_slot.py): what is sent, merged or
+follows, and when the follower goes; the session's use of it is in test_session_slot.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from openai.types.realtime import ResponseCreateEventParam
+
+from bot.mouth.realtime.client_events import response_create
+from bot.mouth.realtime.response_slot import ResponseSlot
+from bot.mouth.realtime.responses import Origin, Request, ResponseBook
+from bot.tasks import TaskOwner
+
+
+class Wire:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.failed: list[tuple[str, str]] = []
+
+    async def send(self, event: Any) -> bool:
+        self.sent.append(dict(event))
+        return True
+
+    def creates(self) -> list[str]:
+        return [e["event_id"] for e in self.sent if e["type"] == "response.create"]
+
+
+def ask(event_id: str, origin: Origin = "user") -> tuple[Request, ResponseCreateEventParam]:
+    return Request(event_id, origin), response_create(event_id, origin)
+
+
+async def slot_on(wire: Wire, tasks: TaskOwner, timeout_s: float = 60.0) -> tuple[ResponseSlot, ResponseBook]:
+    book = ResponseBook()
+    slot = ResponseSlot(
+        book,
+        wire.send,
+        tasks,
+        lambda r, why: wire.failed.append((r.event_id, why)),
+        create_timeout_s=timeout_s,
+    )
+    return slot, book
+
+
+async def test_merged_only_into_a_turns_answer_that_went_out_after_the_commit() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, book = await slot_on(wire, tasks)
+        slot.committed("item_a")
+        slot.committed("item_b")
+        assert await slot.ask(*ask("evt_a"), item_id="item_a") == "evt_a"
+        assert await slot.ask(*ask("evt_b"), item_id="item_b") == "evt_a"  # merged
+        slot.committed("item_c")
+        assert await slot.ask(*ask("evt_c"), item_id="item_c") == "evt_c"  # follows
+        assert [o for _, o in slot.outcomes] == ["sent", "merged", "follows"]
+        assert wire.creates() == ["evt_a"]
+        response = book.created("resp_a", {"clankie_request": "evt_a"})
+        await slot.created(response)  # nobody heard it: cancelled for the follower
+        assert wire.sent[-1] == {"type": "response.cancel", "response_id": "resp_a"}
+        await slot.done("resp_a")
+        assert wire.creates() == ["evt_a", "evt_c"] and slot.inflight is not None
+    finally:
+        await tasks.close()
+
+
+async def test_a_turn_never_merges_into_a_narration() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, book = await slot_on(wire, tasks)
+        slot.committed("item_a")
+        assert await slot.ask(*ask("evt_narr", "narration")) == "evt_narr"
+        assert await slot.ask(*ask("evt_a"), item_id="item_a") == "evt_a"
+        assert slot.outcomes[-1][1] == "follows"
+        assert [e["type"] for e in wire.sent] == ["response.create"]  # a narration is not cancelled
+        await slot.created(book.created("resp_n", {"clankie_request": "evt_narr"}))
+        await slot.done("resp_n")
+        assert wire.creates() == ["evt_narr", "evt_a"]
+    finally:
+        await tasks.close()
+
+
+async def test_a_refusal_frees_the_slot_and_sends_the_follower_and_a_loss_returns_it() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, _book = await slot_on(wire, tasks)
+        await slot.ask(*ask("evt_1", "tool"))
+        await slot.ask(*ask("evt_2"))
+        assert await slot.refused("evt_1") is not None
+        assert wire.creates() == ["evt_1", "evt_2"]
+        await slot.ask(*ask("evt_3"))
+        lost = slot.lost()
+        assert lost is not None and lost.event_id == "evt_3" and not slot.busy
+    finally:
+        await tasks.close()
+
+
+async def test_a_create_nobody_answers_times_out_and_the_follower_goes() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, book = await slot_on(wire, tasks, timeout_s=0.01)
+        await slot.ask(*ask("evt_1", "narration"))
+        await slot.ask(*ask("evt_2"))
+        freed = asyncio.Event()
+
+        async def changed() -> None:
+            freed.set()
+
+        slot.changed = changed
+        await asyncio.wait_for(freed.wait(), 5)  # the watch gave the create up
+        assert wire.creates() == ["evt_1", "evt_2"]
+        assert wire.failed == [("evt_1", "timed out: no response.created in 0.01 s")]
+        assert [r.event_id for r in book.pending] == ["evt_2"]
+    finally:
+        await tasks.close()
