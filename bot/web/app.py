@@ -20,6 +20,7 @@ from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
+from bot.web.headers import LOCAL_PAGE_POLICY, activity_policy, mark_credentialed
 from bot.web.limits import WebLimits
 from bot.web.play_view import PlayDirectory, WebPlayView
 from bot.web.share_store import ShareStore
@@ -35,6 +36,7 @@ _PAGE_HEADERS = {
     "Cache-Control": "no-cache",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": LOCAL_PAGE_POLICY,  # framed by its own origin alone (bot/web/headers.py)
 }
 
 
@@ -94,6 +96,7 @@ def make_app(
     if activity is not None:  # before the token's check: a proven viewer needs no web token
         middlewares.insert(2, activity_routes.viewer_gate(activity))
     app = web.Application(middlewares=middlewares)
+    app.on_response_prepare.append(mark_credentialed)  # Cache-Control, Vary (bot/web/headers.py)
     app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session
     app[embodiment.PLAYS] = plays  # /guilds/{id}/ and /v1/guilds/{id}/…: each server's own
     app[embodiment.STILLS] = stills or StillCache()
@@ -206,6 +209,7 @@ class WebSurface:
             application_id=self.application_id,
             poll_interval_s=activity.poll_interval_s,
             shards=shards,
+            page_policy=activity_policy(activity.extra_frame_ancestors),
         )
 
     def token(self) -> str | None:

@@ -112,6 +112,8 @@ def host_of(request: web.Request) -> WebPlayView:
 
 
 STILLS: web.AppKey[StillCache] = web.AppKey("stills", StillCache)
+# the frame (its sha256's first 16 hex) a signed still URL was signed for (activity_routes.viewer_gate)
+SIGNED_FRAME: web.RequestKey[str] = web.RequestKey("clankie_signed_frame", str)
 
 
 def _json(body: Mapping[str, object], status: int = 200) -> web.Response:
@@ -167,6 +169,9 @@ async def live_still(request: web.Request) -> web.StreamResponse:
     image = wants_image(request.headers.get("Accept", ""))
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
+    signed = request.get(SIGNED_FRAME)
+    if signed is not None:  # a signed URL: its own frame or nothing (activity_routes.viewer_gate)
+        return _signed_still(request, host, signed, image)
     if last is not None and not image:  # not playing, and what was seen last
         body = orjson.loads(request.app[STILLS].entry(*last).json_body)
         del body["outcome"], body["schemaVersion"]
@@ -177,6 +182,26 @@ async def live_still(request: web.Request) -> web.StreamResponse:
         outcome = "not_playing" if session is None else "pending"
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": outcome}, status=404 if image else 200)
     return _still_response(request, request.app[STILLS].entry(session.session_id, still), image)
+
+
+def _signed_still(request: web.Request, host: WebPlayView, signed: str, image: bool) -> web.StreamResponse:
+    """The frame a signed still URL names (``signed``: its sha256's first 16 hex), as the still
+    answer: the live frame or the last one when it is that frame, else the same session's frame
+    while the still cache holds it; otherwise a 409 (play moved on and the frame is gone) — a
+    signed address shows its own frame and never another, and the page's next status carries
+    the current frame's address."""
+    stills = request.app[STILLS]
+    session = host.session
+    current = host.live_still() if host.active is not None else None
+    seen = last_seen(host)
+    for frame in (current, seen[1] if seen is not None else None):
+        if session is not None and frame is not None and frame.sha256.startswith(signed):
+            return _still_response(request, stills.entry(session.session_id, frame), image)
+    held = stills.held(session.session_id, signed) if session is not None else None
+    if held is not None:
+        return _still_response(request, held, image)
+    message = "this picture's address was signed for a frame that is gone; the page asks for the current one"
+    return _json({"error": "stale_frame", "message": message}, status=409)
 
 
 def _still_response(request: web.Request, entry: StillEntry, image: bool) -> web.StreamResponse:
