@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TypedDict
 
@@ -186,20 +187,20 @@ async def live_still(request: web.Request) -> web.StreamResponse:
 
 def _signed_still(request: web.Request, host: WebPlayView, signed: str, image: bool) -> web.StreamResponse:
     """The frame a signed still URL names (``signed``: its sha256's first 16 hex), as the still
-    answer: the live frame or the last one when it is that frame, else the same session's frame
-    while the still cache holds it; otherwise a 409 (play moved on and the frame is gone) — a
-    signed address shows its own frame and never another, and the page's next status carries
+    answer: the live frame or the last one when it is that frame, else one of the session's
+    frames a status named lately (:class:`NamedFrames`); otherwise a 409 (the frame is gone) —
+    a signed address shows its own frame and never another, and the page's next status carries
     the current frame's address."""
-    stills = request.app[STILLS]
     session = host.session
-    current = host.live_still() if host.active is not None else None
-    seen = last_seen(host)
-    for frame in (current, seen[1] if seen is not None else None):
-        if session is not None and frame is not None and frame.sha256.startswith(signed):
-            return _still_response(request, stills.entry(session.session_id, frame), image)
-    held = stills.held(session.session_id, signed) if session is not None else None
-    if held is not None:
-        return _still_response(request, held, image)
+    if session is not None:
+        current = host.live_still() if host.active is not None else None
+        seen = last_seen(host)
+        for frame in (current, seen[1] if seen is not None else None):
+            if frame is not None and frame.sha256.startswith(signed):
+                return _still_response(request, request.app[STILLS].entry(session.session_id, frame), image)
+        named = NAMED_FRAMES.find(session.session_id, signed)
+        if named is not None:
+            return _still_response(request, request.app[STILLS].entry(session.session_id, named), image)
     message = "this picture's address was signed for a frame that is gone; the page asks for the current one"
     return _json({"error": "stale_frame", "message": message}, status=409)
 
@@ -259,11 +260,45 @@ class StatusJson(TypedDict):
     lastActivity: ActivityDigest | None
 
 
+class NamedFrames:
+    """The last few frames each session's status named (``frameSha256``), so that a signed
+    still URL made from a status still finds its frame when the page asks for it a moment
+    after play moved on (the page's picture would otherwise be refused whenever a turn's frame
+    came between the status and the picture's request). Bounded: :data:`PER_SESSION` frames
+    for each of the last :data:`SESSIONS` sessions — references to stills play already made."""
+
+    PER_SESSION = 8
+    SESSIONS = 256
+
+    def __init__(self) -> None:
+        self._frames: OrderedDict[str, deque[Still]] = OrderedDict()
+
+    def note(self, session_id: str, still: Still) -> None:
+        frames = self._frames.get(session_id)
+        if frames is None:
+            frames = self._frames[session_id] = deque(maxlen=self.PER_SESSION)
+            if len(self._frames) > self.SESSIONS:
+                self._frames.popitem(last=False)
+        if not frames or frames[-1].sha256 != still.sha256:
+            frames.append(still)
+
+    def find(self, session_id: str, sha256_prefix: str) -> Still | None:
+        for still in reversed(self._frames.get(session_id, ())):
+            if still.sha256.startswith(sha256_prefix):
+                return still
+        return None
+
+
+NAMED_FRAMES = NamedFrames()  # one per process: session ids are unique across servers
+
+
 def status_of(host: WebPlayView) -> StatusJson:
     session = host.active
     digest = host.activity() if session is not None else None
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
+    if session is not None and still is not None:
+        NAMED_FRAMES.note(session.session_id, still)
     return {
         "session": session_view(session),
         "activity": digest,

@@ -50,14 +50,6 @@ class StillCache:
         self.bytes = 0
         self._entries: OrderedDict[tuple[str, str], StillEntry] = OrderedDict()
 
-    def held(self, session_id: str, sha256_prefix: str) -> StillEntry | None:
-        """The held frame of ``session_id`` whose sha256 starts with ``sha256_prefix`` (a
-        signed still URL's frame, asked for after play moved on), or None."""
-        for key, entry in reversed(self._entries.items()):
-            if key[0] == session_id and key[1].startswith(sha256_prefix):
-                return entry
-        return None
-
     def entry(self, session_id: str, still: Still) -> StillEntry:
         key = (session_id, still.sha256)
         found = self._entries.get(key)

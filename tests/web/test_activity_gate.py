@@ -143,9 +143,11 @@ async def test_a_signed_still_url_shows_only_the_frame_it_was_signed_for(tmp_pat
         async with http.get(world.handle.url + signed, headers={"Accept": "image/*"}) as r:
             first = await r.read()
             assert r.status == 200 and hashlib.sha256(first).hexdigest().startswith(version)
-        for _ in range(200):  # play moves on to another frame (the sandbox redraws every turn)
-            newer = await wait_playing(world, http, credential)
-            if newer["frameSha256"][:16] != version:
+        status_url = world.handle.url + f"v1/guilds/{world.a}/embodiment/activity-status"
+        for _ in range(400):  # play moves on to another frame (the sandbox redraws every turn)
+            async with http.get(status_url, headers={HEADER: credential}) as r:
+                newer = await r.json()
+            if (newer["frameSha256"] or version)[:16] != version:
                 break
             await asyncio.sleep(0.05)
         else:
