@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
@@ -38,6 +39,21 @@ _PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": LOCAL_PAGE_POLICY,  # framed by its own origin alone (bot/web/headers.py)
 }
+
+
+CLIENT_CLOSED = 499  # nginx's status for "the client closed the request": counted, never sent
+
+
+@web.middleware
+async def client_gone(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A handler that writes after its client closed (a WebSocket's error sent to a socket that
+    already hung up, a stream's next chunk) meets ``ConnectionResetError``: the request ends
+    there as a 499, counted as the client's doing, and no 500 is logged or attempted."""
+    try:
+        return await handler(request)
+    except ConnectionResetError:
+        log.debug("web_client_gone", path=request.path)
+        return web.Response(status=CLIENT_CLOSED, reason="Client Closed Request")
 
 
 async def activity_page(request: web.Request) -> web.StreamResponse:
@@ -92,9 +108,9 @@ def make_app(
     the Activity, and a proven viewer may read their own server's play (activity_routes.py)."""
     limits = limits or WebLimits()
     auth = token_middleware(token) if token else host_middleware([public_url])
-    middlewares = [ops.count_requests, headers_arrived, auth]
+    middlewares = [ops.count_requests, client_gone, headers_arrived, auth]
     if activity is not None:  # before the token's check: a proven viewer needs no web token
-        middlewares.insert(2, activity_routes.viewer_gate(activity))
+        middlewares.insert(3, activity_routes.viewer_gate(activity))
     app = web.Application(middlewares=middlewares)
     app.on_response_prepare.append(mark_credentialed)  # Cache-Control, Vary (bot/web/headers.py)
     app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session

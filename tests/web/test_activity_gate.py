@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,13 @@ from urllib.parse import urlencode
 
 import aiohttp
 import pytest
+import structlog
 from pydantic import ValidationError
 
 from bot.config import ActivitySettings
 from bot.web.headers import DISCORD_CLIENT_ORIGINS
 from bot.web.viewer import ViewerKeys
+from tests.records import Capture
 from tests.web.activity_world import HEADER, WEB_TOKEN, ActivityWorld, activity_world
 from tests.web.discord_client import ORIGIN as CLIENT_ORIGIN
 from tests.web.test_activity_session import LIVE, prove, wait_playing
@@ -257,3 +260,34 @@ def directives(policy: str) -> dict[str, list[str]]:
         name, *values = part.split()
         out[name] = values
     return out
+
+
+async def test_a_send_after_the_client_closed_is_no_500(tmp_path: Path) -> None:
+    """A socket that hangs up before its credential: the server's error message meets a closed
+    connection. The request ends as the client's doing (499), with no 500 and no traceback."""
+    errors = Capture()
+    server_log = logging.getLogger("aiohttp.server")
+    server_log.addHandler(errors)
+    try:
+        with structlog.testing.capture_logs() as events:
+            async with activity_world(tmp_path, play=False) as world:
+                reader, writer = await asyncio.open_connection("127.0.0.1", world.handle.port)
+                writer.write(
+                    f"GET /v1/guilds/{world.a}/embodiment/live HTTP/1.1\r\n"
+                    f"Host: 127.0.0.1:{world.handle.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+                )
+                assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+                writer.close()  # gone before saying anything
+                await writer.wait_closed()
+                for _ in range(1000):  # until the server has finished with it, one way or the other
+                    if errors.records or any(e["event"] == "web_client_gone" for e in events):
+                        break
+                    await asyncio.sleep(0.01)
+                async with aiohttp.ClientSession() as http:  # and it serves the next one as ever
+                    status, _answer = await prove(world, http)
+                    assert status == 200
+    finally:
+        server_log.removeHandler(errors)
+    assert [r.getMessage() for r in errors.records] == []
+    assert any(e["event"] == "web_client_gone" for e in events)
