@@ -176,6 +176,21 @@ async def test_a_viewer_discord_does_not_list_sees_only_the_refusal_and_what_to_
             picture = tmp_path / "refused.png"
             await page.screenshot(path=str(picture))
             shot(picture)
+            # in the picture-in-picture frame the reason and what to do still fit, and nothing else
+            await page.evaluate(
+                "() => { const f = document.getElementById('activity'); f.width = 320; f.height = 180; }"
+            )
+            await frame.wait_for_function("() => window.innerWidth === 320")
+            assert await frame.evaluate(SHOWN) == ["notice", "todo"]
+            boxes = []
+            for part in ("#notice", "#todo"):
+                box = await frame.eval_on_selector(part, "e => e.getBoundingClientRect().toJSON()")
+                assert box["top"] >= 0 and box["bottom"] <= 180 and box["right"] <= 320, (part, box)
+                boxes.append(box)
+            assert boxes[0]["bottom"] <= boxes[1]["top"], boxes  # one under the other, not over it
+            small = tmp_path / "refused-pip.png"
+            await page.screenshot(path=str(small), clip={"x": 0, "y": 0, "width": 360, "height": 180})
+            shot(small)
             assert strays == []
 
 
