@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TypedDict
 
@@ -261,30 +261,33 @@ class StatusJson(TypedDict):
 
 
 class NamedFrames:
-    """The last few frames each session's status named (``frameSha256``), so that a signed
-    still URL made from a status still finds its frame when the page asks for it a moment
-    after play moved on (the page's picture would otherwise be refused whenever a turn's frame
-    came between the status and the picture's request). Bounded: :data:`PER_SESSION` frames
-    for each of the last :data:`SESSIONS` sessions — references to stills play already made."""
+    """The last frames a status named (``frameSha256``), so that a signed still URL made from a
+    status still finds its frame when the page asks for it a moment after play moved on (the
+    page's picture would otherwise be refused whenever a turn's frame came between the status
+    and the picture's request). References to stills play already made, the newest
+    :data:`KEEP` of them and at most :data:`MAX_BYTES` of image in all; noting the frame a
+    status names again is a dictionary look-up."""
 
-    PER_SESSION = 8
-    SESSIONS = 256
+    KEEP = 64
+    MAX_BYTES = 32 * 1024 * 1024
 
     def __init__(self) -> None:
-        self._frames: OrderedDict[str, deque[Still]] = OrderedDict()
+        self._frames: OrderedDict[tuple[str, str], Still] = OrderedDict()
+        self.bytes = 0
 
     def note(self, session_id: str, still: Still) -> None:
-        frames = self._frames.get(session_id)
-        if frames is None:
-            frames = self._frames[session_id] = deque(maxlen=self.PER_SESSION)
-            if len(self._frames) > self.SESSIONS:
-                self._frames.popitem(last=False)
-        if not frames or frames[-1].sha256 != still.sha256:
-            frames.append(still)
+        key = (session_id, still.sha256)
+        if key in self._frames:
+            return
+        self._frames[key] = still
+        self.bytes += len(still.data)
+        while len(self._frames) > 1 and (len(self._frames) > self.KEEP or self.bytes > self.MAX_BYTES):
+            _, old = self._frames.popitem(last=False)
+            self.bytes -= len(old.data)
 
     def find(self, session_id: str, sha256_prefix: str) -> Still | None:
-        for still in reversed(self._frames.get(session_id, ())):
-            if still.sha256.startswith(sha256_prefix):
+        for (session, sha256), still in reversed(self._frames.items()):
+            if session == session_id and sha256.startswith(sha256_prefix):
                 return still
         return None
 

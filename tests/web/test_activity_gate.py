@@ -19,8 +19,10 @@ import structlog
 from pydantic import ValidationError
 
 from bot.config import ActivitySettings
+from bot.web.embodiment import NamedFrames
 from bot.web.headers import DISCORD_CLIENT_ORIGINS
 from bot.web.viewer import ViewerKeys
+from bot.worlds.base import Still
 from tests.records import Capture
 from tests.web.activity_world import HEADER, WEB_TOKEN, ActivityWorld, activity_world
 from tests.web.discord_client import ORIGIN as CLIENT_ORIGIN
@@ -291,3 +293,21 @@ async def test_a_send_after_the_client_closed_is_no_500(tmp_path: Path) -> None:
         server_log.removeHandler(errors)
     assert [r.getMessage() for r in errors.records] == []
     assert any(e["event"] == "web_client_gone" for e in events)
+
+
+def test_the_frames_statuses_named_are_bounded_by_count_and_bytes() -> None:
+    frames = NamedFrames()
+    stills = [Still.of(bytes([i % 256]) * 1000 + i.to_bytes(4, "big"), "image/png", 1, 1) for i in range(200)]
+    for still in stills:
+        frames.note("run_a", still)
+        frames.note("run_a", still)  # named again: kept once
+    assert frames.find("run_a", stills[-1].sha256[:16]) is stills[-1]
+    assert frames.find("run_a", stills[-NamedFrames.KEEP].sha256[:16]) is stills[-NamedFrames.KEEP]
+    assert frames.find("run_a", stills[0].sha256[:16]) is None  # the oldest went
+    assert frames.find("run_b", stills[-1].sha256[:16]) is None  # another session's frame: never
+    assert frames.bytes == sum(len(s.data) for s in stills[-NamedFrames.KEEP :])
+    big = NamedFrames()
+    big.MAX_BYTES = 10_000
+    for still in stills[:50]:
+        big.note("run_a", still)
+    assert big.bytes <= 10_000 and big.find("run_a", stills[49].sha256[:16]) is stills[49]
