@@ -237,6 +237,9 @@ class WebSettings(_Section):
     idle_timeout_s: float = Field(default=15.0, gt=0, le=3600)
 
 
+_FRAME_ORIGIN = re.compile(r"https?://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?")
+
+
 class ActivitySettings(_Section):
     """The Discord Activity (docs/architecture.md §10 "The Activity"): the web surface's root,
     opened by Discord with its query, is the watch page inside the call. The application id is
@@ -251,6 +254,21 @@ class ActivitySettings(_Section):
     discord_timeout_s: float = Field(default=10.0, gt=0, le=60)
     # Seconds between polls of a live page that cannot hold a WebSocket.
     poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)
+    # Origins besides Discord's clients that may frame the Activity page (its CSP
+    # frame-ancestors, bot/web/headers.py), such as a staging client: "https://host[:port]",
+    # a leading "*." for any subdomain. None by default.
+    extra_frame_ancestors: list[str] = Field(default_factory=list)
+
+    @field_validator("extra_frame_ancestors")
+    @classmethod
+    def _origins_only(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if not _FRAME_ORIGIN.fullmatch(origin):
+                raise ValueError(
+                    f"{origin!r} is not an origin such as https://client.example.com or "
+                    "http://localhost:3333 (scheme, host, optional port; no path, no spaces)"
+                )
+        return value
 
     @field_validator("credential_ttl_s")
     @classmethod

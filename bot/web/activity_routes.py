@@ -11,12 +11,18 @@
                                                                     the first message
 ``GET /v1/guilds/{g}/embodiment/activity-status`` (credential)   → the same status, for polling
 
-:func:`viewer_gate` is the middleware that judges the ``X-Clankie-Viewer`` header: a good
-credential opens its own server's data routes (``/v1/guilds/{g}/embodiment/…``) and nothing
-else (another server: 403 and no data; an unscoped or any other route: 403); a forged or expired
-one is 401. A still URL the server signed (``?v=&exp=&sig=``) opens that server's still for two
-minutes. The Activity's page, its session route and its socket need no web token (the page holds
+:func:`viewer_gate` is the middleware that judges the ``X-Clankie-Viewer`` header. The
+credential opens only what the Activity's page reads with it (discord_activity.mjs): its own
+server's ``activity-status``, ``sessions/live/turns`` and ``sessions/live/story``, and renewal.
+Anywhere else — the event stream, the other reads, the local routes — a request that carries it
+is refused (403, a sentence saying the address needs the web token), whatever else it carries;
+on another server's routes it is 403 and no data; a forged or expired one is 401. A still URL the
+server signed (``?v=&exp=&sig=``) opens that server's still for two minutes, and only the frame
+it was signed for (embodiment.SIGNED_FRAME: another frame is a 409 that tells the page to ask
+again). The Activity's page, its session route and its socket need no web token (the page holds
 no data; the session route proves its caller with Discord; the socket with its first message).
+Every answer the credential or a signature opened, and the session's and renewal's, is marked
+credentialed (bot/web/headers.py: ``Cache-Control: private, no-store``, ``Vary``).
 """
 
 from __future__ import annotations
@@ -43,7 +49,9 @@ from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.discord_proof import DiscordProof, DiscordRefused
-from bot.web.embodiment import StatusJson
+from bot.web.embodiment import SIGNED_FRAME, StatusJson
+from bot.web.headers import CREDENTIALED, activity_policy
+from bot.web.ids import snowflake
 from bot.web.play_view import ViewedTurn, WebPlayView
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
 from bot.web.views import turn_view
@@ -60,6 +68,13 @@ MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a URL path
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+RENEW_PATH = "/v1/activity/renew"
+SESSION_PATH = "/v1/activity/session"
+# What the page reads with the credential header (discord_activity.mjs's transport: the status,
+# then activity.js's turns and story); the socket ("live") proves itself with its first message
+# and a header there changes nothing. Stills come by signed URLs, never by the header.
+VIEWER_READS = frozenset({"activity-status", "sessions/live/turns", "sessions/live/story", "live"})
+_STILL_SHA = re.compile(r"[0-9a-f]{16}")  # a signed still URL's v: its frame's sha256, 16 hex
 
 
 class ActivityStatusJson(StatusJson):
@@ -83,6 +98,7 @@ class ActivitySetup:
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
     shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
+    page_policy: str = field(default_factory=activity_policy)  # the page's CSP (bot/web/headers.py)
     _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
@@ -156,30 +172,40 @@ def viewer_gate(setup: ActivitySetup) -> Middleware:
         scoped = _GUILD_DATA.fullmatch(path)
         presented = request.headers.get(HEADER)
         if presented is not None:
+            request[CREDENTIALED] = True
+            if path != RENEW_PATH and (scoped is None or scoped.group(2) not in VIEWER_READS):
+                return _sentence(
+                    403,
+                    "forbidden",
+                    f"a viewer credential opens only what the activity reads (its server's status, turns "
+                    f"and story, and renewal); {path} needs the web token instead",
+                )
             try:
                 viewer = setup.keys.check(presented, setup.clock())
             except CredentialRefused as exc:
                 return _sentence(401, "unauthorized", str(exc))
-            if path == "/v1/activity/renew":
-                pass
-            elif scoped is None:
-                return _sentence(403, "forbidden", "a viewer credential opens only its own server's play")
-            elif int(scoped.group(1)) != viewer.guild_id:
+            if scoped is not None and int(scoped.group(1)) != viewer.guild_id:
                 return _sentence(403, "forbidden", "this viewer credential is for another server's play")
             request[VIEWER] = viewer
             request[ADMITTED] = True
         elif scoped is not None and scoped.group(2) == "sessions/live/still" and "sig" in request.query:
-            if not setup.keys.still_allowed(int(scoped.group(1)), dict(request.query), setup.clock()):
+            request[CREDENTIALED] = True
+            version = request.query.get("v", "")
+            if not _STILL_SHA.fullmatch(version) or not setup.keys.still_allowed(
+                int(scoped.group(1)), dict(request.query), setup.clock()
+            ):
                 return _sentence(
                     401, "unauthorized", "this picture's address has expired; the page asks again"
                 )
+            request[SIGNED_FRAME] = version
             request[ADMITTED] = True
         elif (
             (path == "/" and is_discord_launch(request))
             or path.startswith("/discord-sdk/")  # the SDK's modules: public code, no data
-            or path == "/v1/activity/session"
+            or path == SESSION_PATH
             or (scoped is not None and scoped.group(2) == "live")
         ):
+            request[CREDENTIALED] = path == SESSION_PATH  # it answers a credential
             request[ADMITTED] = True
         return await handler(request)
 
@@ -194,20 +220,37 @@ def _page_template() -> str:
 def activity_page(request: web.Request) -> web.Response:
     """The Activity page, its application id and poll interval in data attributes (no inline
     script: Discord's proxy may refuse one); or, for a server another process owns, a redirect
-    to that process's prefix with Discord's whole query (bot/web/activity_shards.py)."""
+    to that process's prefix with Discord's whole query (bot/web/activity_shards.py). Its CSP
+    lets only Discord's clients frame it (bot/web/headers.py)."""
     setup = request.app[ACTIVITY]
-    guild_id = _digits(request.query.get("guild_id"))
+    headers = {**_PAGE_HEADERS, "Content-Security-Policy": setup.page_policy}
+    given = request.query.get("guild_id")
+    guild_id = _digits(given)
+    if given is not None and guild_id is None:
+        return web.Response(
+            text=versioned(
+                _NOTICE_PAGE.format(
+                    sentence=html.escape(
+                        "This address's guild_id is not a server id (ASCII digits): open the activity "
+                        "from a server's voice channel in Discord."
+                    )
+                )
+            ),
+            status=400,
+            content_type="text/html",
+            headers=headers,
+        )
     if guild_id is not None and not setup.shards.owns(guild_id):
         location = setup.shards.launch_location(guild_id, request.rel_url.raw_query_string)
         if location is not None and ROUTED in request.query:
             log.warning("activity_misrouted", guild_id=guild_id, shard=setup.shards.shard_of(guild_id))
             return web.Response(
                 text=versioned(
-                    _MISROUTED.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id)))
+                    _NOTICE_PAGE.format(sentence=html.escape(misrouted_sentence(setup.shards, guild_id)))
                 ),
                 status=421,
                 content_type="text/html",
-                headers=_PAGE_HEADERS,
+                headers=headers,
             )
         if location is not None:
             # No Referrer-Policy here: the redirected page's document.referrer must stay the
@@ -218,10 +261,10 @@ def activity_page(request: web.Request) -> web.Response:
         'data-application-id=""', f'data-application-id="{html.escape(str(app_id or ""))}"', 1
     )
     page = page.replace('data-poll-s=""', f'data-poll-s="{setup.poll_interval_s:g}"', 1)
-    return web.Response(text=page, content_type="text/html", headers=_PAGE_HEADERS)
+    return web.Response(text=page, content_type="text/html", headers=headers)
 
 
-_MISROUTED = """<!doctype html>
+_NOTICE_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Clankie</title>
 <link rel="stylesheet" href="./static/discord.css"></head>
 <body class="in-discord"><p id="notice" role="status" class="problem">{sentence}</p></body></html>
@@ -245,8 +288,8 @@ def renew_in(expires_at: float, now: float) -> float:
 
 
 def _digits(value: object) -> int | None:
-    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-    return int(text) if text.isdigit() and len(text) <= 20 else None
+    """A Discord id from a query or a body: ASCII digits only (bot/web/ids.py), else None."""
+    return snowflake(value)
 
 
 async def session(request: web.Request) -> web.Response:

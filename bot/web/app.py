@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
@@ -20,6 +21,7 @@ from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
+from bot.web.headers import LOCAL_PAGE_POLICY, activity_policy, mark_credentialed
 from bot.web.limits import WebLimits
 from bot.web.play_view import PlayDirectory, WebPlayView
 from bot.web.share_store import ShareStore
@@ -35,7 +37,23 @@ _PAGE_HEADERS = {
     "Cache-Control": "no-cache",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": LOCAL_PAGE_POLICY,  # framed by its own origin alone (bot/web/headers.py)
 }
+
+
+CLIENT_CLOSED = 499  # nginx's status for "the client closed the request": counted, never sent
+
+
+@web.middleware
+async def client_gone(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A handler that writes after its client closed (a WebSocket's error sent to a socket that
+    already hung up, a stream's next chunk) meets ``ConnectionResetError``: the request ends
+    there as a 499, counted as the client's doing, and no 500 is logged or attempted."""
+    try:
+        return await handler(request)
+    except ConnectionResetError:
+        log.debug("web_client_gone", path=request.path)
+        return web.Response(status=CLIENT_CLOSED, reason="Client Closed Request")
 
 
 async def activity_page(request: web.Request) -> web.StreamResponse:
@@ -90,10 +108,11 @@ def make_app(
     the Activity, and a proven viewer may read their own server's play (activity_routes.py)."""
     limits = limits or WebLimits()
     auth = token_middleware(token) if token else host_middleware([public_url])
-    middlewares = [ops.count_requests, headers_arrived, auth]
+    middlewares = [ops.count_requests, client_gone, headers_arrived, auth]
     if activity is not None:  # before the token's check: a proven viewer needs no web token
-        middlewares.insert(2, activity_routes.viewer_gate(activity))
+        middlewares.insert(3, activity_routes.viewer_gate(activity))
     app = web.Application(middlewares=middlewares)
+    app.on_response_prepare.append(mark_credentialed)  # Cache-Control, Vary (bot/web/headers.py)
     app[embodiment.PLAY_HOST] = play_host  # the unscoped paths: the local session
     app[embodiment.PLAYS] = plays  # /guilds/{id}/ and /v1/guilds/{id}/…: each server's own
     app[embodiment.STILLS] = stills or StillCache()
@@ -206,6 +225,7 @@ class WebSurface:
             application_id=self.application_id,
             poll_interval_s=activity.poll_interval_s,
             shards=shards,
+            page_policy=activity_policy(activity.extra_frame_ancestors),
         )
 
     def token(self) -> str | None:

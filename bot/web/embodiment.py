@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TypedDict
 
@@ -112,6 +113,8 @@ def host_of(request: web.Request) -> WebPlayView:
 
 
 STILLS: web.AppKey[StillCache] = web.AppKey("stills", StillCache)
+# the frame (its sha256's first 16 hex) a signed still URL was signed for (activity_routes.viewer_gate)
+SIGNED_FRAME: web.RequestKey[str] = web.RequestKey("clankie_signed_frame", str)
 
 
 def _json(body: Mapping[str, object], status: int = 200) -> web.Response:
@@ -167,6 +170,9 @@ async def live_still(request: web.Request) -> web.StreamResponse:
     image = wants_image(request.headers.get("Accept", ""))
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
+    signed = request.get(SIGNED_FRAME)
+    if signed is not None:  # a signed URL: its own frame or nothing (activity_routes.viewer_gate)
+        return _signed_still(request, host, signed, image)
     if last is not None and not image:  # not playing, and what was seen last
         body = orjson.loads(request.app[STILLS].entry(*last).json_body)
         del body["outcome"], body["schemaVersion"]
@@ -177,6 +183,26 @@ async def live_still(request: web.Request) -> web.StreamResponse:
         outcome = "not_playing" if session is None else "pending"
         return _json({"schemaVersion": SCHEMA_VERSION, "outcome": outcome}, status=404 if image else 200)
     return _still_response(request, request.app[STILLS].entry(session.session_id, still), image)
+
+
+def _signed_still(request: web.Request, host: WebPlayView, signed: str, image: bool) -> web.StreamResponse:
+    """The frame a signed still URL names (``signed``: its sha256's first 16 hex), as the still
+    answer: the live frame or the last one when it is that frame, else one of the session's
+    frames a status named lately (:class:`NamedFrames`); otherwise a 409 (the frame is gone) —
+    a signed address shows its own frame and never another, and the page's next status carries
+    the current frame's address."""
+    session = host.session
+    if session is not None:
+        current = host.live_still() if host.active is not None else None
+        seen = last_seen(host)
+        for frame in (current, seen[1] if seen is not None else None):
+            if frame is not None and frame.sha256.startswith(signed):
+                return _still_response(request, request.app[STILLS].entry(session.session_id, frame), image)
+        named = NAMED_FRAMES.find(session.session_id, signed)
+        if named is not None:
+            return _still_response(request, request.app[STILLS].entry(session.session_id, named), image)
+    message = "this picture's address was signed for a frame that is gone; the page asks for the current one"
+    return _json({"error": "stale_frame", "message": message}, status=409)
 
 
 def _still_response(request: web.Request, entry: StillEntry, image: bool) -> web.StreamResponse:
@@ -234,11 +260,48 @@ class StatusJson(TypedDict):
     lastActivity: ActivityDigest | None
 
 
+class NamedFrames:
+    """The last frames a status named (``frameSha256``), so that a signed still URL made from a
+    status still finds its frame when the page asks for it a moment after play moved on (the
+    page's picture would otherwise be refused whenever a turn's frame came between the status
+    and the picture's request). References to stills play already made, the newest
+    :data:`KEEP` of them and at most :data:`MAX_BYTES` of image in all; noting the frame a
+    status names again is a dictionary look-up."""
+
+    KEEP = 64
+    MAX_BYTES = 32 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self._frames: OrderedDict[tuple[str, str], Still] = OrderedDict()
+        self.bytes = 0
+
+    def note(self, session_id: str, still: Still) -> None:
+        key = (session_id, still.sha256)
+        if key in self._frames:
+            return
+        self._frames[key] = still
+        self.bytes += len(still.data)
+        while len(self._frames) > 1 and (len(self._frames) > self.KEEP or self.bytes > self.MAX_BYTES):
+            _, old = self._frames.popitem(last=False)
+            self.bytes -= len(old.data)
+
+    def find(self, session_id: str, sha256_prefix: str) -> Still | None:
+        for (session, sha256), still in reversed(self._frames.items()):
+            if session == session_id and sha256.startswith(sha256_prefix):
+                return still
+        return None
+
+
+NAMED_FRAMES = NamedFrames()  # one per process: session ids are unique across servers
+
+
 def status_of(host: WebPlayView) -> StatusJson:
     session = host.active
     digest = host.activity() if session is not None else None
     still = host.live_still() if session is not None else None
     last = last_seen(host) if session is None else None
+    if session is not None and still is not None:
+        NAMED_FRAMES.note(session.session_id, still)
     return {
         "session": session_view(session),
         "activity": digest,

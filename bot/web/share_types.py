@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.web.ids import snowflake
+
 ShareOutcome = Literal["none", "listed", "frame"]
 
 
@@ -24,7 +26,7 @@ class Place:
     @property
     def guild_int(self) -> int | None:
         """The server's id as a number (None when it is not a Discord snowflake)."""
-        return int(self.guild_id) if self.guild_id.isdigit() else None
+        return snowflake(self.guild_id)
 
     def sees(self, made_at: Place) -> bool:
         """True when a share made at ``made_at`` may be seen from here: the same server, and

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import orjson
 
+from bot.web.ids import ascii_digits
+
 HEADER = "X-Clankie-Viewer"
 MAX_TTL_S = 900.0
 STILL_TTL_S = 120  # a signed still URL is good this long
@@ -110,9 +112,13 @@ class ViewerKeys:
         return {"v": version, "exp": str(expires), "sig": self._still_mac(guild_id, version, expires)}
 
     def still_allowed(self, guild_id: int, query: dict[str, str], now: float) -> bool:
-        try:
-            expires = int(query.get("exp", ""))
-        except ValueError:
+        """True when the query is a still URL this server signed for ``guild_id`` and it has not
+        expired. Whatever a client wrote there is an answer, never an exception: an expiry that
+        is not ASCII digits or a signature that is not ASCII (``hmac.compare_digest`` raises
+        TypeError on non-ASCII text) is simply not ours."""
+        exp, sig, version = query.get("exp", ""), query.get("sig", ""), query.get("v", "")
+        if not ascii_digits(exp) or not sig.isascii() or not version.isascii():
             return False
-        mac = self._still_mac(guild_id, query.get("v", ""), expires)
-        return expires > now and hmac.compare_digest(mac, query.get("sig", ""))
+        expires = int(exp)
+        mac = self._still_mac(guild_id, version, expires)
+        return expires > now and hmac.compare_digest(mac.encode("ascii"), sig.encode("ascii"))

@@ -22,6 +22,7 @@ from bot.web.share_store import ShareStore
 from tests.fakes.discord import DiscordFake
 from tests.fakes.discord.activity_routes import FakeInstance
 from tests.fakes.discord.server import SeededGuild
+from tests.web.discord_client import ORIGIN as CLIENT_ORIGIN
 
 WEB_TOKEN = "web-token-for-the-activity-tests"
 HEADER = "X-Clankie-Viewer"
@@ -30,12 +31,16 @@ HEADER = "X-Clankie-Viewer"
 def activity_settings(
     tmp_path: Path, fake: DiscordFake, *, public_url: str | None = None, **activity: Any
 ) -> Settings:
+    """The settings of the world; the Activity may be framed by the test's stand-in for the
+    Discord client (``extra_frame_ancestors``, unless ``activity`` says otherwise)."""
     return Settings(
         discord=DiscordSettings(
             token=SecretStr(fake.token), api_url=fake.api_base, application_id=fake.application_id
         ),
         activity=ActivitySettings(
-            enabled=True, client_secret=SecretStr(fake.activity.client_secret), **activity
+            enabled=True,
+            client_secret=SecretStr(fake.activity.client_secret),
+            **{"extra_frame_ancestors": [CLIENT_ORIGIN], **activity},
         ),
         web=WebSettings(port=0, token=SecretStr(WEB_TOKEN), public_url=public_url, max_subscribers=256),
         paths=PathSettings(state_dir=tmp_path / "state"),

@@ -140,13 +140,23 @@ async def test_the_viewer_sees_their_servers_play_inside_the_discord_client(tmp_
         await run_in_client(world.handle, world, tmp_path, url, "direct")
 
 
-async def test_a_viewer_discord_does_not_list_sees_a_sentence_and_no_play(tmp_path: Path) -> None:
+JOIN_CALL = (
+    "To watch, join the voice channel where Clankie's activity is running, in the server it plays for, "
+    "and open the activity from there."
+)
+# what a refused viewer can see: every element that is rendered and has a box
+SHOWN = """() => [...document.body.querySelectorAll('*')].filter(e => {
+  const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+}).map(e => e.id || e.tagName.toLowerCase())"""
+
+
+async def test_a_viewer_discord_does_not_list_sees_only_the_refusal_and_what_to_do(tmp_path: Path) -> None:
     async with activity_world(tmp_path) as world:
         world.instance.users.clear()
         url = world.handle.url + world.launch_query()
         setup = ClientSetup(url, world.fake.member.user, [])
         async with discord_client(world.fake, setup) as client_url, chromium() as browser:
-            page = await browser.new_page()
+            page = await browser.new_page(viewport={"width": 960, "height": 700})
             strays = watch_requests(page, origin(url))
             await page.goto(client_url)
             frame = await activity_frame(page, origin(url))
@@ -157,9 +167,40 @@ async def test_a_viewer_discord_does_not_list_sees_a_sentence_and_no_play(tmp_pa
                 await frame.text_content("#notice")
                 == "Discord does not list you in this activity, so its play is not shown to you."
             )
-            assert await frame.is_hidden("#still")
+            assert await frame.text_content("#todo") == JOIN_CALL
+            # the reason and what to do, alone: no "connecting…" pill, no empty dashboard
+            assert await frame.evaluate(SHOWN) == ["header", "h1", "notice", "todo"]
+            assert await frame.is_hidden("#state") and await frame.is_hidden("main")
+            assert await frame.is_hidden("footer")
             assert await page.evaluate("() => window.authenticatedWith") is None
+            picture = tmp_path / "refused.png"
+            await page.screenshot(path=str(picture))
+            shot(picture)
+            # in the picture-in-picture frame the reason and what to do still fit, and nothing else
+            await page.evaluate(
+                "() => { const f = document.getElementById('activity'); f.width = 320; f.height = 180; }"
+            )
+            await frame.wait_for_function("() => window.innerWidth === 320")
+            assert await frame.evaluate(SHOWN) == ["notice", "todo"]
+            boxes = []
+            for part in ("#notice", "#todo"):
+                box = await frame.eval_on_selector(part, "e => e.getBoundingClientRect().toJSON()")
+                assert box["top"] >= 0 and box["bottom"] <= 180 and box["right"] <= 320, (part, box)
+                boxes.append(box)
+            assert boxes[0]["bottom"] <= boxes[1]["top"], boxes  # one under the other, not over it
+            small = tmp_path / "refused-pip.png"
+            await page.screenshot(path=str(small), clip={"x": 0, "y": 0, "width": 360, "height": 180})
+            shot(small)
             assert strays == []
+
+
+async def test_before_discord_proves_the_viewer_the_page_shows_no_dashboard(tmp_path: Path) -> None:
+    async with activity_world(tmp_path, play=False) as world, chromium() as browser:
+        page = await browser.new_page()  # opened outside Discord: the SDK waits for a handshake
+        await page.goto(world.handle.url + world.launch_query())
+        await page.wait_for_function("() => document.getElementById('notice').textContent !== ''")
+        assert await page.text_content("#notice") == "Connecting to Discord…"
+        assert await page.evaluate(SHOWN) == ["header", "h1", "notice"]
 
 
 async def test_the_activity_works_behind_the_nginx_prefix(tmp_path: Path) -> None:

@@ -22,6 +22,28 @@ function say(sentence, problem) {
   notice.classList.toggle("problem", !!problem);
 }
 
+// A refused viewer sees only the refusal: the reason, and what to do about it when there is
+// something to do; no state pill, no empty dashboard, no transport line. The play's parts were
+// hidden from the start (discord.html) and are shown only once Discord has proven the viewer.
+const JOIN_CALL = "To watch, join the voice channel where Clankie's activity is running, in the server " +
+  "it plays for, and open the activity from there.";
+function refuse(sentence, todo) {
+  document.body.classList.add("refused");
+  document.querySelector("main").hidden = true;
+  document.querySelector("footer").hidden = true;
+  $("state").hidden = true;
+  $("watchers").hidden = true;
+  $("transport").textContent = "";
+  say(sentence, true);
+  $("todo").textContent = todo || "";
+  $("todo").hidden = !todo;
+}
+function reveal() {  // the viewer is proven: the play's parts appear
+  document.querySelector("main").hidden = false;
+  document.querySelector("footer").hidden = false;
+  $("state").hidden = false;
+}
+
 function showWatchers(participants) {
   const list = $("watchers");
   list.replaceChildren(...participants.map((p) => {
@@ -89,10 +111,8 @@ class Credential {
     this.value = null;
     delete root.dataset.passExpires;
     for (const f of this.revoked) f();
-    document.querySelector("main").hidden = true;  // the play, its state and how it came: gone
-    $("state").hidden = true;
-    $("transport").textContent = "";
-    say(sentence || "Your viewing pass has ended; reopen the activity.", true);
+    // the play, its state and how it came: gone
+    refuse(sentence || "Your viewing pass has ended; reopen the activity.", JOIN_CALL);
   }
 }
 
@@ -140,10 +160,10 @@ function transport(guild, credential, pollMs) {
 async function main() {
   const appId = root.dataset.applicationId;
   const pollMs = Math.max(500, Number(root.dataset.pollS || "2") * 1000);
-  if (!appId) { say("Clankie is still starting; close the activity and open it again in a moment.", true); return; }
+  if (!appId) { refuse("Clankie is still starting; close the activity and open it again in a moment."); return; }
   const sdk = new DiscordSDK(appId, { disableConsoleLogOverride: true });
   await sdk.ready();
-  if (!sdk.guildId) { say("Clankie plays for a server: open the activity in a server's voice channel.", true); return; }
+  if (!sdk.guildId) { refuse("Clankie plays for a server: open the activity in a server's voice channel."); return; }
   say("Checking with Discord who you are…");
   const state = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
   let code;
@@ -152,18 +172,20 @@ async function main() {
       client_id: appId, response_type: "code", state, prompt: "none", scope: ["identify"],
     }));
   } catch (e) {
-    say("Discord did not let Clankie know who you are, so nothing can be shown.", true);
+    refuse("Discord did not let Clankie know who you are, so nothing can be shown.",
+      "Close the activity and open it again, and let Clankie know who you are when Discord asks.");
     return;
   }
   let answer;
   try {
     answer = await postJSON("v1/activity/session", { code, instance_id: sdk.instanceId, guild_id: sdk.guildId });
-  } catch (e) {
-    say(e.sentence || "The server could not be reached.", true);
+  } catch (e) {  // 403: Discord does not put this viewer in this server's activity
+    refuse(e.sentence || "The server could not be reached.", e.status === 403 ? JOIN_CALL : "");
     return;
   }
   await sdk.commands.authenticate({ access_token: answer.access_token });
   say("");
+  reveal();
   const credential = new Credential(answer);
   window.ClankieWatch(transport(sdk.guildId, credential, pollMs));
   try {
@@ -175,4 +197,4 @@ async function main() {
   }
 }
 
-main().catch((e) => say(e && e.sentence ? e.sentence : "Something went wrong starting the activity; reopen it.", true));
+main().catch((e) => refuse(e && e.sentence ? e.sentence : "Something went wrong starting the activity; reopen it."));
