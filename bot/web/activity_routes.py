@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import html
+import math
 import re
 import time
 from collections.abc import Callable
@@ -42,6 +43,7 @@ from bot.web import embodiment
 from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
+from bot.web.client_limits import ClientLimits
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.embodiment import StatusJson
 from bot.web.play_view import ViewedTurn, WebPlayView
@@ -83,6 +85,7 @@ class ActivitySetup:
     hubs: dict[int, SocketHub] = field(default_factory=dict)
     send_every_s: float = SEND_EVERY_S
     shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
+    clients: ClientLimits = field(default_factory=ClientLimits)  # sign-ins per client, renewals per viewer
     _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
@@ -252,6 +255,9 @@ def _digits(value: object) -> int | None:
 async def session(request: web.Request) -> web.Response:
     """Prove the viewer with Discord and answer a credential for their server's play."""
     setup = request.app[ACTIVITY]
+    wait = setup.clients.sign_ins.take(setup.clients.client_of(request), setup.clock())
+    if wait is not None:  # before anything is read or asked: a flood costs a dict lookup each
+        return _too_often("Too many sign-ins from your address", wait)
     try:
         body = await request.json(loads=orjson.loads)
     except ValueError:
@@ -306,6 +312,13 @@ async def _judge(setup: ActivitySetup, user_id: int, guild_id: int, instance_id:
     return None
 
 
+def _too_often(what: str, wait: float) -> web.Response:
+    seconds = max(1, math.ceil(wait))
+    return _sentence(
+        429, "too_many_requests", f"{what}; try again in {seconds} seconds.", **{"Retry-After": str(seconds)}
+    )
+
+
 def _refused(exc: DiscordRefused) -> web.Response:
     headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after is not None else {}
     return _sentence(exc.status, "discord", exc.sentence, **headers)
@@ -317,6 +330,9 @@ async def renew(request: web.Request) -> web.Response:
     viewer: Viewer | None = request.get(VIEWER)
     if viewer is None:
         return _sentence(401, "unauthorized", f"renewing needs the {HEADER} header")
+    wait = setup.clients.renewals.take((viewer.user_id, viewer.instance_id), setup.clock())
+    if wait is not None:
+        return _too_often("This viewing pass was renewed a moment ago", wait)
     try:
         refusal = await _judge(setup, viewer.user_id, viewer.guild_id, viewer.instance_id)
     except DiscordRefused as exc:

@@ -18,6 +18,7 @@ from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
 from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
+from bot.web.client_limits import ClientLimits, networks
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
 from bot.web.limits import WebLimits
@@ -206,6 +207,10 @@ class WebSurface:
             application_id=self.application_id,
             poll_interval_s=activity.poll_interval_s,
             shards=shards,
+            clients=ClientLimits(
+                trusted_proxies=networks(self.settings.web.trusted_proxies),
+                forwarded_header=self.settings.web.forwarded_header,
+            ),
         )
 
     def token(self) -> str | None:

@@ -5,6 +5,7 @@ activity instance in A's voice channel with ``fake.member`` in it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -69,6 +70,16 @@ class ActivityWorld:
         )
 
 
+class OffsetClock:
+    """The server's clock: the wall clock moved on by ``offset`` seconds."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
 def _with_clock(
     make: Callable[[str | None], ActivitySetup | None], clock: Callable[[], float]
 ) -> Callable[[str | None], ActivitySetup | None]:
@@ -76,6 +87,7 @@ def _with_clock(
         setup = make(token)
         if setup is not None:
             setup.clock = clock
+            setup.proof.instances.clock = clock  # how long an instance's answer is kept
         return setup
 
     return made
