@@ -198,10 +198,11 @@ class DiscordProof:
 def _not_now(what: str, refused: NotNow) -> DiscordRefused:
     seconds = max(1, round(refused.retry_after))
     log.info("activity_discord_limited", step=what, why=refused.why, retry_after=seconds)
+    when = f"{seconds} second{'s' if seconds != 1 else ''}"
     if refused.why == "discord":
-        return DiscordRefused(f"Discord is busy; try again in {seconds} seconds.", 429, refused.retry_after)
+        return DiscordRefused(f"Discord is busy; try again in {when}.", 429, refused.retry_after)
     return DiscordRefused(
-        f"Clankie is asking Discord about many viewers at once; try again in {seconds} seconds.",
+        f"Clankie is asking Discord about many viewers at once; try again in {when}.",
         503,
         refused.retry_after,
     )

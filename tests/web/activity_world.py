@@ -29,7 +29,12 @@ HEADER = "X-Clankie-Viewer"
 
 
 def activity_settings(
-    tmp_path: Path, fake: DiscordFake, *, public_url: str | None = None, **activity: Any
+    tmp_path: Path,
+    fake: DiscordFake,
+    *,
+    public_url: str | None = None,
+    trusted_proxies: list[str] | None = None,
+    **activity: Any,
 ) -> Settings:
     return Settings(
         discord=DiscordSettings(
@@ -38,7 +43,13 @@ def activity_settings(
         activity=ActivitySettings(
             enabled=True, client_secret=SecretStr(fake.activity.client_secret), **activity
         ),
-        web=WebSettings(port=0, token=SecretStr(WEB_TOKEN), public_url=public_url, max_subscribers=256),
+        web=WebSettings(
+            port=0,
+            token=SecretStr(WEB_TOKEN),
+            public_url=public_url,
+            max_subscribers=256,
+            trusted_proxies=trusted_proxies or [],
+        ),
         paths=PathSettings(state_dir=tmp_path / "state"),
     )
 
@@ -52,6 +63,12 @@ class ActivityWorld:
     handle: WebHandle
     other: SeededGuild  # server B
     instance: FakeInstance  # in A's voice channel, fake.member watching
+    setup: ActivitySetup | None = None  # the surface's Activity: its keys, its client of Discord
+
+    @property
+    def activity(self) -> ActivitySetup:
+        assert self.setup is not None
+        return self.setup
 
     @property
     def a(self) -> int:
@@ -93,6 +110,16 @@ def _with_clock(
     return made
 
 
+def _kept(
+    make: Callable[[str | None], ActivitySetup | None], into: list[ActivitySetup | None]
+) -> Callable[[str | None], ActivitySetup | None]:
+    def made(token: str | None) -> ActivitySetup | None:
+        into.append(make(token))
+        return into[-1]
+
+    return made
+
+
 @asynccontextmanager
 async def activity_world(
     tmp_path: Path,
@@ -101,6 +128,7 @@ async def activity_world(
     pace_seconds: float = 0.05,
     public_url: str | None = None,
     clock: Callable[[], float] | None = None,
+    trusted_proxies: list[str] | None = None,
     **activity: Any,
 ) -> AsyncIterator[ActivityWorld]:
     """The world; ``clock`` replaces the Activity's (credential expiry, signed stills) when given."""
@@ -110,11 +138,15 @@ async def activity_world(
     handle: WebHandle | None = None
     try:
         other = await fake.add_guild("Other Server")
-        settings = activity_settings(tmp_path, fake, public_url=public_url, **activity)
+        settings = activity_settings(
+            tmp_path, fake, public_url=public_url, trusted_proxies=trusted_proxies, **activity
+        )
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
-        if clock is not None:
-            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign,assignment]
+        made: list[ActivitySetup | None] = []
+        surface.activity_setup = _kept(  # type: ignore[method-assign]
+            _with_clock(surface.activity_setup, clock) if clock is not None else surface.activity_setup, made
+        )
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays
@@ -123,7 +155,9 @@ async def activity_world(
                 StartRequest(world="sandbox", mind="autopilot", turns=10_000, pace_seconds=pace_seconds)
             )
         instance = fake.activity.launch(fake.guild, fake.voice_channel, [fake.member.user])
-        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance)
+        yield ActivityWorld(
+            fake, settings, plays, surface, handle, other, instance, made[0] if made else None
+        )
         fake.assert_clean()
     finally:
         if handle is not None:
