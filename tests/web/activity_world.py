@@ -144,7 +144,7 @@ async def activity_world(
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
         made: list[ActivitySetup | None] = []
-        surface.activity_setup = _kept(  # type: ignore[method-assign]
+        surface.activity_setup = _kept(  # type: ignore[method-assign,assignment]
             _with_clock(surface.activity_setup, clock) if clock is not None else surface.activity_setup, made
         )
         handle = await surface.start()
