@@ -255,7 +255,8 @@ def _digits(value: object) -> int | None:
 async def session(request: web.Request) -> web.Response:
     """Prove the viewer with Discord and answer a credential for their server's play."""
     setup = request.app[ACTIVITY]
-    wait = setup.clients.sign_ins.take(setup.clients.client_of(request), setup.clock())
+    client = setup.clients.client_of(request)
+    wait = setup.clients.sign_ins.take(client, setup.clock())
     if wait is not None:  # before anything is read or asked: a flood costs a dict lookup each
         return _too_often("Too many sign-ins from your address", wait)
     try:
@@ -284,6 +285,7 @@ async def session(request: web.Request) -> web.Response:
         log.info("activity_viewer_refused", user_id=user_id, guild_id=guild_id, why=refusal)
         return _sentence(403, "forbidden", refusal)
     credential, viewer = setup.keys.issue(user_id, guild_id, instance_id, setup.clock())
+    setup.clients.sign_ins.give_back(client)  # only refused sign-ins count
     log.info("activity_viewer_proven", user_id=user_id, guild_id=guild_id)
     shown = {k: user.get(k) for k in ("id", "username", "global_name") if k in user}
     return web.Response(

@@ -1,6 +1,7 @@
 """How often one client may ask the Activity's routes to talk to Discord (docs/architecture.md §10
 "The Activity"): sign-ins (``POST /v1/activity/session``) per client address, and renewals per
-(viewer, instance).
+(viewer, instance). A sign-in that proves its viewer is given back, so people who share an
+address (a household, Discord's proxy) do not use up each other's allowance; refused ones count.
 
 A client's address is the connection's peer, unless the peer is one of ``[web]
 trusted_proxies``: then it is read from the header ``[web] forwarded_header`` names
@@ -51,6 +52,13 @@ class KeyedRate:
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
         return None
+
+    def give_back(self, key: Hashable) -> None:
+        """Return the one :meth:`take` counted (a sign-in that proved its viewer costs nothing)."""
+        found = self._buckets.get(key)
+        if found is not None:
+            tokens, at = found
+            self._buckets[key] = (min(float(self.burst), tokens + 1), at)
 
 
 def networks(addresses: Iterable[str]) -> tuple[Network, ...]:

@@ -85,6 +85,17 @@ def test_a_bucket_per_key_refills_and_forgets_the_longest_idle() -> None:
     assert [rate.take("a", 6.0), rate.take("a", 6.0)] == [None, None]
 
 
+def test_what_is_given_back_is_not_counted() -> None:
+    rate = KeyedRate(burst=1, every_s=6.0)
+    for _ in range(5):
+        assert rate.take("shared", 0.0) is None
+        rate.give_back("shared")
+    assert rate.take("shared", 0.0) is None and rate.take("shared", 0.0) == 6.0
+    rate.give_back("shared")
+    rate.give_back("shared")  # never above the burst
+    assert rate.take("shared", 0.0) is None and rate.take("shared", 0.0) == 6.0
+
+
 def test_a_trusted_proxy_that_is_not_an_address_is_refused() -> None:
     assert WebSettings(trusted_proxies=["127.0.0.1", "10.0.0.0/8", "::1"]).trusted_proxies
     with pytest.raises(ValidationError, match="trusted_proxies: 'nginx' is not an IP address or network"):
