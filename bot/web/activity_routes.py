@@ -38,6 +38,7 @@ import structlog
 from aiohttp import WSMessage, WSMsgType, web
 from aiohttp.typedefs import Handler, Middleware
 
+from bot import metrics
 from bot.tasks import TaskOwner
 from bot.web import embodiment
 from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
@@ -258,6 +259,7 @@ async def session(request: web.Request) -> web.Response:
     client = setup.clients.client_of(request)
     wait = setup.clients.sign_ins.take(client, setup.clock())
     if wait is not None:  # before anything is read or asked: a flood costs a dict lookup each
+        metrics.activity_limited("sign_in")
         return _too_often("Too many sign-ins from your address", wait)
     try:
         body = await request.json(loads=orjson.loads)
@@ -334,6 +336,7 @@ async def renew(request: web.Request) -> web.Response:
         return _sentence(401, "unauthorized", f"renewing needs the {HEADER} header")
     wait = setup.clients.renewals.take((viewer.user_id, viewer.instance_id), setup.clock())
     if wait is not None:
+        metrics.activity_limited("renewal")
         return _too_often("This viewing pass was renewed a moment ago", wait)
     try:
         refusal = await _judge(setup, viewer.user_id, viewer.guild_id, viewer.instance_id)

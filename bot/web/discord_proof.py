@@ -31,6 +31,7 @@ import discord.http
 import structlog
 from discord.types.user import User
 
+from bot import metrics
 from bot.web.discord_limiter import DiscordLimiter, NotNow, SharedLookups
 
 log = structlog.get_logger("clankie.web.activity")
@@ -183,6 +184,7 @@ class DiscordProof:
             if status == 429 and retry_after is not None:
                 log.info("activity_discord_rate_limited", step=what, retry_after=retry_after)
                 self.limiter.back_off(retry_after)  # every caller waits it out, not only this one
+                metrics.activity_limited("rate_limited")
                 if not waited:
                     waited = True
                     continue  # the limiter's turn waits out a short back-off, refuses a long one
@@ -198,6 +200,7 @@ class DiscordProof:
 def _not_now(what: str, refused: NotNow) -> DiscordRefused:
     seconds = max(1, round(refused.retry_after))
     log.info("activity_discord_limited", step=what, why=refused.why, retry_after=seconds)
+    metrics.activity_limited("backoff" if refused.why == "discord" else "busy")
     when = f"{seconds} second{'s' if seconds != 1 else ''}"
     if refused.why == "discord":
         return DiscordRefused(f"Discord is busy; try again in {when}.", 429, refused.retry_after)

@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot import metrics
 from bot.web.client_limits import RENEW_EVERY_S, SIGN_INS_BURST
 from bot.web.discord_limiter import BURST, INSTANCE_TTL_S, MAX_WAITING, DiscordLimiter, NotNow
 from bot.web.discord_proof import DiscordRefused
@@ -65,6 +66,12 @@ class FakeClock:
                 woken.set_result(None)
 
 
+def limited_count(reason: str) -> float:
+    """``clankie_activity_limited_total{reason}`` as a scrape would read it now."""
+    found = metrics.current().registry.get_sample_value("clankie_activity_limited_total", {"reason": reason})
+    return found or 0.0
+
+
 def code_body(world: ActivityWorld, code: str | None = None) -> dict[str, Any]:
     return {
         "code": code or world.fake.activity.code_for(world.fake.member.user),
@@ -102,6 +109,7 @@ class StoppedClock(OffsetClock):
 
 async def test_a_thousand_bogus_codes_from_one_client_make_at_most_ten_token_calls(tmp_path: Path) -> None:
     clock = StoppedClock()
+    refused_before = limited_count("sign_in")
     async with activity_world(tmp_path, play=False, clock=clock) as world:
         async with client_from("127.0.0.2") as attacker:
             answers = await asyncio.gather(
@@ -109,12 +117,13 @@ async def test_a_thousand_bogus_codes_from_one_client_make_at_most_ten_token_cal
             )
         statuses = sorted(status for status, _body, _retry in answers)
         assert statuses == [401] * SIGN_INS_BURST + [429] * (1000 - SIGN_INS_BURST)
-        limited = [(body, retry) for status, body, retry in answers if status == 429]
-        assert limited[0][0] == {
+        refusals = [(body, retry) for status, body, retry in answers if status == 429]
+        assert refusals[0][0] == {
             "error": "too_many_requests",
             "message": "Too many sign-ins from your address; try again in 6 seconds.",
         }
-        assert {retry for _body, retry in limited} == {"6"}
+        assert {retry for _body, retry in refusals} == {"6"}
+        assert limited_count("sign_in") - refused_before == 1000 - SIGN_INS_BURST
         # counted at Discord's token route: each bogus code it saw, it refused as Discord does
         calls = world.fake.requests_to(TOKEN)
         assert len(calls) == SIGN_INS_BURST == 10
@@ -194,7 +203,9 @@ async def test_a_long_429_turns_every_caller_away_until_it_is_over(tmp_path: Pat
         clock = FakeClock()
         world.activity.proof.limiter = DiscordLimiter(clock=clock, sleep=clock.sleep)
         world.fake.activity.fail_next(TOKEN, Fault(429, retry_after=60.0))
+        before = limited_count("rate_limited"), limited_count("backoff")
         answers = [await sign_in(world, http, code_body(world)) for _ in range(5)]
+        assert (limited_count("rate_limited"), limited_count("backoff")) == (before[0] + 1, before[1] + 5)
         assert [(status, retry) for status, _body, retry in answers] == [(429, "60")] * 5
         assert answers[-1][1]["message"] == "Discord is busy; try again in 60 seconds."
         assert [c.status for c in world.fake.requests_to(TOKEN)] == [429]  # asked once, not five times
