@@ -317,9 +317,11 @@ async def _judge(setup: ActivitySetup, user_id: int, guild_id: int, instance_id:
 
 
 def _too_often(what: str, wait: float) -> web.Response:
+    """429 before Discord is asked: ``what`` and when to come back (``Retry-After``, whole seconds)."""
     seconds = max(1, math.ceil(wait))
+    when = f"{seconds} second{'s' if seconds != 1 else ''}"
     return _sentence(
-        429, "too_many_requests", f"{what}; try again in {seconds} seconds.", **{"Retry-After": str(seconds)}
+        429, "too_many_requests", f"{what}; try again in {when}.", **{"Retry-After": str(seconds)}
     )
 
 
