@@ -16,6 +16,7 @@ read through the world's :class:`WorldSettings` model (:meth:`Settings.world_set
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 import stat
@@ -235,6 +236,23 @@ class WebSettings(_Section):
     max_subscribers: int = Field(default=64, ge=1, le=10_000)  # live activity pages
     header_timeout_s: float = Field(default=10.0, gt=0, le=300)
     idle_timeout_s: float = Field(default=15.0, gt=0, le=3600)
+    # Reverse proxies (addresses or networks) whose forwarding header names the client: only a
+    # request from one of them is counted by that header's address, any other by its own peer.
+    trusted_proxies: list[str] = Field(default_factory=list, max_length=64)
+    forwarded_header: Literal["X-Forwarded-For", "Forwarded"] = "X-Forwarded-For"
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry.strip(), strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"trusted_proxies: {entry!r} is not an IP address or network "
+                    '(e.g. "127.0.0.1", "10.0.0.0/8", "::1")'
+                ) from None
+        return value
 
 
 _FRAME_ORIGIN = re.compile(r"https?://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?")

@@ -43,6 +43,7 @@ MODEL_FAILURE_KINDS = ("timeout", "429", "5xx", "unexpected", "connection", "ref
 RECONNECT_CAUSES = ("dropped", "closed_by_discord", "reconnect_requested")
 NARRATION_OUTCOMES = ("played", "not_played", "suppressed", "refused")
 DISK_FILES = ("journal", "event_log", "receipts")
+ACTIVITY_LIMITS = ("sign_in", "renewal", "rate_limited", "backoff", "busy")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """Prometheus' classic text format, which every Prometheus 2.x and 3.x reads (the names here are
 plain ASCII, so the text is the same in its 1.0.0 revision)."""
@@ -208,6 +209,15 @@ class Metrics:
             "clankie_web_requests", "Web requests, by route template and status.", ["route", "status"]
         )
         r.register(self.requests)
+        self.activity_limited = Counter(
+            "clankie_activity_limited_total",
+            "The Discord Activity's limits at work, by reason: sign_in (a client address's sign-ins) and "
+            "renewal (a viewer's renewals) refused; rate_limited (Discord answered 429: every request "
+            "waits it out); backoff (a request turned away during that wait) and busy (turned away by "
+            "the process's own rate, slots or queue).",
+            ["reason"],
+            registry=r,
+        )
         self.viewers = Gauge(
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
@@ -424,6 +434,12 @@ def disk_failure(file: str) -> None:
 def web_request(route: str, status: int) -> None:
     if _STATE.on:
         _STATE.metrics.requests.inc((route, str(status)))
+
+
+def activity_limited(reason: str) -> None:
+    """One of :data:`ACTIVITY_LIMITS`."""
+    if _STATE.on:
+        _STATE.metrics.activity_limited.labels(reason).inc()
 
 
 def viewer_opened(stream: object, is_open: Callable[[], bool]) -> None:

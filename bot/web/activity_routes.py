@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import functools
 import html
+import math
 import re
 import time
 from collections.abc import Callable
@@ -43,11 +44,13 @@ import structlog
 from aiohttp import WSMessage, WSMsgType, web
 from aiohttp.typedefs import Handler, Middleware
 
+from bot import metrics
 from bot.tasks import TaskOwner
 from bot.web import embodiment
 from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
 from bot.web.activity_shards import ROUTED, ShardRoutes
 from bot.web.auth import VIEWER_ADMITTED
+from bot.web.client_limits import ClientLimits
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.embodiment import SIGNED_FRAME, StatusJson
 from bot.web.headers import CREDENTIALED, activity_policy
@@ -99,6 +102,7 @@ class ActivitySetup:
     send_every_s: float = SEND_EVERY_S
     shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
     page_policy: str = field(default_factory=activity_policy)  # the page's CSP (bot/web/headers.py)
+    clients: ClientLimits = field(default_factory=ClientLimits)  # sign-ins per client, renewals per viewer
     _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
 
     def hub(self, app: web.Application, guild_id: int) -> SocketHub:
@@ -295,6 +299,11 @@ def _digits(value: object) -> int | None:
 async def session(request: web.Request) -> web.Response:
     """Prove the viewer with Discord and answer a credential for their server's play."""
     setup = request.app[ACTIVITY]
+    client = setup.clients.client_of(request)
+    wait = setup.clients.sign_ins.take(client, setup.clock())
+    if wait is not None:  # before anything is read or asked: a flood costs a dict lookup each
+        metrics.activity_limited("sign_in")
+        return _too_often("Too many sign-ins from your address", wait)
     try:
         body = await request.json(loads=orjson.loads)
     except ValueError:
@@ -321,6 +330,7 @@ async def session(request: web.Request) -> web.Response:
         log.info("activity_viewer_refused", user_id=user_id, guild_id=guild_id, why=refusal)
         return _sentence(403, "forbidden", refusal)
     credential, viewer = setup.keys.issue(user_id, guild_id, instance_id, setup.clock())
+    setup.clients.sign_ins.give_back(client)  # only refused sign-ins count
     log.info("activity_viewer_proven", user_id=user_id, guild_id=guild_id)
     shown = {k: user.get(k) for k in ("id", "username", "global_name") if k in user}
     return web.Response(
@@ -349,6 +359,15 @@ async def _judge(setup: ActivitySetup, user_id: int, guild_id: int, instance_id:
     return None
 
 
+def _too_often(what: str, wait: float) -> web.Response:
+    """429 before Discord is asked: ``what`` and when to come back (``Retry-After``, whole seconds)."""
+    seconds = max(1, math.ceil(wait))
+    when = f"{seconds} second{'s' if seconds != 1 else ''}"
+    return _sentence(
+        429, "too_many_requests", f"{what}; try again in {when}.", **{"Retry-After": str(seconds)}
+    )
+
+
 def _refused(exc: DiscordRefused) -> web.Response:
     headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after is not None else {}
     return _sentence(exc.status, "discord", exc.sentence, **headers)
@@ -360,6 +379,10 @@ async def renew(request: web.Request) -> web.Response:
     viewer: Viewer | None = request.get(VIEWER)
     if viewer is None:
         return _sentence(401, "unauthorized", f"renewing needs the {HEADER} header")
+    wait = setup.clients.renewals.take((viewer.user_id, viewer.instance_id), setup.clock())
+    if wait is not None:
+        metrics.activity_limited("renewal")
+        return _too_often("This viewing pass was renewed a moment ago", wait)
     try:
         refusal = await _judge(setup, viewer.user_id, viewer.guild_id, viewer.instance_id)
     except DiscordRefused as exc:

@@ -19,6 +19,7 @@ from bot.health import Readiness
 from bot.web import activity_routes, embodiment, ops, share_routes
 from bot.web.activity_shards import ShardRoutes
 from bot.web.auth import WebConfigError, check_bind, host_middleware, token_middleware
+from bot.web.client_limits import ClientLimits, networks
 from bot.web.discord_proof import DiscordProof, api_base
 from bot.web.guard import headers_arrived, serve
 from bot.web.headers import LOCAL_PAGE_POLICY, activity_policy, mark_credentialed
@@ -226,6 +227,10 @@ class WebSurface:
             poll_interval_s=activity.poll_interval_s,
             shards=shards,
             page_policy=activity_policy(activity.extra_frame_ancestors),
+            clients=ClientLimits(
+                trusted_proxies=networks(self.settings.web.trusted_proxies),
+                forwarded_header=self.settings.web.forwarded_header,
+            ),
         )
 
     def token(self) -> str | None:

@@ -7,15 +7,21 @@ the viewer at ``GET {api}/users/@me`` (``Bearer``), and the bot token reads the 
 {api}/applications/{application_id}/activity-instances/{instance_id}`` (``{location: {guild_id,
 …}, users: [...]}``). ``{api}`` is ``[discord] api_url``, else discord.py's ``Route.BASE``.
 
+Every request goes through the process's one :class:`~bot.web.discord_limiter.DiscordLimiter`
+(a global rate, a cap on concurrent requests, one shared back-off after a 429), and instance
+lookups through :class:`~bot.web.discord_limiter.SharedLookups` (kept a few seconds, one request
+for concurrent lookups of an instance).
+
 Whatever goes wrong comes back as :class:`DiscordRefused`: one plain sentence for the page and
-the HTTP status to answer it with. A 429 is honoured: its ``retry_after`` is waited out once when
-it is short (at most :data:`MAX_WAIT_S`), otherwise the page is told when to try again. No
-secret, code or access token is ever put in a sentence or a log line.
+the HTTP status to answer it with. A 429 is honoured: its ``retry_after`` pauses every request,
+and is waited out once when it is short (at most the limiter's ``MAX_WAIT_S``), otherwise the
+page is told when to try again (429 and ``Retry-After``); our own limits, when a caller would
+wait longer, answer 503 and ``Retry-After``. No secret, code or access token is ever put in a
+sentence or a log line.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,8 +31,10 @@ import discord.http
 import structlog
 from discord.types.user import User
 
+from bot import metrics
+from bot.web.discord_limiter import DiscordLimiter, NotNow, SharedLookups
+
 log = structlog.get_logger("clankie.web.activity")
-MAX_WAIT_S = 5.0
 
 
 class DiscordRefused(Exception):
@@ -62,6 +70,8 @@ class DiscordProof:
         client_secret: str,
         bot_token: str,
         timeout_s: float = 10.0,
+        limiter: DiscordLimiter | None = None,
+        instances: SharedLookups[str, Instance] | None = None,
     ) -> None:
         self._api_url = api_url
         self._application_id = application_id
@@ -69,6 +79,8 @@ class DiscordProof:
         self._bot_token = bot_token
         self.timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
+        self.limiter = limiter or DiscordLimiter()
+        self.instances: SharedLookups[str, Instance] = instances or SharedLookups()
 
     def application_id(self) -> int:
         found = self._application_id()
@@ -105,6 +117,11 @@ class DiscordProof:
         return body
 
     async def instance(self, instance_id: str) -> Instance:
+        """Where the instance runs and who is in it: Discord's answer of the last few seconds,
+        or the one request already asking, or a new one."""
+        return await self.instances.get(instance_id, lambda: self._instance(instance_id))
+
+    async def _instance(self, instance_id: str) -> Instance:
         path = f"/applications/{self.application_id()}/activity-instances/{instance_id}"
         body = await self._call("instance", "GET", path, bot=True)
         if not isinstance(body, dict) or not isinstance(body.get("users"), list):
@@ -138,19 +155,24 @@ class DiscordProof:
         waited = False
         while True:
             try:
-                async with self._session.request(
-                    method,
-                    url,
-                    data=data,  # a dict is sent form-encoded (application/x-www-form-urlencoded)
-                    headers=headers,
-                    timeout=aiohttp.ClientTimeout(total=self.timeout_s),
-                ) as response:
+                async with (
+                    self.limiter.turn(),
+                    self._session.request(
+                        method,
+                        url,
+                        data=data,  # a dict is sent form-encoded (application/x-www-form-urlencoded)
+                        headers=headers,
+                        timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                    ) as response,
+                ):
                     status = response.status
                     try:
                         body = await response.json(content_type=None)
                     except ValueError:
                         body = None
                     retry_after = _retry_after(response.headers, body) if status == 429 else None
+            except NotNow as exc:
+                raise _not_now(what, exc) from None
             except TimeoutError:
                 log.warning("activity_discord_timeout", step=what, timeout_s=self.timeout_s)
                 raise DiscordRefused(
@@ -161,10 +183,11 @@ class DiscordProof:
                 raise DiscordRefused("Discord could not be reached; try again in a moment.", 502) from None
             if status == 429 and retry_after is not None:
                 log.info("activity_discord_rate_limited", step=what, retry_after=retry_after)
-                if not waited and retry_after <= MAX_WAIT_S:
+                self.limiter.back_off(retry_after)  # every caller waits it out, not only this one
+                metrics.activity_limited("rate_limited")
+                if not waited:
                     waited = True
-                    await asyncio.sleep(retry_after)
-                    continue
+                    continue  # the limiter's turn waits out a short back-off, refuses a long one
                 raise DiscordRefused(
                     f"Discord is busy; try again in {max(1, round(retry_after))} seconds.", 429, retry_after
                 )
@@ -172,6 +195,20 @@ class DiscordProof:
                 return body
             log.warning("activity_discord_refused", step=what, status=status)
             raise DiscordRefused(_refusal(what, status), 502 if status >= 500 else _page_status(what, status))
+
+
+def _not_now(what: str, refused: NotNow) -> DiscordRefused:
+    seconds = max(1, round(refused.retry_after))
+    log.info("activity_discord_limited", step=what, why=refused.why, retry_after=seconds)
+    metrics.activity_limited("backoff" if refused.why == "discord" else "busy")
+    when = f"{seconds} second{'s' if seconds != 1 else ''}"
+    if refused.why == "discord":
+        return DiscordRefused(f"Discord is busy; try again in {when}.", 429, refused.retry_after)
+    return DiscordRefused(
+        f"Clankie is asking Discord about many viewers at once; try again in {when}.",
+        503,
+        refused.retry_after,
+    )
 
 
 def _int(value: Any) -> int | None:

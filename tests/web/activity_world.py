@@ -5,6 +5,7 @@ activity instance in A's voice channel with ``fake.member`` in it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -29,7 +30,12 @@ HEADER = "X-Clankie-Viewer"
 
 
 def activity_settings(
-    tmp_path: Path, fake: DiscordFake, *, public_url: str | None = None, **activity: Any
+    tmp_path: Path,
+    fake: DiscordFake,
+    *,
+    public_url: str | None = None,
+    trusted_proxies: list[str] | None = None,
+    **activity: Any,
 ) -> Settings:
     """The settings of the world; the Activity may be framed by the test's stand-in for the
     Discord client (``extra_frame_ancestors``, unless ``activity`` says otherwise)."""
@@ -42,7 +48,13 @@ def activity_settings(
             client_secret=SecretStr(fake.activity.client_secret),
             **{"extra_frame_ancestors": [CLIENT_ORIGIN], **activity},
         ),
-        web=WebSettings(port=0, token=SecretStr(WEB_TOKEN), public_url=public_url, max_subscribers=256),
+        web=WebSettings(
+            port=0,
+            token=SecretStr(WEB_TOKEN),
+            public_url=public_url,
+            max_subscribers=256,
+            trusted_proxies=trusted_proxies or [],
+        ),
         paths=PathSettings(state_dir=tmp_path / "state"),
     )
 
@@ -56,6 +68,12 @@ class ActivityWorld:
     handle: WebHandle
     other: SeededGuild  # server B
     instance: FakeInstance  # in A's voice channel, fake.member watching
+    setup: ActivitySetup | None = None  # the surface's Activity: its keys, its client of Discord
+
+    @property
+    def activity(self) -> ActivitySetup:
+        assert self.setup is not None
+        return self.setup
 
     @property
     def a(self) -> int:
@@ -74,6 +92,16 @@ class ActivityWorld:
         )
 
 
+class OffsetClock:
+    """The server's clock: the wall clock moved on by ``offset`` seconds."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
 def _with_clock(
     make: Callable[[str | None], ActivitySetup | None], clock: Callable[[], float]
 ) -> Callable[[str | None], ActivitySetup | None]:
@@ -81,7 +109,18 @@ def _with_clock(
         setup = make(token)
         if setup is not None:
             setup.clock = clock
+            setup.proof.instances.clock = clock  # how long an instance's answer is kept
         return setup
+
+    return made
+
+
+def _kept(
+    make: Callable[[str | None], ActivitySetup | None], into: list[ActivitySetup | None]
+) -> Callable[[str | None], ActivitySetup | None]:
+    def made(token: str | None) -> ActivitySetup | None:
+        into.append(make(token))
+        return into[-1]
 
     return made
 
@@ -94,6 +133,7 @@ async def activity_world(
     pace_seconds: float = 0.05,
     public_url: str | None = None,
     clock: Callable[[], float] | None = None,
+    trusted_proxies: list[str] | None = None,
     **activity: Any,
 ) -> AsyncIterator[ActivityWorld]:
     """The world; ``clock`` replaces the Activity's (credential expiry, signed stills) when given."""
@@ -103,11 +143,15 @@ async def activity_world(
     handle: WebHandle | None = None
     try:
         other = await fake.add_guild("Other Server")
-        settings = activity_settings(tmp_path, fake, public_url=public_url, **activity)
+        settings = activity_settings(
+            tmp_path, fake, public_url=public_url, trusted_proxies=trusted_proxies, **activity
+        )
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
-        if clock is not None:
-            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign,assignment]
+        made: list[ActivitySetup | None] = []
+        surface.activity_setup = _kept(  # type: ignore[method-assign,assignment]
+            _with_clock(surface.activity_setup, clock) if clock is not None else surface.activity_setup, made
+        )
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays
@@ -116,7 +160,9 @@ async def activity_world(
                 StartRequest(world="sandbox", mind="autopilot", turns=10_000, pace_seconds=pace_seconds)
             )
         instance = fake.activity.launch(fake.guild, fake.voice_channel, [fake.member.user])
-        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance)
+        yield ActivityWorld(
+            fake, settings, plays, surface, handle, other, instance, made[0] if made else None
+        )
         fake.assert_clean()
     finally:
         if handle is not None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.web.discord_limiter import INSTANCE_TTL_S
 from tests.fakes.discord.activity_routes import Fault
 from tests.web.activity_world import ActivityWorld, activity_world
 from tests.web.browser import chromium
@@ -151,6 +152,7 @@ async def test_a_viewer_who_left_the_call_sees_the_sentence_and_no_more_play(tmp
     clock = Clock()
     async with watching(tmp_path, clock, websocket=True) as seen:
         seen.world.instance.users.clear()  # Discord no longer lists them in the instance
+        clock.offset = INSTANCE_TTL_S  # past the instance's answer kept from the sign-in
         renewed = await seen.renewal()
         assert renewed.status == 403
         frame = seen.frame
@@ -184,6 +186,7 @@ async def test_a_renewal_discord_failed_is_tried_again_and_the_sentence_goes(tmp
     clock = Clock()
     async with watching(tmp_path, clock, websocket=True) as seen:
         seen.world.fake.activity.fail_next("applications_get_activity_instance", Fault(500))
+        clock.offset = INSTANCE_TTL_S  # past the instance's answer kept from the sign-in
         failed = await seen.renewal()
         assert failed.status == 502
         frame = seen.frame
@@ -193,6 +196,7 @@ async def test_a_renewal_discord_failed_is_tried_again_and_the_sentence_goes(tmp
             == "Discord had a problem (500) while checking who you are; try again in a moment."
         )
         assert await frame.is_visible("main")  # the pass still holds: play stays
+        clock.offset += RETRY_MS / 1000  # on the server too: past the renewal throttle (RENEW_EVERY_S)
         async with seen.page.expect_response(lambda r: r.url.endswith(RENEW)) as again:
             await seen.page.clock.fast_forward(RETRY_MS + 1_000)
         fresh = await (await again.value).json()

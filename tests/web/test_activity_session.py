@@ -15,10 +15,12 @@ import pytest
 import structlog
 
 from bot.config import ActivitySettings
+from bot.web.client_limits import RENEW_EVERY_S
+from bot.web.discord_limiter import INSTANCE_TTL_S
 from bot.web.viewer import ViewerKeys
 from tests.fakes.discord.activity_routes import Fault
 from tests.records import Capture
-from tests.web.activity_world import HEADER, WEB_TOKEN, ActivityWorld, activity_world
+from tests.web.activity_world import HEADER, WEB_TOKEN, ActivityWorld, OffsetClock, activity_world
 
 LIVE = "v1/guilds/{}/embodiment/sessions/live"
 
@@ -160,13 +162,17 @@ async def test_an_instance_in_another_server_than_the_query_claims_is_refused(tm
 
 
 async def test_renewal_asks_discord_again_and_stops_once_the_viewer_left(tmp_path: Path) -> None:
-    async with activity_world(tmp_path, play=False) as world, aiohttp.ClientSession() as http:
+    clock = OffsetClock()
+    async with activity_world(tmp_path, play=False, clock=clock) as world, aiohttp.ClientSession() as http:
         _status, answer = await prove(world, http)
         renew = world.handle.url + "v1/activity/renew"
+        clock.offset = INSTANCE_TTL_S  # past the instance's answer kept from the sign-in
         async with http.post(renew, headers={HEADER: answer["credential"]}) as r:
             fresh = await r.json()
             assert r.status == 200 and fresh["credential"] and fresh["expires_at"] >= answer["expires_at"]
+        assert len(world.fake.requests_to("applications_get_activity_instance")) == 2
         world.instance.users.clear()  # the viewer left the call
+        clock.offset += RENEW_EVERY_S  # the next renewal this viewer may make
         async with http.post(renew, headers={HEADER: fresh["credential"]}) as r:
             assert r.status == 403 and "does not list you" in (await r.json())["message"]
         async with http.post(renew) as r:  # no credential: the web token's rule, and it is not held

@@ -2,7 +2,8 @@
 as written: two surfaces under /s0/ and /s1/, each with its prefixed `[web] public_url`. Through
 the proxy: the activity page follows play in Chromium (live over the event stream), the still
 and the event stream answer, a share link's page loads under the prefix, and a request for a
-foreign Host is still a 421."""
+foreign Host is still a 421. Behind it, a sign-in to the Activity is counted by the address that
+connected to nginx."""
 
 from __future__ import annotations
 
@@ -19,11 +20,14 @@ from bot.config import WebSettings
 from bot.play.play_host import PlayHost
 from bot.web.app import WebHandle, WebSurface
 from bot.web.auth import public_host
+from bot.web.client_limits import SIGN_INS_BURST
 from bot.web.share_store import ShareStore
 from bot.web.share_types import Place
+from tests.web.activity_world import activity_world
 from tests.web.browser import chromium
 from tests.web.nginx import Nginx, free_port, running_nginx
 from tests.web.sandbox import sandbox_playing, settings_for
+from tests.web.test_activity_limits import StoppedClock, client_from, code_body
 from tests.web.test_activity_page import watch_page_follow_play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,3 +157,27 @@ def test_the_host_of_a_public_url_leaves_out_its_path_and_a_default_port() -> No
     assert public_host("http://127.0.0.1:8080/s1/") == ("127.0.0.1", 8080)
     assert public_host("http://clankie.example.org:443/") == ("clankie.example.org", 443)
     assert public_host("/s0/") is None
+
+
+async def test_behind_nginx_a_sign_in_is_counted_by_who_connected_to_nginx(tmp_path: Path) -> None:
+    """README's block passes X-Forwarded-For on (nginx appends who connected to it) and its
+    `[web] trusted_proxies` names nginx: one address's bogus sign-ins use up that address's
+    allowance alone, whatever it writes into the header, and a viewer elsewhere gets in."""
+    nginx_port = free_port()
+    async with activity_world(
+        tmp_path, play=False, clock=StoppedClock(), trusted_proxies=["127.0.0.1"]
+    ) as world:
+        block = on_loopback(readme_nginx_block(), nginx_port, (world.handle.port, world.handle.port))
+        async with running_nginx(tmp_path / "nginx", nginx_port, block) as nginx:
+            url = f"{nginx.base_url}/v1/activity/session"
+            async with client_from("127.0.0.2") as attacker:
+                statuses = []
+                for n in range(SIGN_INS_BURST + 1):
+                    forged = {"X-Forwarded-For": f"198.51.100.{n}"}
+                    async with attacker.post(url, json=code_body(world, "bogus"), headers=forged) as r:
+                        statuses.append(r.status)
+            assert statuses == [401] * SIGN_INS_BURST + [429]
+            async with client_from("127.0.0.3") as viewer, viewer.post(url, json=code_body(world)) as r:
+                assert r.status == 200 and (await r.json())["credential"]
+            assert len(world.fake.requests_to("oauth2_token")) == SIGN_INS_BURST + 1
+            assert "[error]" not in nginx.error_log(), nginx.error_log()
