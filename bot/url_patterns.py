@@ -93,7 +93,7 @@ def parse_pattern(text: str) -> UrlPattern:
     if port_text == "*":
         port = None
     elif port_text:
-        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
             raise ValueError(f"{text!r}: the port must be a number from 1 to 65535, or *")
         port = int(port_text)
     else:

@@ -134,6 +134,6 @@ def guild_ids_on_disk(settings: Settings) -> list[int]:
     found = []
     with contextlib.suppress(OSError):
         for entry in (settings.state_dir / "guilds").iterdir():
-            if entry.is_dir() and entry.name.isdigit():
+            if entry.is_dir() and entry.name.isascii() and entry.name.isdigit():
                 found.append(int(entry.name))
     return sorted(found)

@@ -57,6 +57,7 @@ def event_log_beside(journal_dir: Path, config: Path | None = None) -> Path:
     guilds = _resolved(settings.state_dir / "guilds")
     if (
         here.name == "journal"
+        and guild.isascii()
         and guild.isdigit()
         and guild == str(int(guild))
         and here.parent.parent == guilds

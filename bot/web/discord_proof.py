@@ -33,6 +33,7 @@ from discord.types.user import User
 
 from bot import metrics
 from bot.web.discord_limiter import DiscordLimiter, NotNow, SharedLookups
+from bot.web.ids import snowflake
 
 log = structlog.get_logger("clankie.web.activity")
 
@@ -112,7 +113,7 @@ class DiscordProof:
     async def viewer(self, access_token: str) -> User:
         """Who signed in: Discord's user object for the access token (its ``id`` checked)."""
         body: User = await self._call("user", "GET", "/users/@me", bearer=access_token)
-        if not isinstance(body, dict) or not str(body.get("id", "")).isdigit():
+        if not isinstance(body, dict) or snowflake(body.get("id")) is None:
             raise DiscordRefused("Discord did not say who you are.", 502)
         return body
 
