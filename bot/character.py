@@ -123,6 +123,7 @@ def build_character(settings: Settings) -> Character:
     registry = build_registry()
     services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
+    captain.usage = plays.usage
     services.captain = captain
     metrics.configure(per_guild=settings.metrics.per_guild)
     readiness = Readiness(settings.state_dir, settings.event_log)

@@ -232,6 +232,7 @@ class Calls:
             name_of=name_of,
             label=f"{guild.id}/{link.channel.id}",
             humans=link.human_ids,
+            usage=self._plays.usage.scope(guild.id, "voice"),
         )
 
     # -- connecting -------------------------------------------------------------------------------

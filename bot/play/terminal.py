@@ -220,4 +220,4 @@ async def run_play(args: argparse.Namespace, settings: Settings, stream: TextIO 
         await web.close()
     if out.gone:
         return READER_GONE
-    return 0 if outcome in ("stopped", "budget_exhausted") else 1
+    return 0 if outcome in ("stopped", "budget_exhausted", "budget") else 1

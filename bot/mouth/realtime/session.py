@@ -86,6 +86,7 @@ from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
 from bot.tools.silence import STAY_SILENT_NAME
+from bot.usage.scope import UsageScope
 
 log = structlog.get_logger("clankie.mouth")
 
@@ -122,10 +123,12 @@ class MouthSession:
         humans: Callable[[], frozenset[int]] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         narration_hold_s: float = NARRATION_HOLD_S,
+        usage: UsageScope | None = None,
     ) -> None:
         self.host = host
         self.settings = host.settings
         self.label = label
+        self.usage = usage  # where its responses and transcriptions are counted (bot.usage)
         self.mixer = RoomMixer()
         self.playback = PlaybackBuffer()
         self.barge = BargeIn(self.playback)
@@ -425,6 +428,8 @@ class MouthSession:
                 await self._maybe_interrupt(event.item_id, partial)
         elif kind == "conversation.item.input_audio_transcription.completed":
             self.transcripts.completed(event.item_id, event.transcript)
+            if self.usage is not None:
+                self.usage.transcription(self.settings.openai.transcription_model, event.usage)
             if self.floor_mode == "addressed" and self.speaking:
                 await self._maybe_interrupt(event.item_id, event.transcript)
         elif kind == "conversation.item.input_audio_transcription.failed":
@@ -562,6 +567,8 @@ class MouthSession:
         return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
 
     def _response_done(self, body: Any) -> None:
+        if self.usage is not None:  # billed whether or not the book knows it
+            self.usage.realtime(self.settings.openai.realtime_model, body.usage)
         response = self.book.get(body.id)
         self.barge.response_done(body.id)
         if response is None:

@@ -1,0 +1,27 @@
+"""The process's usage: its ledger, the prices it reads it with and the budget it keeps
+(:class:`Meter`; one per process, held by :class:`bot.play.guild_hosts.PlayHosts`, which every
+part that calls a model can reach)."""
+
+from __future__ import annotations
+
+import time
+
+from bot.config import Settings
+from bot.usage.budget import Budget
+from bot.usage.kinds import Part
+from bot.usage.ledger import Clock, UsageLedger
+from bot.usage.scope import UsageScope
+
+
+class Meter:
+    def __init__(self, settings: Settings, *, clock: Clock = time.time) -> None:
+        self.settings = settings
+        self.prices = settings.prices
+        self.ledger = UsageLedger(settings.state_dir, clock=clock)
+        self.budget = Budget(settings.budget, self.ledger, self.prices)
+
+    def scope(self, guild_id: int | None, part: Part) -> UsageScope:
+        return UsageScope(self.ledger, guild_id, part)
+
+    async def aclose(self) -> None:
+        await self.ledger.aclose()
