@@ -222,6 +222,8 @@ def _read_ceiling(directory: Path) -> Limits:
     with contextlib.suppress(FileNotFoundError):
         try:
             raw = orjson.loads((directory / CEILING).read_bytes())
+        except FileNotFoundError:
+            raise
         except (OSError, orjson.JSONDecodeError) as exc:
             log.warning("usage_ceiling_unreadable", path=str(directory / CEILING), error=str(exc)[:200])
             return Limits()

@@ -367,6 +367,20 @@ class MouthSession:
             self.receipts.request_failed(request, "realtime connection not open")
         return sent
 
+    async def say(self, text: str) -> bool:
+        """Say ``text``, a short line of his own (that he is out of budget), as a response of its
+        own with no tools; False when no socket is open."""
+        event_id = "evt_say_" + uuid.uuid4().hex[:16]
+        self.book.requested(Request(event_id, "tool"))
+        sent = await self._send(
+            response_create(
+                event_id, "tool", instructions=f"Say exactly this, and nothing else: {text}", tools=[]
+            )
+        )
+        if not sent:
+            self.book.request_failed(event_id)
+        return sent
+
     # -- audio pump ---------------------------------------------------------------------------
     def _mixer_ready(self) -> bool:
         return self.listening and self.mixer.ready()
