@@ -125,7 +125,11 @@ def build_character(settings: Settings) -> Character:
     captain = Captain(settings, registry, services)
     captain.usage = plays.usage
     services.captain = captain
-    metrics.configure(per_guild=settings.metrics.per_guild)
+    openai = settings.openai
+    metrics.configure(
+        per_guild=settings.metrics.per_guild,
+        models=[*settings.prices, openai.model, openai.realtime_model, openai.transcription_model],
+    )
     readiness = Readiness(settings.state_dir, settings.event_log)
     web = WebSurface(settings, plays.local, share_store, plays=plays, readiness=readiness)
     return Character(settings, plays, share_store, registry, captain, web, services, readiness)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import time
 
+from bot import metrics
 from bot.config import Settings
 from bot.usage.budget import Budget
-from bot.usage.kinds import Part
+from bot.usage.kinds import Counts, Part
 from bot.usage.ledger import Clock, UsageLedger
+from bot.usage.prices import cost_of
 from bot.usage.scope import UsageScope
 
 
@@ -19,6 +21,10 @@ class Meter:
         self.prices = settings.prices
         self.ledger = UsageLedger(settings.state_dir, clock=clock)
         self.budget = Budget(settings.budget, self.ledger, self.prices)
+        self.ledger.listeners.append(self._to_metrics)
+
+    def _to_metrics(self, guild_id: int | None, part: str, model: str, counts: Counts) -> None:
+        metrics.usage_counted(part, model, counts, cost_of(self.prices, model, counts), guild_id)
 
     def scope(self, guild_id: int | None, part: Part) -> UsageScope:
         return UsageScope(self.ledger, guild_id, part)
