@@ -108,6 +108,7 @@ class Metrics:
 
     def __init__(self, *, per_guild: bool = False) -> None:
         self.per_guild = per_guild
+        self._usage_children: dict[tuple[str, ...], Counter] = {}
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         g = ("guild",) if per_guild else ()
@@ -237,6 +238,15 @@ class Metrics:
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
         self.viewers.set_function(lambda: _open_streams())
+
+    def usage_child(self, metric: Counter, *values: str) -> Counter:
+        """A usage counter's labelled child, looked up once (``labels()`` takes a lock and checks
+        every value; a model call's counts touch up to ten of these)."""
+        key = (metric._name, *values)
+        found = self._usage_children.get(key)
+        if found is None:
+            found = self._usage_children[key] = metric.labels(*values)
+        return found
 
     def guild(self, guild_id: int | str | None) -> tuple[str, ...]:
         """The guild label's value, when there is a guild label."""
@@ -381,16 +391,17 @@ def usage_counted(
     m = _STATE.metrics
     g = m.guild(guild_id)
     name = model if model in _STATE.models else "other"
+    child = m.usage_child
     for kind in USAGE_KINDS:
         n = counts.get(kind, 0)
         if n > 0:
-            m.usage_tokens.labels(part, name, kind, *g).inc(n)
+            child(m.usage_tokens, part, name, kind, *g).inc(n)
     audio_ms = counts.get("audio_ms", 0)
     if audio_ms > 0:
-        m.usage_audio.labels(part, name, *g).inc(audio_ms / 1000)
-    m.usage_calls.labels(part, name, "no" if usd is None else "yes", *g).inc(counts.get("calls", 1))
+        child(m.usage_audio, part, name, *g).inc(audio_ms / 1000)
+    child(m.usage_calls, part, name, "no" if usd is None else "yes", *g).inc(counts.get("calls", 1))
     if usd is not None:
-        m.usage_cost.labels(part, name, *g).inc(usd)
+        child(m.usage_cost, part, name, *g).inc(usd)
 
 
 # -- voice ------------------------------------------------------------------------------------

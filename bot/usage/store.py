@@ -20,6 +20,7 @@ the directory stays a few kilobytes however long he runs."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import orjson
 
 from journal.oplog import append_bytes
+from journal.writer import append_whole
 
 VERSION = 1
 KEEP_DAYS = 62  # the month so far and the last 30 days, with room
@@ -50,8 +52,47 @@ def delta_bytes(seq: int, day: str, part: str, model: str, counts: dict[str, int
     return orjson.dumps({"seq": seq, "day": day, "part": part, "model": model, "counts": counts}) + b"\n"
 
 
+class DeltaFiles:
+    """The deltas files the ledger's disk thread appends to, each kept open (one ``write`` and
+    one ``fsync`` an append; a failed one is cut back whole: :func:`journal.writer.append_whole`).
+    Used on that one thread only."""
+
+    def __init__(self) -> None:
+        self._open: dict[Path, tuple[io.FileIO, int]] = {}
+
+    def append(self, directory: Path, data: bytes) -> None:
+        """Append lines already made, whole and fsynced (created 0600 in a 0700 directory)."""
+        held = self._open.get(directory)
+        if held is None:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(directory / DELTAS, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":  # a crash's torn tail: never glued onto
+                data = b"\n" + data
+            held = (io.FileIO(fd, "ab", closefd=True), size)
+        fh, size = held
+        try:
+            size = append_whole(fh, data, size)
+        except OSError:
+            self._open.pop(directory, None)
+            fh.close()
+            raise
+        self._open[directory] = (fh, size)
+
+    def emptied(self, directory: Path) -> None:
+        """The deltas of ``directory`` were emptied (a snapshot holds them): start at 0."""
+        held = self._open.pop(directory, None)
+        if held is not None:
+            held[0].close()
+
+    def close(self) -> None:
+        for fh, _size in self._open.values():
+            fh.close()
+        self._open.clear()
+
+
 def append_delta(directory: Path, data: bytes) -> None:
-    """Append one delta line, whole and fsynced (created 0600 in a 0700 directory)."""
+    """Append delta lines, whole and fsynced, opening the file for this one append."""
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     append_bytes(directory / DELTAS, data)
 
