@@ -13,6 +13,7 @@ from bot.config import GuildBudget
 from bot.play.guild_hosts import PlayHosts
 from bot.play.play_host import PlayRefused, StartRequest
 from bot.usage.budget import LimitTooHigh
+from journal.oplog import read_events
 from journal.reader import read_journal
 from tests.fakes.openai import FakeOpenAI, Structured
 from tests.fakes.openai.chat import chat_usage
@@ -55,6 +56,9 @@ async def test_two_servers_with_different_limits_and_a_budget_hit_mid_turn(
     assert summary is not None and summary.outcome == "budget"
     assert summary.reason is not None and "daily budget of $1.00 is spent" in summary.reason
     assert plays.usage.budget.notices[POOR].startswith("80% of this server's daily budget")
+    end = read_events(plays.of(POOR).events.path).lines[-1]
+    assert end.type == "embodiment.session.stopped" and end.data["outcome"] == "budget"
+    assert "daily budget of $1.00 is spent" in str(end.data["reason"])
     rich = await play(plays, RICH)
     assert rich.outcome == "budget_exhausted" and rich.turns_taken == 5  # its turns ran out, not its money
     with pytest.raises(PlayRefused) as refused:
