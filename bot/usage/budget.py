@@ -59,9 +59,14 @@ class LimitTooHigh(ValueError):
 
 class Budget:
     def __init__(
-        self, settings: BudgetSettings, ledger: UsageLedger, prices: Mapping[str, ModelPrice]
+        self,
+        settings: BudgetSettings,
+        ledger: UsageLedger,
+        prices: Mapping[str, ModelPrice],
+        owns: Callable[[int], bool] = lambda _guild: True,
     ) -> None:
         self.settings = settings
+        self.owns = owns  # the servers this process runs (its shards'): the all-server limits' scope
         self.ledger = ledger
         self.prices = prices
         self._days: dict[tuple[int | None, str], float] = {}
@@ -131,9 +136,11 @@ class Budget:
 
     def _every_day(self) -> dict[str, float]:
         if self._all_days is None:
-            self.ledger.load_all()
+            self.ledger.load_all(self.owns)
             totals: dict[str, float] = {}
             for guild_id, book in self.ledger.books.items():
+                if guild_id is not None and not self.owns(guild_id):
+                    continue
                 for day in book.days:
                     totals[day] = totals.get(day, 0.0) + self.spent_day(guild_id, day)
             self._all_days = totals
@@ -153,7 +160,7 @@ class Budget:
         key = (guild_id, today)
         if key in self._days:  # else it is read from the book (which holds this call) when asked
             self._days[key] += usd
-        if self._all_days is not None:
+        if self._all_days is not None and (guild_id is None or self.owns(guild_id)):
             self._all_days[today] = self._all_days.get(today, 0.0) + usd
         self._maybe_warn(guild_id)
 

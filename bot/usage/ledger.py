@@ -151,11 +151,13 @@ class UsageLedger:
             found = self.books[guild_id] = GuildBook(directory, seq, days)
         return found
 
-    def load_all(self) -> None:
-        """Read every server's book on disk (for the limits that hold all servers together)."""
+    def load_all(self, owns: Callable[[int], bool] = lambda _guild: True) -> None:
+        """Read the book on disk of every server ``owns`` says this process runs (for the
+        limits that hold all its servers together), and the local host's."""
         self.book(LOCAL)
         for guild_id in guilds_on_disk(self.state_dir):
-            self.book(guild_id)
+            if owns(guild_id):
+                self.book(guild_id)
 
     def record(self, guild_id: int | None, part: Part, model: str, counts: Counts) -> None:
         """Count one call's ``counts`` for the server (None: the local host) today; its line goes

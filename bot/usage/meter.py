@@ -20,11 +20,19 @@ class Meter:
         self.settings = settings
         self.prices = settings.prices
         self.ledger = UsageLedger(settings.state_dir, clock=clock)
-        self.budget = Budget(settings.budget, self.ledger, self.prices)
+        self.budget = Budget(settings.budget, self.ledger, self.prices, owns=self._owns)
         self.ledger.listeners.append(self._to_metrics)
 
     def _to_metrics(self, guild_id: int | None, part: str, model: str, counts: Counts) -> None:
         metrics.usage_counted(part, model, counts, cost_of(self.prices, model, counts), guild_id)
+
+    def _owns(self, guild_id: int) -> bool:
+        """Whether this process runs the server: its shard (``(id >> 22) % shard_count``) is one
+        of ``[discord] shard_ids`` (all of them when none are named)."""
+        shards = self.settings.discord
+        if shards.shard_ids is None or shards.shard_count is None:
+            return True
+        return (guild_id >> 22) % shards.shard_count in shards.shard_ids
 
     def scope(self, guild_id: int | None, part: Part) -> UsageScope:
         return UsageScope(self.ledger, guild_id, part)
