@@ -25,7 +25,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -133,21 +132,16 @@ def _book(root: Path, per_day: int) -> Any:
 
 def reading(report: Report, root: Path) -> None:
     from bot.config import Settings
-    from bot.usage.report import operator_report
-    from cogs.clankie import usage_text
+    from bot.usage.report import operator_report, periods
 
     quiet, busy = _book(root / "quiet", QUIET), _book(root / "busy", BUSY)
     prices = Settings().prices
-    meters = [SimpleNamespace(ledger=ledger, prices=prices, budget=None) for ledger in (quiet, busy)]
 
-    def read(meter: Any) -> None:
-        from bot.usage.report import periods
+    def read(ledger: Any) -> None:  # what /clankie usage reads and prices (cogs/clankie.py)
+        periods(prices, ledger.days(1, DAYS), ledger.today(), DAYS)
 
-        periods(meter.prices, meter.ledger.days(1, DAYS), meter.ledger.today(), DAYS)
-
-    assert usage_text is not None  # the cog renders these same periods (and the budget lines)
     repeat = 3 if SMOKE else 7
-    t_quiet, t_busy = (best_of(lambda m=m: read(m), repeat, time.process_time) for m in meters)
+    t_quiet, t_busy = (best_of(lambda b=b: read(b), repeat, time.process_time) for b in (quiet, busy))
     report.info(
         f"/clankie usage's read, {DAYS} days, {QUIET} vs {BUSY} calls a day",
         f"{t_quiet * 1e6:.0f} / {t_busy * 1e6:.0f} µs",
