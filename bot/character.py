@@ -79,6 +79,7 @@ class Character:
         # later story queries only read what was appended since.
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
+        await asyncio.to_thread(self.plays.usage.load)  # the usage books, off the loop too
         self.calls.start()
         await self.web.start_metrics()
         if not self.settings.web.enabled:

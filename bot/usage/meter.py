@@ -34,6 +34,11 @@ class Meter:
             return True
         return (guild_id >> 22) % shards.shard_count in shards.shard_ids
 
+    def load(self) -> None:
+        """Read the books of this process's servers now (blocking: a thread's job at start-up),
+        so no first call of a server reads its book on the event loop."""
+        self.ledger.load_all(self._owns)
+
     def scope(self, guild_id: int | None, part: Part) -> UsageScope:
         return UsageScope(self.ledger, guild_id, part)
 
