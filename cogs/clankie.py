@@ -6,6 +6,9 @@
 - ``/clankie budget daily:<$> monthly:<$>`` (moderators, private): lower this server's budget;
   never above the operator's ``[budget]`` (a higher one is refused, saying the most allowed).
   Given no option, the server goes back to the operator's.
+- The budget's notice (80% of a limit, once per server and window) is posted to the server's
+  community updates channel (Discord's ``public_updates_channel``, where moderators of a
+  Community server get Discord's own notices) when it has one; ``/clankie usage`` shows it anyway.
 
 Moderators are checked in code (Manage Server, or a role in ``[discord] moderator_roles``), as
 ``/play start`` is (:func:`cogs.moderator_only`). The group is one :class:`app_commands.Group`;
@@ -14,15 +17,19 @@ another part of him adds its own subcommand beside these with ``@clankie.command
 from __future__ import annotations
 
 import discord
+import structlog
 from discord import app_commands
 from discord.ext import commands
 
 from bot.character import Character
+from bot.tasks import TaskOwner
 from bot.usage.budget import Limits, LimitTooHigh
 from bot.usage.costing import dollars
 from bot.usage.meter import Meter
 from bot.usage.report import DAYS, periods, render
 from cogs import character_of, moderator_only
+
+log = structlog.get_logger("clankie.usage")
 
 MAX_USD = 1_000_000.0
 
@@ -61,8 +68,21 @@ class Clankie(commands.Cog):
         name="clankie", description="Clankie himself, in this server", guild_only=True
     )
 
-    def __init__(self, character: Character) -> None:
+    def __init__(self, character: Character, bot: commands.Bot) -> None:
         self.character = character
+        self.bot = bot
+        self.notices = TaskOwner("usage-notices")  # one a notice, while it is posted
+        self.meter.budget.on_notice.append(self._notice)
+
+    async def cog_unload(self) -> None:
+        self.meter.budget.on_notice.remove(self._notice)
+        await self.notices.close()
+
+    def _notice(self, guild_id: int | None, text: str) -> None:
+        guild = self.bot.get_guild(guild_id) if guild_id is not None else None
+        channel = guild.public_updates_channel if guild is not None else None
+        if channel is not None:
+            self.notices.spawn(_post_notice(channel, text), name=f"usage-notice-{guild_id}")
 
     @property
     def meter(self) -> Meter:
@@ -107,5 +127,15 @@ class Clankie(commands.Cog):
         )
 
 
+async def _post_notice(channel: discord.TextChannel, text: str) -> None:
+    try:
+        await channel.send(
+            f"**Clankie's budget:** {text}. At the limit he stops starting play and leaves voice calls "
+            "until it resets; `/clankie usage` shows more, `/clankie budget` lowers it."
+        )
+    except discord.HTTPException as exc:
+        log.warning("usage_notice_not_posted", guild_id=channel.guild.id, status=exc.status)
+
+
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(Clankie(character_of(bot)))
+    await bot.add_cog(Clankie(character_of(bot), bot))

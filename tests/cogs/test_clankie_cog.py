@@ -3,10 +3,13 @@ only, private answers, this server's counts and the ceiling that holds here."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from bot.config import Settings
+from bot.tasks import TaskOwner
 from tests.cogs.harness import live_bot
+from tests.fakes.discord import DiscordFake
 
 
 def operator_limits(settings: Settings) -> None:
@@ -48,3 +51,24 @@ async def test_a_moderator_lowers_the_budget_but_never_above_the_operators(tmp_p
             await live.fake.send_interaction("clankie budget", {"daily": 0.1}, by=live.fake.member)
         ).response(within=3)
         assert "Only moderators can set his budget" in refused.content
+
+
+async def test_the_80_percent_notice_is_posted_once_to_the_moderators_updates_channel(tmp_path: Path) -> None:
+    def updates_channel(fake: DiscordFake) -> None:
+        fake.guild.public_updates_channel_id = fake.text_channel.id
+
+    async with live_bot(tmp_path, operator_limits, prepare=updates_channel) as live:
+        guild = live.fake.guild.id
+        cog = live.bot.get_cog("Clankie")  # the extension's own class (extensions are re-imported)
+        assert cog is not None
+        notices: TaskOwner = getattr(cog, "notices")  # noqa: B009
+        ledger = live.character.plays.usage.ledger
+        for _ in range(3):  # $0.30, $0.60, $0.90 of a $1.00 day: the third crosses 80%, the rest do not again
+            ledger.record(guild, "play", "gpt-4.1-mini", {"calls": 1, "input": 750_000})
+            await asyncio.gather(*notices.tasks)
+        ledger.record(guild, "play", "gpt-4.1-mini", {"calls": 1, "input": 10_000})
+        await asyncio.gather(*notices.tasks)
+        posted = [m for m in live.fake.messages.values() if m.channel_id == live.fake.text_channel.id]
+        assert len(posted) == 1
+        content = posted[0].body["content"]
+        assert content.startswith("**Clankie's budget:** 90% of this server's daily budget of $1.00 is spent")
