@@ -48,7 +48,7 @@ def limits_text(meter: Meter, guild_id: int) -> list[str]:
     out = budget.out(guild_id)
     if out is not None:
         lines.append(f"**Out of budget**: {out}. Nothing new starts until it resets.")
-    elif (notice := budget.notices.get(guild_id)) is not None:
+    elif (notice := budget.notice(guild_id)) is not None:
         lines.append(f"Notice: {notice}.")
     return lines
 

@@ -7,8 +7,8 @@ moderator may lower their server's further (``/clankie budget``; kept in its usa
 ``ceiling.json``), never above the operator's. Tokens of a model with no price cannot be counted
 against a limit (their cost is unknown); ``clankie usage`` shows them as such.
 
-- At ``warn_at`` (80%) of a limit, one notice for the server and window (:attr:`Budget.notices`,
-  shown by ``/clankie usage``, and logged).
+- At ``warn_at`` (80%) of a limit, one notice for the server and window (:meth:`Budget.notice`
+  while the window lasts, shown by ``/clankie usage``; :attr:`Budget.on_notice` listeners; logged).
 - At a limit, :meth:`Budget.out` says why in a sentence, until the window turns: play starts no
   new turn and ends ``budget``, the mouth says so once and leaves the call (:meth:`first_said`
   keeps each part to one line per server and window).
@@ -74,7 +74,8 @@ class Budget:
         self._lowered: dict[int, Limits] = {}
         self._warned: set[tuple[int | None, str]] = set()
         self._said: set[tuple[int | None, str, str]] = set()
-        self.notices: dict[int | None, str] = {}
+        self._notices: dict[int | None, tuple[str, str]] = {}  # server → (window, text)
+        self._day_seen = ""  # the last UTC day a call was recorded on (what is kept is pruned then)
         self.on_notice: list[Callable[[int | None, str], None]] = []
         ledger.listeners.append(self._recorded)
 
@@ -157,12 +158,35 @@ class Budget:
     def _recorded(self, guild_id: int | None, _part: str, model: str, counts: Counts) -> None:
         usd = cost_of(self.prices, model, counts) or 0.0
         today = self.ledger.today()
+        if today != self._day_seen:
+            self._day_seen = today
+            self._prune(today)
         key = (guild_id, today)
         if key in self._days:  # else it is read from the book (which holds this call) when asked
             self._days[key] += usd
         if self._all_days is not None and (guild_id is None or self.owns(guild_id)):
             self._all_days[today] = self._all_days.get(today, 0.0) + usd
         self._maybe_warn(guild_id)
+
+    def _prune(self, today: str) -> None:
+        """A new UTC day: forget the sums of days no window reaches and the notices and lines
+        of windows that are over, so what is kept stays bounded however long he runs."""
+        first = last_days(today, 32)[0]
+        self._days = {k: v for k, v in self._days.items() if k[1] >= first}
+        if self._all_days is not None:
+            self._all_days = {d: v for d, v in self._all_days.items() if d >= first}
+        live = (f"day {today}", f"month {today[:7]}")
+        self._warned = {w for w in self._warned if w[1] in live}
+        self._said = {s for s in self._said if s[2] in live}
+        self._notices = {g: n for g, n in self._notices.items() if n[0] in live}
+
+    def notice(self, guild_id: int | None) -> str | None:
+        """The server's last notice, while its window lasts."""
+        found = self._notices.get(guild_id)
+        if found is None:
+            return None
+        today = self.ledger.today()
+        return found[1] if found[0] in (f"day {today}", f"month {today[:7]}") else None
 
     # -- the ceiling --------------------------------------------------------------------------
     def _checks(self, guild_id: int | None) -> list[tuple[str, str, float, float | None]]:
@@ -219,7 +243,7 @@ class Budget:
             self._warned.add(key)
             share = min(spent / limit, 1.0)
             text = f"{share:.0%} of {what} budget of {dollars(limit)} is spent (UTC {window})"
-            self.notices[guild_id] = text
+            self._notices[guild_id] = (window, text)
             log.warning("usage_budget_notice", guild_id=guild_id, notice=text)
             for listener in self.on_notice:
                 listener(guild_id, text)

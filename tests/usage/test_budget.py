@@ -55,7 +55,8 @@ async def test_two_servers_with_different_limits_and_a_budget_hit_mid_turn(
     summary = read_journal(poor.journal_path).summary
     assert summary is not None and summary.outcome == "budget"
     assert summary.reason is not None and "daily budget of $1.00 is spent" in summary.reason
-    assert plays.usage.budget.notices[POOR].startswith("80% of this server's daily budget")
+    notice = plays.usage.budget.notice(POOR)
+    assert notice is not None and notice.startswith("80% of this server's daily budget")
     end = read_events(plays.of(POOR).events.path).lines[-1]
     assert end.type == "embodiment.session.stopped" and end.data["outcome"] == "budget"
     assert "daily budget of $1.00 is spent" in str(end.data["reason"])
@@ -81,7 +82,7 @@ async def test_a_restart_keeps_the_days_total_and_midnight_utc_opens_a_new_day(
     with pytest.raises(PlayRefused):
         await again.of(POOR).start(StartRequest(world="sandbox", mind="autopilot", turns=1))
     clock.set("2026-12-07T00:00:01")
-    assert again.usage.budget.out(POOR) is None
+    assert again.usage.budget.out(POOR) is None and again.usage.budget.notice(POOR) is None
     assert (await play(again, POOR, turns=2)).outcome == "budget_exhausted"
     await again.close()
 
