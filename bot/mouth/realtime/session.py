@@ -582,7 +582,7 @@ class MouthSession:
 
     def _response_done(self, body: Any) -> None:
         if self.usage is not None:  # billed whether or not the book knows it
-            self.usage.realtime(self.settings.openai.realtime_model, body.usage)
+            self.usage.realtime(self.settings.openai.realtime_model, getattr(body, "usage", None))
         response = self.book.get(body.id)
         self.barge.response_done(body.id)
         if response is None:
