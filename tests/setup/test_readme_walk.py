@@ -267,7 +267,7 @@ async def test_a_fresh_clone_following_the_readme_reaches_all_checks_pass(
     assert KEY not in out + err and discord_fake.token not in out + err
 
     code, out, _err = walk.outputs["clankie sync --global"]
-    assert code == 0 and out.startswith("Synced 3 command(s) globally")
+    assert code == 0 and out.startswith("Synced 4 command(s) globally")
     assert {c["name"] for c in discord_fake.commands[None]} == {"play", "share", "clankie", "voice"}
     assert walk.runs == 2  # steps 6 and 8
     state = home / ".local" / "state" / "clankie"
