@@ -79,6 +79,7 @@ class Character:
         # later story queries only read what was appended since.
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
+        await asyncio.to_thread(self.plays.usage.load)  # the usage books, off the loop too
         self.calls.start()
         await self.web.start_metrics()
         if not self.settings.web.enabled:
@@ -123,8 +124,13 @@ def build_character(settings: Settings) -> Character:
     registry = build_registry()
     services = ToolServices(play=plays.local, plays=plays.of, shares=share_store)
     captain = Captain(settings, registry, services)
+    captain.usage = plays.usage
     services.captain = captain
-    metrics.configure(per_guild=settings.metrics.per_guild)
+    openai = settings.openai
+    metrics.configure(
+        per_guild=settings.metrics.per_guild,
+        models=[*settings.prices, openai.model, openai.realtime_model, openai.transcription_model],
+    )
     readiness = Readiness(settings.state_dir, settings.event_log)
     web = WebSurface(settings, plays.local, share_store, plays=plays, readiness=readiness)
     return Character(settings, plays, share_store, registry, captain, web, services, readiness)

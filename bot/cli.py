@@ -1,4 +1,4 @@
-"""The ``clankie`` command: run, demo, play, journal, sync, invite, doctor.
+"""The ``clankie`` command: run, demo, play, journal, usage, sync, invite, doctor.
 
 Every option says its default. The choices of ``--world`` and ``--mind``, and what their help
 says of each, come from the registries of worlds and minds (docs/architecture.md §4, §5)."""
@@ -275,6 +275,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-web", action="store_true", help="do not start the activity page (default: start it)"
     )
     sub.add_parser("journal", help="read, project and evaluate play journals", add_help=False)
+    usage = sub.add_parser(
+        "usage",
+        help="what his model calls cost, per server: today and the last days, by part",
+        description="Read the usage ledger of every server in the state directory (or one): calls, "
+        "tokens and the cost estimated from [prices], today and over the last days, by part.",
+    )
+    _common(usage)
+    usage.add_argument(
+        "--guild", type=int, default=None, metavar="ID", help="only this server (default: all)"
+    )
+    usage.add_argument(
+        "--days", type=int, default=30, metavar="N", help="how many days back, today included (default: 30)"
+    )
     return parser
 
 
@@ -314,12 +327,36 @@ def main(argv: list[str] | None = None) -> int:
         from bot.setup.invite import run_invite
 
         return asyncio.run(_guard(run_invite(args, settings)))
+    if args.command == "usage":
+        return _usage(args, settings)
     if args.command == "doctor":
         from bot.setup.doctor import run_doctor
 
         return asyncio.run(_guard(run_doctor(args, settings)))
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _usage(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from bot.usage.ledger import day_of
+    from bot.usage.report import operator_report
+
+    if not 1 <= args.days <= 62:
+        print(
+            f"clankie usage: --days is 1 to 62, the days the ledger keeps (got {args.days})", file=sys.stderr
+        )
+        return 2
+    try:
+        text = operator_report(
+            settings.state_dir, settings.prices, day_of(time.time()), guild_id=args.guild, n=args.days
+        )
+    except (OSError, ValueError) as exc:
+        print(f"clankie usage: cannot read the usage ledger: {exc}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0
 
 
 async def _guard(coro: Any) -> int:

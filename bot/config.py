@@ -362,6 +362,94 @@ class MetricsSettings(_Section):
     port: int | None = Field(default=None, ge=0, le=65535)  # /metrics, /healthz, /readyz on 127.0.0.1
 
 
+class ModelPrice(BaseModel):
+    """One model's prices: US dollars per million tokens of each kind, per minute of audio."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    source: str = Field(min_length=1, max_length=300)  # the public page the figures were read from
+    checked: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")  # the day they were read (YYYY-MM-DD)
+    input: float | None = Field(default=None, ge=0)
+    input_cached: float | None = Field(default=None, ge=0)
+    input_audio: float | None = Field(default=None, ge=0)
+    input_audio_cached: float | None = Field(default=None, ge=0)
+    input_image: float | None = Field(default=None, ge=0)
+    input_image_cached: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
+    output_audio: float | None = Field(default=None, ge=0)
+    audio_minute: float | None = Field(default=None, ge=0)
+
+
+_PAGE = "https://openai.com/api/pricing/"
+_CHECKED = "2025-09-01"  # as last read; this build had no network to read them again
+
+
+def _p(**prices: float) -> ModelPrice:
+    return ModelPrice(source=_PAGE, checked=_CHECKED, **prices)
+
+
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gpt-realtime": _p(
+        input=4.0,
+        input_cached=0.4,
+        input_audio=32.0,
+        input_audio_cached=0.4,
+        input_image=5.0,
+        input_image_cached=0.5,
+        output=16.0,
+        output_audio=64.0,
+    ),
+    "gpt-realtime-mini": _p(
+        input=0.6, input_cached=0.06, input_audio=10.0, input_audio_cached=0.3, output=2.4, output_audio=20.0
+    ),
+    "gpt-4o-mini-transcribe": _p(input=1.25, input_audio=3.0, output=5.0),
+    "gpt-4o-transcribe": _p(input=2.5, input_audio=6.0, output=10.0),
+    "whisper-1": _p(audio_minute=0.006),
+    "gpt-4.1": _p(input=2.0, input_cached=0.5, output=8.0),
+    "gpt-4.1-mini": _p(input=0.4, input_cached=0.1, output=1.6),
+    "gpt-4.1-nano": _p(input=0.1, input_cached=0.025, output=0.4),
+    "gpt-4o-mini": _p(input=0.15, input_cached=0.075, output=0.6),
+}
+"""The built-in ``[prices]`` (the file adds to it or replaces a model's row; bot/usage/prices.py
+prices the ledger with it)."""
+
+
+class GuildBudget(_Section):
+    """One server's own ceiling (``[budget.guilds."<id>"]``), under the operator's default."""
+
+    daily_usd: float | None = Field(default=None, ge=0)
+    monthly_usd: float | None = Field(default=None, ge=0)
+
+
+class BudgetSettings(_Section):
+    """What he may spend (docs/architecture.md §5 "What he costs"), in US dollars as priced by
+    ``[prices]``; None: no limit. ``daily_usd``/``monthly_usd`` hold all the servers this process
+    runs together, ``guild_daily_usd``/``guild_monthly_usd`` each server, and ``[budget.guilds]``
+    one server's own (a moderator may lower a server's further with ``/clankie budget``). Days and
+    months are UTC."""
+
+    daily_usd: float | None = Field(default=None, ge=0)
+    monthly_usd: float | None = Field(default=None, ge=0)
+    guild_daily_usd: float | None = Field(default=None, ge=0)
+    guild_monthly_usd: float | None = Field(default=None, ge=0)
+    warn_at: float = Field(default=0.8, gt=0, lt=1)  # the share of a limit at which moderators are told
+    guilds: dict[str, GuildBudget] = Field(default_factory=dict)
+
+    @field_validator("guilds")
+    @classmethod
+    def _guild_ids(cls, value: dict[str, GuildBudget]) -> dict[str, GuildBudget]:
+        for key in value:
+            if not (key.isdigit() and key == str(int(key))):
+                raise ValueError(
+                    f'[budget.guilds] keys are server ids (digits, e.g. "123456789"), got {key!r}'
+                )
+        return value
+
+
+def _default_prices() -> dict[str, ModelPrice]:
+    return dict(DEFAULT_PRICES)
+
+
 class PathSettings(_Section):
     state_dir: Path | None = None  # CLANKIE_STATE
     journal_dir: Path | None = None  # CLANKIE_JOURNAL_DIR
@@ -381,6 +469,14 @@ class Settings(_Section):
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    # ``[prices."<model>"]``: a model's row replaces the built-in one (bot/usage/prices.py)
+    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _prices_over_defaults(cls, value: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        return {**DEFAULT_PRICES, **value}
 
     # Tables this model does not hold, as written: each world's own (``[browser]``,
     # ``[worlds.tiny]``), read through world_settings; bot/registered.py refuses any that no

@@ -8,8 +8,9 @@ given, so a file it alone writes gets its lines in order, never interleaved. It 
 and a ``call_soon_threadsafe`` back, about 15 µs a call here against 25 µs through
 ``run_in_executor``'s futures.
 
-Its users: play's journal sink (one thread a sitting) and the voice receipt trail (one for every
-trail of the process, ``bot.mouth.receipts.ReceiptWriter``). It needs nothing but the standard
+Its users: play's journal sink (one thread a sitting), the voice receipt trail (one for every
+trail of the process, ``bot.mouth.receipts.ReceiptWriter``) and the usage ledger (one a process,
+``bot.usage.ledger.UsageLedger``, whose writes answer nowhere: :meth:`DiskThread.post`). It needs nothing but the standard
 library, so any layer may use it.
 """
 
@@ -63,6 +64,12 @@ class DiskThread:
         self._put((partial(_on_future, done), fn, args))
         return done.result()
 
+    def post(self, fn: Callable[..., object], *args: Any, failed: Callable[[BaseException], None]) -> None:
+        """``fn(*args)`` on the thread, after every call given before, answered nowhere (no loop
+        is woken for it): ``failed(exc)`` runs on the thread if it raises, so it must be safe to
+        call there. For a writer that only needs to hear of failures (the usage ledger)."""
+        self._put((partial(_on_failure, failed), fn, args))
+
     def stop(self) -> None:
         """End the thread once every call given before has run; it takes no more."""
         self._stopped = True
@@ -102,6 +109,11 @@ def _answer(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_exception(error)
     else:
         future.set_result(result)
+
+
+def _on_failure(failed: Callable[[BaseException], None], _result: Any, error: BaseException | None) -> None:
+    if error is not None:
+        failed(error)
 
 
 def _on_future(done: concurrent.futures.Future[Any], result: Any, error: BaseException | None) -> None:

@@ -109,6 +109,7 @@ class Metrics:
 
     def __init__(self, *, per_guild: bool = False) -> None:
         self.per_guild = per_guild
+        self._usage_children: dict[tuple[str, ...], Counter] = {}
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         g = ("guild",) if per_guild else ()
@@ -162,6 +163,31 @@ class Metrics:
             "clankie_model_tokens_total",
             "Tokens the endpoint reported, prompt and completion.",
             ["kind"],
+            registry=r,
+        )
+        self.usage_tokens = Counter(
+            "clankie_usage_tokens_total",
+            "Tokens counted in the usage ledger, by part, model and kind (input, input_cached, "
+            "input_audio, …, output_audio); audio billed by duration is clankie_usage_audio_seconds_total.",
+            ["part", "model", "kind", *g],
+            registry=r,
+        )
+        self.usage_audio = Counter(
+            "clankie_usage_audio_seconds_total",
+            "Seconds of audio billed by duration (input transcription), by part and model.",
+            ["part", "model", *g],
+            registry=r,
+        )
+        self.usage_calls = Counter(
+            "clankie_usage_calls_total",
+            "Model calls counted in the usage ledger, by part, model and whether [prices] prices them.",
+            ["part", "model", "priced", *g],
+            registry=r,
+        )
+        self.usage_cost = Counter(
+            "clankie_usage_cost_usd_total",
+            "Estimated US dollars of the priced calls ([prices]), by part and model.",
+            ["part", "model", *g],
             registry=r,
         )
         self.calls_active = Gauge("clankie_voice_calls_active", "Voice calls joined.", [*g], registry=r)
@@ -223,6 +249,15 @@ class Metrics:
         )
         self.viewers.set_function(lambda: _open_streams())
 
+    def usage_child(self, metric: Counter, *values: str) -> Counter:
+        """A usage counter's labelled child, looked up once (``labels()`` takes a lock and checks
+        every value; a model call's counts touch up to ten of these)."""
+        key = (metric._name, *values)
+        found = self._usage_children.get(key)
+        if found is None:
+            found = self._usage_children[key] = metric.labels(*values)
+        return found
+
     def guild(self, guild_id: int | str | None) -> tuple[str, ...]:
         """The guild label's value, when there is a guild label."""
         if not self.per_guild:
@@ -238,6 +273,7 @@ class _State:
         self.on = True
         self.lock = threading.Lock()
         self.streams: dict[int, Callable[[], bool]] = {}  # id(stream) -> is its connection open
+        self.models: frozenset[str] = frozenset()  # the usage series' model label values
 
 
 _STATE = _State()
@@ -248,11 +284,14 @@ def _child(metric: Gauge, values: tuple[str, ...]) -> Gauge:
     return metric.labels(*values) if values else metric
 
 
-def configure(*, per_guild: bool = False) -> Metrics:
+def configure(*, per_guild: bool = False, models: Iterable[str] = ()) -> Metrics:
     """Make the metrics (a fresh registry, no gateway until a bot watches it) for ``[metrics]
-    per_guild``. Called as the character is built, before its bot is made."""
+    per_guild``; ``models`` are the model names the usage series may carry (the configured ones
+    and those of ``[prices]``; any other is ``other``). Called as the character is built, before
+    its bot is made."""
     with _STATE.lock:
         _STATE.metrics = Metrics(per_guild=per_guild)
+        _STATE.models = frozenset(models)
         return _STATE.metrics
 
 
@@ -337,6 +376,42 @@ def model_tokens(prompt: int | None, completion: int | None) -> None:
             m.tokens.labels("prompt").inc(prompt)
         if isinstance(completion, int) and completion > 0:
             m.tokens.labels("completion").inc(completion)
+
+
+USAGE_PARTS = ("voice", "transcription", "play", "consult", "text")
+USAGE_KINDS = (
+    "input",
+    "input_cached",
+    "input_audio",
+    "input_audio_cached",
+    "input_image",
+    "input_image_cached",
+    "output",
+    "output_audio",
+)
+
+
+def usage_counted(
+    part: str, model: str, counts: dict[str, int], usd: float | None, guild_id: int | None
+) -> None:
+    """One model call counted in the usage ledger (bot/usage): its tokens by kind, its audio
+    seconds, the call, and its estimated dollars when priced (``usd`` None: no price)."""
+    if not _STATE.on or part not in USAGE_PARTS:
+        return
+    m = _STATE.metrics
+    g = m.guild(guild_id)
+    name = model if model in _STATE.models else "other"
+    child = m.usage_child
+    for kind in USAGE_KINDS:
+        n = counts.get(kind, 0)
+        if n > 0:
+            child(m.usage_tokens, part, name, kind, *g).inc(n)
+    audio_ms = counts.get("audio_ms", 0)
+    if audio_ms > 0:
+        child(m.usage_audio, part, name, *g).inc(audio_ms / 1000)
+    child(m.usage_calls, part, name, "no" if usd is None else "yes", *g).inc(counts.get("calls", 1))
+    if usd is not None:
+        child(m.usage_cost, part, name, *g).inc(usd)
 
 
 # -- voice ------------------------------------------------------------------------------------

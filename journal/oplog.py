@@ -7,7 +7,7 @@ Event line:   {schemaVersion: 1, id, occurredAt, type, data}
   type ∈ embodiment.session.running | embodiment.session.stopped | embodiment.session.failed
   data: {runId, sessionId, journeyId?, world?, mind?, guildId?, outcome?, reason?}, and on a
         running line its holder: pid, pidStart?, bootId?, pidNs? (bot/play/events.py)
-  outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed
+  outcome (stopped/failed lines) ∈ stopped | budget_exhausted | failed | lease_lapsed | budget
 
 Receipt line: {schemaVersion: 1, id, occurredAt, type, deliveryId, data}
   type ∈ discord.voice.model_response   data.phase ∈ requested | sent | done | failed
@@ -62,7 +62,7 @@ EventType = Literal[
     "embodiment.session.stopped",
     "embodiment.session.failed",
 ]
-TerminalOutcome = Literal["stopped", "budget_exhausted", "failed", "lease_lapsed"]
+TerminalOutcome = Literal["stopped", "budget_exhausted", "failed", "lease_lapsed", "budget"]
 ReceiptType = Literal[
     "discord.voice.model_response",
     "discord.voice.response",

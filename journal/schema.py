@@ -105,7 +105,9 @@ Text800 = Annotated[str, StringConstraints(max_length=800)]
 
 
 Outcome = Literal["accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"]
-SessionOutcome = Literal["stopped", "budget_exhausted", "failed"]
+SessionOutcome = Literal["stopped", "budget_exhausted", "failed", "budget"]
+"""``budget_exhausted``: play's own turn or time budget was used up; ``budget``: the money
+budget (``[budget]``, docs/architecture.md §5 "What he costs") was, so no new turn started."""
 
 
 class _Strict(BaseModel):
@@ -426,7 +428,8 @@ class Summary(_Strict):
 
 class SummaryV2(Summary):
     """V2: ``progress`` carries the last metrics seen, and ``reason`` says why a session
-    ``failed`` (null for the other outcomes, and for a failure nobody explained)."""
+    ``failed`` or which money budget ended it (``budget``), null for the other outcomes and for a
+    failure nobody explained."""
 
     schemaVersion: Literal[2]  # type: ignore[assignment]
     progress: ProgressV2
@@ -434,8 +437,8 @@ class SummaryV2(Summary):
 
     @model_validator(mode="after")
     def _reason_only_when_failed(self) -> SummaryV2:
-        if self.reason is not None and self.outcome != "failed":
-            raise ValueError(f"reason is only given when the outcome is failed, not {self.outcome}")
+        if self.reason is not None and self.outcome not in ("failed", "budget"):
+            raise ValueError(f"reason is only given when the outcome is failed or budget, not {self.outcome}")
         return self
 
 

@@ -174,12 +174,15 @@ async def test_every_label_value_comes_from_a_bounded_set_after_two_servers_play
 
     bounded: dict[str, set[str]] = {
         "outcome": {"accepted", "rejected_by_adapter", "invalid_decision", "mind_failed"}
-        | {"stopped", "budget_exhausted", "failed"}
+        | {"stopped", "budget_exhausted", "failed", "budget"}
         | set(metrics.NARRATION_OUTCOMES),
         "world": set(WORLDS),
         "mind": set(MINDS),
         "stage": set(metrics.STAGES),
-        "kind": set(metrics.MODEL_FAILURE_KINDS) | {"prompt", "completion"},
+        "kind": set(metrics.MODEL_FAILURE_KINDS) | {"prompt", "completion"} | set(metrics.USAGE_KINDS),
+        "part": set(metrics.USAGE_PARTS),
+        "model": set(live.settings.prices) | {"other", live.settings.openai.model},
+        "priced": {"yes", "no"},
         "cause": set(metrics.RECONNECT_CAUSES),
         "file": set(metrics.DISK_FILES),
         "shard": {"0"},

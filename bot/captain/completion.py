@@ -19,6 +19,7 @@ import orjson
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from bot import metrics
+from bot.usage.scope import record_chat
 
 NETWORK_AUTHENTICATION_REQUIRED = 511
 """RFC 6585 §6: "the client needs to authenticate to gain network access" — sent by the
@@ -95,7 +96,8 @@ async def create(client: Any, body: CompletionCreateParamsNonStreaming) -> Any:
     """``client.chat.completions.create(**body)``, read only when the answer is a chat
     completion: anything else is :class:`NotACompletion`. The SDK's own errors (timeouts,
     connections, other HTTP statuses) pass through for the caller to name. Its time, failure
-    kind and reported tokens go to :mod:`bot.metrics`."""
+    kind and reported tokens go to :mod:`bot.metrics`, its ``usage`` to the usage ledger of the
+    scope it runs in (:func:`bot.usage.scope.counting`: a play session's, a consult's)."""
     started = metrics.now()
     try:
         completion = await _create(client, body)
@@ -107,6 +109,7 @@ async def create(client: Any, body: CompletionCreateParamsNonStreaming) -> Any:
     metrics.model_request(metrics.now() - started)
     usage = getattr(completion, "usage", None)
     metrics.model_tokens(getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    record_chat(str(body.get("model", "")), usage)  # the ledger of whoever runs this call
     return completion
 
 

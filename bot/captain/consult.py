@@ -22,6 +22,8 @@ from bot.tools.context import Speaker, ToolContext, ToolServices
 from bot.tools.escalate import ASK_TIMEOUT_S
 from bot.tools.play_reads import bounded_card
 from bot.tools.registry import ToolRegistry
+from bot.usage.meter import Meter
+from bot.usage.scope import counting
 from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.captain")
@@ -68,6 +70,7 @@ class Captain:
         self._client = client
         self._made_client: Any | None = None
         self.last: Conversation | None = None
+        self.usage: Meter | None = None  # where consults are counted (the process's, PlayHosts')
 
     def _get_client(self) -> Any | None:
         if self._client is None:
@@ -132,8 +135,11 @@ class Captain:
         # time limit, so the mouth hears the consult's apology rather than the tool's timeout
         budget = min(self.settings.openai.timeout_s * 2, ASK_TIMEOUT_S - 2)
         try:
+            guild_id = place.guild_int if place is not None else None
+            scope = self.usage.scope(guild_id, "consult") if self.usage is not None else None
             async with asyncio.timeout(budget):
-                result = await engine.run(conversation, ctx)
+                with counting(scope):
+                    result = await engine.run(conversation, ctx)
         except asyncio.CancelledError:
             raise
         except NotACompletion as exc:  # a portal or a proxy in the way: said plainly, no traceback

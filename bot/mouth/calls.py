@@ -33,6 +33,7 @@ Character does not load discord.py's voice stack). Tests hand in fakes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,8 @@ SHUTTING_DOWN = "I'm shutting down; ask me again once I'm back."
 REPLACED = "another join took its place"  # why a server's call ends when a join elsewhere in it opens
 CONNECT_TIMEOUT_S = 20.0
 WATCHDOG_S = 15.0
+OUT_OF_BUDGET = "I've used up my budget for now, so I'm heading out. See you when it resets!"
+BUDGET_LINE_S = 15.0  # how long his last line may take to be said before he leaves anyway
 
 
 class CallRefused(Exception):
@@ -110,6 +113,8 @@ class Calls:
         self.relays: dict[int, PlayRelay] = {}  # per server: its play's turns to its call's mouth
         self.closed = False
         self._watching = False
+        self.budget_line_s = BUDGET_LINE_S
+        plays.usage.ledger.listeners.append(self._counted)
 
     # -- relays -----------------------------------------------------------------------------------
     def relay_of(self, guild_id: int) -> PlayRelay:
@@ -153,6 +158,9 @@ class Calls:
         guild_id = channel.guild.id
         if self.closed:
             raise CallRefused("shutting_down", SHUTTING_DOWN)
+        spent = self._plays.usage.budget.out(guild_id)
+        if spent is not None:
+            raise CallRefused("budget", f"I'm out of budget until it resets: {spent}.")
         if not self.voice_ready():
             raise CallRefused("no_voice_model", NO_VOICE_MODEL)
         if guild_id in self.late_connects:  # discord.py still undoing the last try
@@ -232,6 +240,7 @@ class Calls:
             name_of=name_of,
             label=f"{guild.id}/{link.channel.id}",
             humans=link.human_ids,
+            usage=self._plays.usage.scope(guild.id, "voice"),
         )
 
     # -- connecting -------------------------------------------------------------------------------
@@ -304,6 +313,30 @@ class Calls:
         link.people_changed()
 
     # -- leaving ----------------------------------------------------------------------------------
+    # -- the money budget ---------------------------------------------------------------------
+    def _counted(self, guild_id: int | None, _part: str, _model: str, _counts: object) -> None:
+        """A model call was counted: if it spent the server's budget while he is in its call, he
+        says so once (for the server and window) and leaves (docs/architecture.md §12)."""
+        if guild_id is None or self.closed:
+            return
+        link = self.links.get(guild_id)
+        budget = self._plays.usage.budget
+        if link is None or link.leaving or budget.out(guild_id) is None:
+            return
+        if budget.first_said(guild_id, "voice"):
+            self.endings.spawn(self._out_of_budget(link), f"voice-budget-{guild_id}")
+
+    async def _out_of_budget(self, link: CallLink) -> None:
+        log.warning(
+            "voice_budget_spent", guild_id=link.guild_id, reason=self._plays.usage.budget.out(link.guild_id)
+        )
+        session = link.session
+        if await session.say(OUT_OF_BUDGET):
+            with contextlib.suppress(TimeoutError):
+                await session.wait_until(lambda: not session.speaking, self.budget_line_s)
+        if self.links.get(link.guild_id) is link:
+            await self.leave(link.guild_id, "budget")
+
     async def leave(self, guild_id: int, reason: str) -> CallLink | None:
         """End a server's call; the call that ended (None when it had none)."""
         link = self.links.get(guild_id)

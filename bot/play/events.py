@@ -95,11 +95,12 @@ class EventLog:
             return None
 
     def ended(self, data: Mapping[str, object], outcome: str, reason: str | None = None) -> None:
-        """Write the run's end (raises OSError); a failed run says why (``data.reason``, one line) when it is known."""
+        """Write the run's end (raises OSError); a failed run, and one the money budget ended, say
+        why (``data.reason``, one line) when it is known."""
         failed = outcome in ("failed", "lease_lapsed")
         kind = "embodiment.session.failed" if failed else "embodiment.session.stopped"
         ended = {**data, "outcome": outcome}
-        if failed and reason:
+        if (failed or outcome == "budget") and reason:
             ended["reason"] = " ".join(reason.split())[:400]
         append_line(self.path, EventLine(type=kind, data=ended))
         with contextlib.suppress(OSError, KeyError):

@@ -19,6 +19,7 @@ import structlog
 
 from bot.config import Settings
 from bot.play.play_host import MindFactory, PlayHost, PlayRefused, WorldFactory
+from bot.usage.meter import Meter
 from bot.worlds.factory import WORLDS
 
 log = structlog.get_logger("clankie.play.hosts")
@@ -33,6 +34,7 @@ class PlayHosts:
         mind_factory: MindFactory | None = None,
     ) -> None:
         self.settings = settings
+        self.usage = Meter(settings)  # the process's usage ledger, prices and budget
         self._world_factory, self._mind_factory = world_factory, mind_factory
         self._guilds: dict[int, PlayHost] = {}
         self._watchers: list[Callable[[int | None], None]] = []
@@ -56,6 +58,7 @@ class PlayHosts:
             mind_factory=self._mind_factory,
             guild_id=guild_id,
             admit=self._admit,
+            usage=self.usage,
         )
 
     def of(self, guild_id: int | None) -> PlayHost:
@@ -117,6 +120,7 @@ class PlayHosts:
     async def close(self) -> None:
         """Stop every server's play (each journal gets its summary)."""
         await asyncio.gather(*(host.close() for host in self))
+        await self.usage.aclose()  # after play: its last calls are counted
 
 
 def _needs_browser(world: str | None) -> bool:

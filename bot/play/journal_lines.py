@@ -143,16 +143,17 @@ def summary_line(
 ) -> SummaryV2Line:
     """The version 2 summary line of a sitting that played with ``memory``: ``turnsTaken`` and
     ``accepted`` count the turns whose lines were written, so they equal the journal's turn
-    lines; ``reason`` (why a failed session failed) is kept only for ``failed``, on one line, at
+    lines; ``reason`` (why a failed session failed, which money budget ended it) is kept only for
+    ``failed`` and ``budget``, on one line, at
     most 400 characters."""
-    ended = outcome if outcome in ("stopped", "budget_exhausted") else "failed"
+    ended = outcome if outcome in ("stopped", "budget_exhausted", "budget") else "failed"
     signals = memory.signals
     return {
         "kind": "summary",
         "schemaVersion": 2,
         "at": utc_now(),
         "outcome": ended,
-        "reason": one_line(reason, 400) if ended == "failed" and reason else None,
+        "reason": one_line(reason, 400) if ended in ("failed", "budget") and reason else None,
         "turnsTaken": memory.turns_taken,
         "accepted": memory.accepted,
         "durationMs": duration_ms,

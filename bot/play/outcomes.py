@@ -29,5 +29,6 @@ class Ended:
 
 
 def ended_well(outcome: SessionOutcome | None) -> bool:
-    """Whether a session ended as asked (stopped or out of budget), not ``failed``."""
-    return outcome in ("stopped", "budget_exhausted")
+    """Whether a session ended as asked (stopped, out of its turns or time, or out of money),
+    not ``failed``."""
+    return outcome in ("stopped", "budget_exhausted", "budget")

@@ -31,6 +31,7 @@ from bot.play.session import PlaySession, SettledTurn
 from bot.play.session_spec import SessionSpec
 from bot.play.state_dir import StatePaths, StateUnwritable, check_state
 from bot.tasks import TaskOwner
+from bot.usage.meter import Meter
 from bot.worlds.base import Still, World, WorldUnavailable
 from bot.worlds.factory import WORLDS, WorldRequest, ident_of, make_world
 from journal.journeys import JourneyIndex, StoryProjector
@@ -90,12 +91,14 @@ class PlayHost:
         paths: StatePaths | None = None,
         admit: Admit | None = None,
         log_failures: bool = True,
+        usage: Meter | None = None,
     ) -> None:
         """``log_failures=False``: the caller says why a session failed itself (``clankie
         play``'s last line), so the session's failure is logged at info — said once."""
         self.settings = settings
         self.log_failures = log_failures
         self.guild_id = guild_id
+        self.usage = usage  # the process's usage (PlayHosts'); None: nothing counted or held
         self.paths = paths or (
             StatePaths.of_guild(settings, guild_id) if guild_id is not None else StatePaths.local(settings)
         )
@@ -154,6 +157,9 @@ class PlayHost:
     async def start(self, request: StartRequest) -> PlaySession:
         async with self._lock:
             world_name, mind_name = self._check_now(request)
+            spent = self.usage.budget.out(self.guild_id) if self.usage is not None else None
+            if spent is not None:
+                raise PlayRefused("budget", f"Play can't start: {spent}.")
             if self._admit is not None:
                 self._admit(self, world_name)  # no await between the count and the claim
             self.starting = world_name
@@ -263,6 +269,9 @@ class PlayHost:
         session.on_end = end
         session.log_failures = self.log_failures
         session.guild_id = self.guild_id
+        if self.usage is not None:
+            session.usage = self.usage.scope(self.guild_id, "play")
+            session.budget = self.usage.budget
         return await session.run()
 
     async def stop(self) -> PlaySession | None:

@@ -6,7 +6,9 @@
 validates its line on the loop and writes and fsyncs it on its own thread, then the story, the
 watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
-action. The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
+action. The session ends ``stopped``, ``budget_exhausted``, ``budget`` (the money budget is
+spent, ``[budget]``: checked before each turn starts, so the turn under way settles) or ``failed``.
+Its model calls are counted in its usage scope (:mod:`bot.usage.scope`).
 
 The record's count is the record: ``turns_taken`` and ``accepted`` (the summary's, and every
 message's) count the turns whose journal line was written; a turn the disk refused ends play
@@ -40,6 +42,8 @@ from bot.play.settled_turn import SettledTurn, narration_line
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import StopRequest, act, decide
 from bot.play.watch import Watched
+from bot.usage.budget import Budget
+from bot.usage.scope import UsageScope, counting
 from bot.worlds.base import World, WorldUnavailable
 from bot.worlds.factory import ident_of
 from journal.journeys import StoryProjector
@@ -77,6 +81,8 @@ class PlaySession(Watched):
         self.disk_failure: str | None = None  # the first disk failure of the sitting, once said
         self.summary: SummaryV2 | None = None  # the summary as written (None: none was)
         self.guild_id: int | None = None  # its host's server (the metrics' guild label)
+        self.usage: UsageScope | None = None  # where its model calls are counted (its host's)
+        self.budget: Budget | None = None  # the money budget it keeps (its host's)
 
     @property
     def journey_id(self) -> str:
@@ -124,7 +130,8 @@ class PlaySession(Watched):
             )
             opened, self.state = True, "running"
             metrics.session_started(self.world.name, self.guild_id)
-            ended = await self._turns()
+            with counting(self.usage):
+                ended = await self._turns()
         except asyncio.CancelledError:  # the session's own task was cancelled: close, then go
             ended = Ended("stopped")
             raise
@@ -170,6 +177,8 @@ class PlaySession(Watched):
                 return Ended("stopped")
             if self._budget_spent():
                 return Ended("budget_exhausted")
+            if (spent := self._money_spent()) is not None:
+                return Ended("budget", spent)
             stamp = metrics.now()
             seen = await self._observer.look(self._stop)
             if seen is None:
@@ -230,6 +239,15 @@ class PlaySession(Watched):
             pause = max(self.spec.pace_seconds, streaks.pause)
             if pause and await self._stop.wait(pause):
                 return Ended("stopped")
+
+    def _money_spent(self) -> str | None:
+        """Why the money budget allows no new turn (a sentence), or None."""
+        if self.budget is None:
+            return None
+        spent = self.budget.out(self.guild_id)
+        if spent is not None and self.budget.first_said(self.guild_id, "play"):
+            log.warning("play_budget_spent", run_id=self.run_id, guild_id=self.guild_id, reason=spent)
+        return spent
 
     def _budget_spent(self) -> bool:
         """The turn budget is used up, or the time budget."""

@@ -19,6 +19,7 @@ from bot.play.journal_lines import one_line
 from bot.play.minds.factory import AUTOPILOT, OPENAI
 from bot.play.play_host import PlayHost, PlayRefused, StartRequest
 from bot.play.session import SettledTurn
+from bot.usage.meter import Meter
 from journal.cli import silence
 from journal.metrics import metrics_text
 
@@ -130,12 +131,20 @@ READER_GONE = 128 + signal.SIGPIPE
 
 
 async def run_play(args: argparse.Namespace, settings: Settings, stream: TextIO | None = None) -> int:
+    usage = Meter(settings)  # the local host's model calls are counted too (clankie usage)
+    try:
+        return await _run_play(args, settings, stream, usage)
+    finally:
+        await usage.aclose()
+
+
+async def _run_play(args: argparse.Namespace, settings: Settings, stream: TextIO | None, usage: Meter) -> int:
     out = _Out(stream or sys.stdout)
     demo = args.command == "demo"
     mind = args.mind
     if demo and mind is None:  # the demo needs no key: with one, a model plays; without, the autopilot
         mind = OPENAI.name if settings.openai.api_key else AUTOPILOT.name
-    host = PlayHost(settings, log_failures=False)  # a failure is this command's last line
+    host = PlayHost(settings, log_failures=False, usage=usage)  # a failure is this command's last line
     try:
         host.preflight()  # before anything is taken: the page, a world, a mind
     except PlayRefused as exc:
@@ -208,6 +217,8 @@ async def run_play(args: argparse.Namespace, settings: Settings, stream: TextIO 
     journal = session.journal_path
     if out.say(f"\nsession ended: {outcome} after {session.turns_taken} turns{kept}") and journal:
         out.write(lambda stream: _evaluation(journal, settings, stream))
+    if outcome == "budget":
+        out.say(f"out of budget: {one_line(session.error or 'the money budget is spent', 400)}")
     if outcome == "failed":  # last, on one line, where a script or a person looks for it
         print(
             f"clankie: play failed: {one_line(session.error or 'no reason was given', 1000)}", file=sys.stderr
@@ -220,4 +231,4 @@ async def run_play(args: argparse.Namespace, settings: Settings, stream: TextIO 
         await web.close()
     if out.gone:
         return READER_GONE
-    return 0 if outcome in ("stopped", "budget_exhausted") else 1
+    return 0 if outcome in ("stopped", "budget_exhausted", "budget") else 1

@@ -54,7 +54,7 @@ def test_json_shape(tmp_path: Path) -> None:
 # --- terminal accounting ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("outcome", ["stopped", "budget_exhausted", "failed"])
+@pytest.mark.parametrize("outcome", ["stopped", "budget_exhausted", "failed", "budget"])
 def test_terminal_from_summary_wins_over_event_log(tmp_path: Path, outcome: str) -> None:
     events = tmp_path / "events.jsonl"
     append_line(
@@ -70,6 +70,7 @@ def test_terminal_from_summary_wins_over_event_log(tmp_path: Path, outcome: str)
     [
         ("embodiment.session.stopped", "stopped", "stopped"),
         ("embodiment.session.stopped", "budget_exhausted", "budget_exhausted"),
+        ("embodiment.session.stopped", "budget", "budget"),
         ("embodiment.session.failed", "failed", "failed"),
         ("embodiment.session.failed", "lease_lapsed", "lease_lapsed"),
         ("embodiment.session.failed", None, "failed"),

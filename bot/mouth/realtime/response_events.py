@@ -20,6 +20,7 @@ playing where it was (`conversation.item.truncate`), as a barge-in does.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -54,6 +55,7 @@ class ResponseEvents:
         recap: Recap,
         send: Send,
         label: str,
+        billed: Callable[[Any], None] | None = None,
     ) -> None:
         self.book = book
         self.barge = barge
@@ -66,6 +68,7 @@ class ResponseEvents:
         self.recap = recap
         self.send = send
         self.label = label
+        self.billed = billed  # told each response.done's `usage` (bot.usage), whoever asked for it
 
     async def handle(self, kind: str, event: Any) -> bool:
         """Handle one `response.*` event; False when it is not one of these."""
@@ -158,6 +161,8 @@ class ResponseEvents:
         log.info("mouth_declined", label=self.label, response_id=response.id)
 
     async def done(self, body: Any) -> None:
+        if self.billed is not None:  # billed whether or not the book knows the response
+            self.billed(getattr(body, "usage", None))
         response = self.book.get(body.id)
         self.barge.response_done(body.id)
         if response is None:

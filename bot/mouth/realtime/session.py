@@ -101,6 +101,7 @@ from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
 from bot.tools.silence import STAY_SILENT_NAME
+from bot.usage.scope import UsageScope
 
 log = structlog.get_logger("clankie.mouth")
 
@@ -140,10 +141,12 @@ class MouthSession:
         rotate_after_s: float = ROTATE_AFTER_S,
         clock: Callable[[], float] = time.monotonic,
         side_talk_keep: int = KEEP_LISTENED,
+        usage: UsageScope | None = None,
     ) -> None:
         self.host = host
         self.settings = host.settings
         self.label = label
+        self.usage = usage  # where its responses and transcriptions are counted (bot.usage)
         self.mixer = RoomMixer()
         self.playback = PlaybackBuffer()
         self.barge = BargeIn(self.playback)
@@ -235,6 +238,7 @@ class MouthSession:
             recap=self.recap,
             send=self._send,
             label=label,
+            billed=self._billed,
         )
 
     # -- state ------------------------------------------------------------------------------
@@ -428,6 +432,21 @@ class MouthSession:
     async def narrate(self, settled: SettledTurn) -> bool:
         return await self.narrator.narrate(settled)
 
+    async def say(self, text: str) -> bool:
+        """Say ``text``, a short line of his own (that he is out of budget), as a response of its
+        own with no tools, through the response slot like every other (it follows a reply in
+        flight); False when it could not be sent."""
+        event_id = "evt_say_" + uuid.uuid4().hex[:16]
+        request = Request(event_id, "tool")
+        self.book.requested(request)
+        create = response_create(
+            event_id, "tool", instructions=f"Say exactly this, and nothing else: {text}", tools=[]
+        )
+        if await self.slot.ask(request, create) is None:
+            self.book.request_failed(event_id)
+            return False
+        return True
+
     # -- audio pump ---------------------------------------------------------------------------
     def _mixer_ready(self) -> bool:
         return self.listening and self.mixer.ready()
@@ -491,6 +510,8 @@ class MouthSession:
             self.transcripts.completed(event.item_id, event.transcript)
             self.trouble.transcript_heard()
             self._heard(event.item_id, event.transcript)
+            if self.usage is not None:
+                self.usage.transcription(self.settings.openai.transcription_model, event.usage)
             if self.floor_mode == "addressed" and self.speaking:
                 await self._maybe_interrupt(event.item_id, event.transcript)
         elif kind == "conversation.item.input_audio_transcription.failed":
@@ -591,6 +612,11 @@ class MouthSession:
             self.floor.he_finished(self._now())
         self._was_speaking = speaking
         return changed
+
+    def _billed(self, usage: Any) -> None:
+        """A response's `usage` (response.done), counted in the ledger (bot.usage)."""
+        if self.usage is not None:
+            self.usage.realtime(self.settings.openai.realtime_model, usage)
 
     @staticmethod
     def _now() -> float:

@@ -281,6 +281,9 @@ class FakeGuild:
     channels: dict[int, FakeChannel] = field(default_factory=dict)
     members: dict[int, FakeMember] = field(default_factory=dict)
     voice_states: dict[int, FakeVoiceState] = field(default_factory=dict)
+    # Discord's Guild object `public_updates_channel_id`: "the id of the channel where admins and
+    # moderators of Community guilds receive notices from Discord" (developer docs, Guild Resource)
+    public_updates_channel_id: int | None = None
 
     @property
     def everyone_role(self) -> FakeRole:
@@ -340,7 +343,9 @@ class FakeGuild:
             "system_channel_id": None,
             "system_channel_flags": 0,
             "rules_channel_id": None,
-            "public_updates_channel_id": None,
+            "public_updates_channel_id": (
+                str(self.public_updates_channel_id) if self.public_updates_channel_id is not None else None
+            ),
             "safety_alerts_channel_id": None,
             "vanity_url_code": None,
             "max_members": 500000,

@@ -135,6 +135,7 @@ class ChatFake:
     requests: list[ChatRequest] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     hanging: int = 0
+    usage: dict[str, Any] | None = None  # every answer's `usage` (None: chat_usage(1, 1))
     _release: asyncio.Event = field(default_factory=asyncio.Event)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -272,9 +273,27 @@ class ChatFake:
                 "created": int(time.time()),
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "usage": self.usage if self.usage is not None else chat_usage(1, 1),
             }
         )
+
+
+def chat_usage(prompt: int, completion: int, cached: int = 0) -> dict[str, Any]:
+    """A chat completion's `usage` as the real API sends it (openai/types/completion_usage.py
+    `CompletionUsage`: the cached tokens are part of `prompt_tokens`, told in
+    `prompt_tokens_details.cached_tokens`)."""
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
 
 
 def _error(

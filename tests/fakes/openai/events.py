@@ -72,8 +72,45 @@ def committed(item_id: str, previous_item_id: str | None = None) -> dict[str, An
     return {"type": "input_audio_buffer.committed", "item_id": item_id, "previous_item_id": previous_item_id}
 
 
+def realtime_usage(
+    *,
+    text_in: int = 120,
+    audio_in: int = 300,
+    image_in: int = 0,
+    cached_text: int = 64,
+    cached_audio: int = 128,
+    text_out: int = 24,
+    audio_out: int = 180,
+) -> dict[str, Any]:
+    """A response's `usage` as the real server sends it (openai/types/realtime/
+    realtime_response_usage.py `RealtimeResponseUsage` and its `_input_token_details.py`,
+    `_output_token_details.py`): the cached tokens are a subset of the input tokens, broken
+    down by kind in `cached_tokens_details`."""
+    inputs, outputs = text_in + audio_in + image_in, text_out + audio_out
+    return {
+        "total_tokens": inputs + outputs,
+        "input_tokens": inputs,
+        "output_tokens": outputs,
+        "input_token_details": {
+            "text_tokens": text_in,
+            "audio_tokens": audio_in,
+            "image_tokens": image_in,
+            "cached_tokens": cached_text + cached_audio,
+            "cached_tokens_details": {
+                "text_tokens": cached_text,
+                "audio_tokens": cached_audio,
+                "image_tokens": 0,
+            },
+        },
+        "output_token_details": {"text_tokens": text_out, "audio_tokens": audio_out},
+    }
+
+
 def response_object(
-    response_id: str, status: str, output: list[dict[str, Any]] | None = None
+    response_id: str,
+    status: str,
+    output: list[dict[str, Any]] | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "id": response_id,
@@ -81,6 +118,7 @@ def response_object(
         "status": status,
         "output": output or [],
         "output_modalities": ["audio"],
+        "usage": usage,  # RealtimeResponse.usage: null until the response is done
     }
 
 
@@ -94,9 +132,13 @@ def response_created(response_id: str, metadata: dict[str, Any] | None = None) -
 
 
 def response_done(
-    response_id: str, status: str = "completed", output: list[dict[str, Any]] | None = None
+    response_id: str,
+    status: str = "completed",
+    output: list[dict[str, Any]] | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return {"type": "response.done", "response": response_object(response_id, status, output)}
+    done = response_object(response_id, status, output, usage if usage is not None else realtime_usage())
+    return {"type": "response.done", "response": done}
 
 
 def assistant_item(item_id: str, status: str, transcript: str | None = None) -> dict[str, Any]:
@@ -225,14 +267,29 @@ def transcription_delta(item_id: str, delta: str, content_index: int = 0) -> dic
     }
 
 
-def transcription_completed(item_id: str, transcript: str, seconds: float = 1.0) -> dict[str, Any]:
-    # `usage` is required; a duration-billed model (whisper-1 style) reports seconds of audio
+def transcription_completed(
+    item_id: str, transcript: str, seconds: float = 1.0, usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    # `usage` is required; a duration-billed model (whisper-1 style) reports seconds of audio, a
+    # token-billed one `transcription_tokens_usage` (UsageTranscriptTextUsageTokens)
     return {
         "type": "conversation.item.input_audio_transcription.completed",
         "item_id": item_id,
         "content_index": 0,
         "transcript": transcript,
-        "usage": {"type": "duration", "seconds": seconds},
+        "usage": usage if usage is not None else {"type": "duration", "seconds": seconds},
+    }
+
+
+def transcription_tokens_usage(audio_in: int = 40, text_in: int = 0, text_out: int = 8) -> dict[str, Any]:
+    """A token-billed transcription's `usage` (conversation_item_input_audio_transcription_
+    completed_event.py `UsageTranscriptTextUsageTokens`)."""
+    return {
+        "type": "tokens",
+        "input_tokens": audio_in + text_in,
+        "input_token_details": {"audio_tokens": audio_in, "text_tokens": text_in},
+        "output_tokens": text_out,
+        "total_tokens": audio_in + text_in + text_out,
     }
 
 

@@ -1,0 +1,60 @@
+"""``[prices]`` in the configuration: a row replaces or adds a model's prices over the built-in
+table; a kind a row leaves out is unknown, never $0; a row without its source or date, or a
+negative price, is refused naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import DEFAULT_PRICES, ConfigError, load_settings
+from bot.usage.prices import cost_of
+
+
+def settings_from_toml(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return load_settings(path, env={})
+
+
+def test_every_built_in_price_says_where_and_when_it_was_read() -> None:
+    assert DEFAULT_PRICES and all(
+        p.source.startswith("https://openai.com/") and p.checked for p in DEFAULT_PRICES.values()
+    )
+
+
+def test_a_row_of_the_file_replaces_one_model_and_adds_another(tmp_path: Path) -> None:
+    settings = settings_from_toml(
+        tmp_path,
+        '[prices."gpt-4.1-mini"]\nsource = "https://example.com/p"\nchecked = "2026-12-01"\ninput = 1\noutput = 2\n'
+        '[prices."my-model"]\nsource = "https://example.com/p"\nchecked = "2026-12-01"\ninput = 0.5\n',
+    )
+    prices = settings.prices
+    assert cost_of(prices, "gpt-4.1-mini", {"calls": 1, "input": 1_000_000, "output": 500_000}) == 2.0
+    assert cost_of(prices, "gpt-4.1-mini-2025-04-14", {"input": 1_000_000}) == 1.0  # a dated snapshot
+    assert cost_of(prices, "my-model", {"input": 2_000_000}) == 1.0
+    assert cost_of(prices, "my-model", {"input": 10, "output": 10}) is None  # output has no price
+    assert cost_of(prices, "gpt-realtime", {"output_audio": 1_000_000}) == 64.0  # the rest stay built in
+    assert cost_of(prices, "nobody-priced-me", {"input": 1}) is None
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ('input = 1.0\nchecked = "2026-12-01"', "[prices] m.source: Field required"),
+        (
+            'source = "x"\nchecked = "yesterday"\ninput = 1.0',
+            "[prices] m.checked: String should match pattern",
+        ),
+        (
+            'source = "x"\nchecked = "2026-12-01"\ninput = -1.0',
+            "[prices] m.input: Input should be greater than or equal to 0",
+        ),
+        ('source = "x"\nchecked = "2026-12-01"\nimput = 1.0', "[prices] m.imput"),
+    ],
+)
+def test_a_bad_row_is_refused_naming_the_key(tmp_path: Path, row: str, said: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        settings_from_toml(tmp_path, f'[prices."m"]\n{row}\n')
+    assert said in str(refused.value)
