@@ -173,7 +173,23 @@ class SocketHubs:
         self.by_guild: dict[int, SocketHub] = {}
         self.pending: dict[web.WebSocketResponse, asyncio.Transport | None] = {}
         self.per_viewer: Counter[int] = Counter()
+        self.admitted = 0  # sockets that joined a hub, ever
         self._numbers = itertools.count(1)
+        self._waiters: list[asyncio.Future[None]] = []
+
+    async def until(self, settled: Callable[[], bool]) -> None:
+        """Wait until ``settled()`` holds, asked again each time a socket joined or finished
+        leaving (tests and benches wait on this rather than on time)."""
+        while not settled():
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
+
+    def _changed(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def admit(
         self,
@@ -216,6 +232,8 @@ class SocketHubs:
         member = Member(viewer, ws, sender)
         hub.add(member)
         self.per_viewer[viewer.user_id] += 1
+        self.admitted += 1
+        self._changed()
         return member
 
     async def leave(self, member: Member) -> None:
@@ -230,7 +248,10 @@ class SocketHubs:
                 del self.by_guild[hub.guild_id]
                 hub.stop()
         member.sender.close(1000, "")
-        await member.sender.ended()
+        try:
+            await member.sender.ended()
+        finally:
+            self._changed()
 
     def close_viewer(self, user_id: int, instance_id: str, code: int, sentence: str) -> int:
         """Close the sockets a viewer opened from one activity instance, each with ``code`` and

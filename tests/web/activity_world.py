@@ -51,6 +51,7 @@ class ActivityWorld:
     handle: WebHandle
     other: SeededGuild  # server B
     instance: FakeInstance  # in A's voice channel, fake.member watching
+    setup: ActivitySetup  # the Activity's, as the running surface holds it
 
     @property
     def a(self) -> int:
@@ -70,12 +71,16 @@ class ActivityWorld:
 
 
 def _with_clock(
-    make: Callable[[str | None], ActivitySetup | None], clock: Callable[[], float]
+    make: Callable[[str | None], ActivitySetup | None],
+    clock: Callable[[], float] | None,
+    kept: list[ActivitySetup],
 ) -> Callable[[str | None], ActivitySetup | None]:
     def made(token: str | None) -> ActivitySetup | None:
         setup = make(token)
         if setup is not None:
-            setup.clock = clock
+            if clock is not None:
+                setup.clock = clock
+            kept.append(setup)
         return setup
 
     return made
@@ -101,8 +106,8 @@ async def activity_world(
         settings = activity_settings(tmp_path, fake, public_url=public_url, **activity)
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
-        if clock is not None:
-            surface.activity_setup = _with_clock(surface.activity_setup, clock)  # type: ignore[method-assign,assignment]
+        kept: list[ActivitySetup] = []
+        surface.activity_setup = _with_clock(surface.activity_setup, clock, kept)  # type: ignore[method-assign,assignment]
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays
@@ -111,7 +116,7 @@ async def activity_world(
                 StartRequest(world="sandbox", mind="autopilot", turns=10_000, pace_seconds=pace_seconds)
             )
         instance = fake.activity.launch(fake.guild, fake.voice_channel, [fake.member.user])
-        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance)
+        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance, kept[-1])
         fake.assert_clean()
     finally:
         if handle is not None:

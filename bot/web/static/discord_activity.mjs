@@ -116,6 +116,7 @@ function transport(guild, credential, pollMs) {
       const url = new URL(api + "/live", document.baseURI);
       url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
       let given = false;
+      let said = null;  // the server's last error sentence, sent before it closes
       const ws = new WebSocket(url);
       credential.revoked.push(() => { given = true; ws.close(1000, "viewing pass ended"); });
       ws.addEventListener("open", () => {
@@ -130,9 +131,14 @@ function transport(guild, credential, pollMs) {
           for (const t of msg.turns) on.turn(t);
           if (msg.status) on.status(msg.status);
         } else if (msg.type === "status") on.status(msg.data);
-        else if (msg.type === "error" && credential.value) say(msg.message, true);
+        else if (msg.type === "error") { said = msg.message; if (credential.value) say(msg.message, true); }
       });
-      ws.addEventListener("close", () => { if (!given && credential.value) { given = true; on.failed(); } });
+      ws.addEventListener("close", (e) => {
+        // 4403: renewal found the viewer gone from the activity (bot/web/activity_limits.py);
+        // the pass is over, as when the renewal itself is refused: the sentence, no more play
+        if (e.code === 4403 && credential.value) { given = true; credential.revoke(said); return; }
+        if (!given && credential.value) { given = true; on.failed(); }
+      });
     },
   };
 }
