@@ -9,6 +9,7 @@
 ``GET /v1/guilds/{g}/embodiment/live`` (WebSocket)               → ``status`` and ``turn``
                                                                     messages; the credential is
                                                                     the first message
+                                                                    (activity_sockets.py)
 ``GET /v1/guilds/{g}/embodiment/activity-status`` (credential)   → the same status, for polling
 
 :func:`viewer_gate` is the middleware that judges the ``X-Clankie-Viewer`` header: a good
