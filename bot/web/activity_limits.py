@@ -25,7 +25,7 @@ CLOSE_GOING_AWAY = 1001  # the surface is shutting down
 @dataclass(frozen=True)
 class ActivityLimits:
     first_message_s: float = 10.0  # a socket must send its credential within this, pings or not
-    max_pending: int = 64  # sockets (in this process) that have not sent their credential yet
+    max_pending: int = 256  # sockets (in this process) that have not sent their credential yet
     max_per_viewer: int = 4  # live sockets of one Discord user (in this process)
     send_timeout_s: float = 10.0  # a message or a close not taken by then ends the socket
     max_body_bytes: int = 4096  # the session and renew routes' JSON bodies

@@ -128,10 +128,15 @@ class SocketHub:
         return (turns[-1].session_id, turns[-1].turn) if turns else None
 
     async def _pump(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.setup.send_every_s)
             if self.members:
                 self._flush()
+                now = loop.time()
+                for member in self.members.values():
+                    if member.sender.stalled(now):  # the viewer stopped reading: end it
+                        member.sender.abort()
 
     def _fresh_turns(self, host: WebPlayView) -> list[ViewedTurn]:
         """The host's recent turns settled since the last update (the last 12 at most)."""

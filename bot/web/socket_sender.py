@@ -4,10 +4,10 @@ A server's hub hands every socket the same update and never waits on any of them
 puts the update in the socket's one-place mailbox, where it is merged into one still unsent (the
 latest wins; nothing a slower viewer missed is dropped that the merge keeps), and the socket's own
 task writes it when the socket can take it. A viewer that stops reading holds one merged update
-and its own task, never the others' fan-out; a send (or the closing handshake) that has not gone
-out within ``send_timeout_s`` ends that socket by aborting its connection. The task is its
-holder's ``TaskOwner``'s; ``close`` asks it to send a last message and close with a code, and
-``ended`` waits until it has.
+and its own task, never the others' fan-out; a send its holder finds ``stalled`` for over
+``send_timeout_s`` (or a closing handshake not done by then) ends that socket by aborting its
+connection. The task is its holder's ``TaskOwner``'s; ``close`` asks it to send a last message
+and close with a code, and ``ended`` waits until it has (aborting it after ``send_timeout_s``).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ class SocketSender(Generic[T]):
         self._merge = merge
         self._encode = encode
         self._pending: T | None = None
+        self._writing_since: float | None = None
         self._closing: Closing | None = None
         self._wake = asyncio.Event()
         self._task = tasks.spawn(self._run(), name)
@@ -87,8 +88,12 @@ class SocketSender(Generic[T]):
             self._wake.set()
 
     async def ended(self) -> None:
-        """Wait until the socket's task has ended (closed or aborted)."""
-        await asyncio.wait([self._task])
+        """Wait until the socket's task has ended: closed, or aborted when it has not within
+        ``send_timeout_s`` (a last message or a close the viewer does not take)."""
+        done, _ = await asyncio.wait([self._task], timeout=self.send_timeout_s)
+        if not done:
+            self._abort()
+            await asyncio.wait([self._task])
 
     def _abort(self) -> None:
         if self.transport is not None:
@@ -115,16 +120,25 @@ class SocketSender(Generic[T]):
         except ConnectionError:
             pass
 
+    def stalled(self, now: float) -> bool:
+        """Whether one message has been waiting to go out for over ``send_timeout_s`` at ``now``
+        (the loop's time). Asked by the hub each tick rather than timed per send: a timeout per
+        write would cost every socket a timer on every update."""
+        return self._writing_since is not None and now - self._writing_since > self.send_timeout_s
+
+    def abort(self) -> None:
+        """End the connection at once (the viewer stopped reading); the task then ends."""
+        self._abort()
+
     async def _write(self, body: bytes) -> bool:
         """Write one message; False when the socket is gone (or was aborted for not taking it)."""
         if self.ws.closed:
             return False
+        self._writing_since = asyncio.get_running_loop().time()
         try:
-            async with asyncio.timeout(self.send_timeout_s):
-                await self.ws.send_bytes(body)
-        except TimeoutError:
-            self._abort()  # the viewer stopped reading: its connection ends, no one else waits
-            return False
+            await self.ws.send_bytes(body)
         except ConnectionError:  # closed under us (aiohttp: "Cannot write to closing transport")
             return False
+        finally:
+            self._writing_since = None
         return True
