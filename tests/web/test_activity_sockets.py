@@ -339,3 +339,27 @@ async def test_the_activitys_request_bodies_have_a_cap_and_a_deadline(tmp_path: 
             writer.close()
         status, answer = await prove(world, http)  # a real viewer still gets in
         assert status == 200 and answer["credential"]
+
+
+async def test_a_server_holds_at_most_its_cap_of_live_sockets(tmp_path: Path) -> None:
+    async with activity_world(tmp_path, play=False) as world, aiohttp.ClientSession() as http:
+        hubs = world.setup.hubs
+        url = world.handle.url + LIVE.format(world.a)
+        async with (
+            http.ws_connect(url) as first,
+            http.ws_connect(url) as second,
+            http.ws_connect(url) as third,
+        ):
+            await first.send_str(json.dumps({"credential": credential_for(world, 61)}))
+            assert (await said_by(first))["type"] == "status"
+            hubs.by_guild[world.a].cap = 2  # [web] max_subscribers, as the hub took it
+            await second.send_str(json.dumps({"credential": credential_for(world, 62)}))
+            assert (await said_by(second))["type"] == "status"
+            await third.send_str(json.dumps({"credential": credential_for(world, 63)}))
+            said = await said_by(third)
+            assert said == {
+                "type": "error",
+                "message": "too many live pages are open; updating every few seconds",
+            }
+            assert (await third.receive()).type == aiohttp.WSMsgType.CLOSE and third.close_code == 4503
+            assert set(hubs.per_viewer) == {61, 62}
