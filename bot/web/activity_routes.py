@@ -9,6 +9,7 @@
 ``GET /v1/guilds/{g}/embodiment/live`` (WebSocket)               → ``status`` and ``turn``
                                                                     messages; the credential is
                                                                     the first message
+                                                                    (activity_sockets.py)
 ``GET /v1/guilds/{g}/embodiment/activity-status`` (credential)   → the same status, for polling
 
 :func:`viewer_gate` is the middleware that judges the ``X-Clankie-Viewer`` header. The
@@ -27,8 +28,6 @@ credentialed (bot/web/headers.py: ``Cache-Control: private, no-store``, ``Vary``
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import html
 import math
@@ -41,33 +40,30 @@ from urllib.parse import urlencode
 
 import orjson
 import structlog
-from aiohttp import WSMessage, WSMsgType, web
+from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from bot import metrics
 from bot.tasks import TaskOwner
 from bot.web import embodiment
 from bot.web.activity_assets import SDK_ROUTE, sdk_file, versioned
+from bot.web.activity_limits import CLOSE_NOT_IN_INSTANCE, ActivityLimits, bounded_body
 from bot.web.activity_shards import ROUTED, ShardRoutes
+from bot.web.activity_sockets import SEND_EVERY_S, SocketHubs, live_socket_route
 from bot.web.auth import VIEWER_ADMITTED
 from bot.web.client_limits import ClientLimits
 from bot.web.discord_proof import DiscordProof, DiscordRefused
 from bot.web.embodiment import SIGNED_FRAME, StatusJson
 from bot.web.headers import CREDENTIALED, activity_policy
 from bot.web.ids import snowflake
-from bot.web.play_view import ViewedTurn, WebPlayView
 from bot.web.viewer import HEADER, CredentialRefused, Viewer, ViewerKeys
-from bot.web.views import turn_view
 
 log = structlog.get_logger("clankie.web.activity")
 STATIC = Path(__file__).parent / "static"
 DISCORD_QUERY = ("frame_id", "instance_id", "platform")
 ADMITTED = VIEWER_ADMITTED  # request key: the gate let this request past the web token
 VIEWER: web.RequestKey[Viewer] = web.RequestKey("clankie_viewer", Viewer)  # the proven viewer
-FIRST_MESSAGE_S = 10.0  # a live socket must send its credential within this
 RENEW_BEFORE_S = 60.0  # the page renews a credential this long before it expires (half its life at most)
-SEND_EVERY_S = 0.25  # a server's sockets get at most one update this often (newest status, turns since)
-MAX_TURNS_SENT = 12  # the page shows the last 12 turns
 _GUILD_DATA = re.compile(r"/v1/guilds/([0-9]{1,20})/embodiment/(.*)")
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no dots: it goes into a URL path
 _PAGE_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
@@ -98,24 +94,13 @@ class ActivitySetup:
     poll_interval_s: float = 2.0
     clock: Callable[[], float] = time.time
     tasks: TaskOwner = field(default_factory=lambda: TaskOwner("web-activity"))
-    hubs: dict[int, SocketHub] = field(default_factory=dict)
+    hubs: SocketHubs = field(default_factory=SocketHubs)  # the live sockets (activity_sockets.py)
+    limits: ActivityLimits = field(default_factory=ActivityLimits)
     send_every_s: float = SEND_EVERY_S
     shards: ShardRoutes = field(default_factory=ShardRoutes)  # which servers this process owns
     page_policy: str = field(default_factory=activity_policy)  # the page's CSP (bot/web/headers.py)
     clients: ClientLimits = field(default_factory=ClientLimits)  # sign-ins per client, renewals per viewer
     _views: dict[tuple[int, int, int], tuple[StatusJson, ActivityStatusJson]] = field(default_factory=dict)
-
-    def hub(self, app: web.Application, guild_id: int) -> SocketHub:
-        """The server's socket hub, made with its first socket."""
-        found = self.hubs.get(guild_id)
-        if found is None:
-
-            def resolve() -> WebPlayView:
-                return embodiment.host_in(app.get(embodiment.PLAYS), guild_id)
-
-            cap = app[embodiment.FEEDS].max_clients
-            found = self.hubs[guild_id] = SocketHub(self, resolve, guild_id, cap)
-        return found
 
     def status_view(self, guild_id: int, status: StatusJson) -> ActivityStatusJson:
         """A status as the Activity's socket sends it, with signed still URLs; made once per
@@ -130,9 +115,6 @@ class ActivitySetup:
             self._views.clear()
         self._views[key] = (status, view)
         return view
-
-    def status_message(self, guild_id: int, status: StatusJson) -> bytes:
-        return orjson.dumps({"type": "status", "data": self.status_view(guild_id, status)})
 
     def with_still_urls(self, guild_id: int, status: StatusJson, now: float) -> ActivityStatusJson:
         base = f"v1/guilds/{guild_id}/embodiment/sessions/live/still?"
@@ -388,6 +370,7 @@ async def renew(request: web.Request) -> web.Response:
     except DiscordRefused as exc:
         return _refused(exc)
     if refusal is not None:
+        setup.hubs.close_viewer(viewer.user_id, viewer.instance_id, CLOSE_NOT_IN_INSTANCE, refusal)
         return _sentence(403, "forbidden", refusal)
     credential, fresh = setup.keys.issue(viewer.user_id, viewer.guild_id, viewer.instance_id, setup.clock())
     return web.Response(
@@ -415,165 +398,17 @@ async def activity_status(request: web.Request) -> web.Response:
     )
 
 
-async def _first_credential(ws: web.WebSocketResponse, setup: ActivitySetup, guild_id: int) -> Viewer | str:
-    try:
-        message = await ws.receive(timeout=FIRST_MESSAGE_S)
-    except TimeoutError:
-        return "send the viewer credential first"
-    return _credential_of(message, setup, guild_id)
-
-
-def _credential_of(message: WSMessage, setup: ActivitySetup, guild_id: int) -> Viewer | str:
-    if message.type != WSMsgType.TEXT:
-        return "send the viewer credential first"
-    try:
-        body = orjson.loads(message.data)
-        viewer = setup.keys.check(str(body["credential"]), setup.clock())
-    except (orjson.JSONDecodeError, KeyError, TypeError):
-        return 'the first message must be {"credential": "…"}'
-    except CredentialRefused as exc:
-        return str(exc)
-    if viewer.guild_id != guild_id:
-        return "this viewer credential is for another server's play"
-    return viewer
-
-
-class SocketHub:
-    """One server's live sockets and what they are sent. Every :data:`SEND_EVERY_S` while anyone
-    watches it reads the server's play host — its status and its recent turns, both already in
-    memory — and when either changed sends one ``update`` (the turns settled since, the status),
-    encoded once and written to every socket in turn. Play is never asked to do anything for its
-    viewers: a turn costs it nothing more however many watch, and they cost a few writes a second
-    however fast play goes. A socket whose send buffer is backed up (a slow viewer) skips an
-    update rather than hold the others up; the next one catches it up. Its task is the setup's
-    ``TaskOwner``'s."""
-
-    BACKLOG_BYTES = 64 * 1024
-
-    def __init__(
-        self, setup: ActivitySetup, resolve: Callable[[], WebPlayView], guild_id: int, cap: int
-    ) -> None:
-        self.setup = setup
-        self.resolve = resolve  # the server's play host now (it may get one after its first viewer)
-        self.guild_id = guild_id
-        self.cap = cap
-        self.sockets: dict[web.WebSocketResponse, asyncio.Transport | None] = {}  # each and its transport
-        self.status: StatusJson = embodiment.status_of(resolve())
-        self._last_turn: tuple[str, int] | None = self._newest(resolve())
-        setup.tasks.spawn(self._pump(), f"activity-live-{guild_id}")
-
-    def full(self) -> bool:
-        return len(self.sockets) >= self.cap
-
-    async def add(self, ws: web.WebSocketResponse, transport: asyncio.Transport | None) -> None:
-        self.sockets[ws] = transport
-        await ws.send_bytes(self.setup.status_message(self.guild_id, self.status))
-
-    @staticmethod
-    def _newest(host: WebPlayView) -> tuple[str, int] | None:
-        turns = host.recent_turns()
-        return (turns[-1].session_id, turns[-1].turn) if turns else None
-
-    async def _pump(self) -> None:
-        try:
-            while True:
-                await asyncio.sleep(self.setup.send_every_s)
-                if self.sockets:
-                    await self._flush()
-        finally:
-            for ws in list(self.sockets):
-                await ws.close(code=1001, message=b"play surface closing")
-
-    def _fresh_turns(self, host: WebPlayView) -> list[ViewedTurn]:
-        """The host's recent turns settled since the last update (the last 12 at most)."""
-        recent = host.recent_turns()
-        fresh: list[ViewedTurn] = []
-        for turn in reversed(recent):
-            if (turn.session_id, turn.turn) == self._last_turn or len(fresh) == MAX_TURNS_SENT:
-                break
-            fresh.append(turn)
-        if recent:
-            self._last_turn = (recent[-1].session_id, recent[-1].turn)
-        return fresh[::-1]
-
-    async def _flush(self) -> None:
-        """Send what changed since the last update."""
-        host = self.resolve()
-        turns = [turn_view(t) for t in self._fresh_turns(host)]
-        status = embodiment.status_of(host)
-        if not turns and status == self.status:
-            return
-        self.status = status
-        view = self.setup.status_view(self.guild_id, status)
-        message = orjson.dumps({"type": "update", "turns": turns, "status": view})
-        for ws, transport in list(self.sockets.items()):
-            if ws.closed or transport is None or transport.get_write_buffer_size() > self.BACKLOG_BYTES:
-                continue
-            with contextlib.suppress(ConnectionError):
-                await ws.send_bytes(message)
-
-
-async def live_socket(request: web.Request) -> web.StreamResponse:
-    """Live updates for one server's Activity viewers: the credential first, then ``status``
-    (with signed still URLs) and ``turn`` messages from the server's :class:`SocketHub`; a
-    renewed credential may be sent at any time, and the socket closes when the one it holds
-    expires."""
-    setup = request.app[ACTIVITY]
-    guild_id = int(request.match_info["guild_id"])
-    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=8192)
-    await ws.prepare(request)
-    viewer = await _first_credential(ws, setup, guild_id)
-    if isinstance(viewer, str):
-        await ws.send_bytes(orjson.dumps({"type": "error", "message": viewer}))
-        await ws.close(code=4401, message=b"unauthorized")
-        return ws
-    hub = setup.hub(request.app, guild_id)
-    if hub.full():
-        busy = "too many live pages are open; updating every few seconds"
-        await ws.send_bytes(orjson.dumps({"type": "error", "message": busy}))
-        await ws.close(code=4503, message=b"busy")
-        return ws
-    await hub.add(ws, request.transport)
-    try:
-        while not ws.closed:
-            left = viewer.expires_at - setup.clock()
-            if left <= 0:
-                await ws.send_bytes(
-                    orjson.dumps({"type": "error", "message": "the viewer credential expired"})
-                )
-                break
-            try:
-                message = await ws.receive(timeout=left)
-            except TimeoutError:
-                continue  # the loop's check says it expired
-            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                break
-            renewed = _credential_of(message, setup, guild_id)
-            if isinstance(renewed, str):
-                await ws.send_bytes(orjson.dumps({"type": "error", "message": renewed}))
-                break
-            viewer = renewed
-    except (ConnectionResetError, ConnectionError):
-        pass
-    finally:
-        hub.sockets.pop(ws, None)
-        await ws.close()
-    return ws
-
-
 def add_routes(app: web.Application, setup: ActivitySetup) -> None:
     app[ACTIVITY] = setup
-    app.router.add_post("/v1/activity/session", session)
-    app.router.add_post("/v1/activity/renew", renew)
+    app.router.add_post("/v1/activity/session", bounded_body(session, lambda: setup.limits))
+    app.router.add_post("/v1/activity/renew", bounded_body(renew, lambda: setup.limits))
     app.router.add_get(SDK_ROUTE, sdk_file)
     scoped = "/v1/guilds/{guild_id:[0-9]{1,20}}/embodiment"
-    app.router.add_get(scoped + "/live", live_socket)
+    app.router.add_get(scoped + "/live", live_socket_route(setup))
     app.router.add_get(scoped + "/activity-status", activity_status)
 
     async def on_shutdown(_app: web.Application) -> None:
-        for hub in setup.hubs.values():
-            for ws in list(hub.sockets):
-                await ws.close(code=1001, message=b"server shutting down")
+        await setup.hubs.close(setup.limits)
         await setup.tasks.close()
         await setup.proof.close()
 

@@ -68,11 +68,10 @@ class ActivityWorld:
     handle: WebHandle
     other: SeededGuild  # server B
     instance: FakeInstance  # in A's voice channel, fake.member watching
-    setup: ActivitySetup | None = None  # the surface's Activity: its keys, its client of Discord
+    setup: ActivitySetup  # the Activity's, as the running surface holds it
 
     @property
     def activity(self) -> ActivitySetup:
-        assert self.setup is not None
         return self.setup
 
     @property
@@ -103,24 +102,18 @@ class OffsetClock:
 
 
 def _with_clock(
-    make: Callable[[str | None], ActivitySetup | None], clock: Callable[[], float]
+    make: Callable[[str | None], ActivitySetup | None],
+    clock: Callable[[], float] | None,
+    kept: list[ActivitySetup],
 ) -> Callable[[str | None], ActivitySetup | None]:
     def made(token: str | None) -> ActivitySetup | None:
         setup = make(token)
         if setup is not None:
-            setup.clock = clock
-            setup.proof.instances.clock = clock  # how long an instance's answer is kept
+            if clock is not None:
+                setup.clock = clock
+                setup.proof.instances.clock = clock  # how long an instance's answer is kept
+            kept.append(setup)
         return setup
-
-    return made
-
-
-def _kept(
-    make: Callable[[str | None], ActivitySetup | None], into: list[ActivitySetup | None]
-) -> Callable[[str | None], ActivitySetup | None]:
-    def made(token: str | None) -> ActivitySetup | None:
-        into.append(make(token))
-        return into[-1]
 
     return made
 
@@ -148,10 +141,8 @@ async def activity_world(
         )
         plays = PlayHosts(settings)
         surface = WebSurface(settings, plays.local, ShareStore(), plays=plays)
-        made: list[ActivitySetup | None] = []
-        surface.activity_setup = _kept(  # type: ignore[method-assign,assignment]
-            _with_clock(surface.activity_setup, clock) if clock is not None else surface.activity_setup, made
-        )
+        kept: list[ActivitySetup] = []
+        surface.activity_setup = _with_clock(surface.activity_setup, clock, kept)  # type: ignore[method-assign,assignment]
         handle = await surface.start()
         host_a = plays.of(fake.guild.id)
         plays.of(other.guild.id)  # B has a host, and never plays
@@ -160,9 +151,7 @@ async def activity_world(
                 StartRequest(world="sandbox", mind="autopilot", turns=10_000, pace_seconds=pace_seconds)
             )
         instance = fake.activity.launch(fake.guild, fake.voice_channel, [fake.member.user])
-        yield ActivityWorld(
-            fake, settings, plays, surface, handle, other, instance, made[0] if made else None
-        )
+        yield ActivityWorld(fake, settings, plays, surface, handle, other, instance, kept[-1])
         fake.assert_clean()
     finally:
         if handle is not None:

@@ -204,3 +204,34 @@ async def test_a_renewal_discord_failed_is_tried_again_and_the_sentence_goes(tmp
         await frame.wait_for_function("() => document.getElementById('notice').hidden")
         assert json.loads(seen.sent[-1]) == {"credential": fresh["credential"]}
         await seen.follows_play()
+
+
+async def test_a_socket_closed_with_4403_ends_the_pass_with_its_sentence(tmp_path: Path) -> None:
+    """The server closes a viewer's sockets with 4403 when a renewal finds them gone from the
+    activity (bot/web/activity_sockets.py ``close_viewer``); the page explains it as it does the
+    refused renewal, whichever it hears first, and does not fall back to polling."""
+    clock = Clock()
+    async with watching(tmp_path, clock, websocket=True) as seen:
+        sentence = "Discord does not list you in this activity, so its play is not shown to you."
+        world = seen.world
+        assert (
+            world.setup.hubs.close_viewer(
+                world.fake.member.user.id, world.instance.instance_id, 4403, sentence
+            )
+            == 1
+        )
+        frame = seen.frame
+        await frame.wait_for_function("() => document.getElementById('notice').classList.contains('problem')")
+        assert await frame.text_content("#notice") == sentence
+        assert await frame.is_hidden("main") and await frame.is_hidden("#state")
+        assert await frame.evaluate(EXPIRES) == 0  # the pass is dropped
+        picture = tmp_path / "closed-4403.png"
+        await seen.page.screenshot(path=str(picture))
+        shot(picture)
+        asked = len(seen.answers)
+        await seen.page.clock.fast_forward(20_000)  # past a poll and the renewal it would have made
+        assert await frame.evaluate("() => fetch('static/discord.css').then(r => r.status)") == 200
+        after = [url for _status, url in seen.answers[asked:]]
+        assert after and after[-1].endswith("/static/discord.css")
+        assert [url for url in after if "/embodiment/" in url or url.endswith(RENEW)] == []
+        assert await frame.text_content("#transport") == ""  # it never fell back to polling

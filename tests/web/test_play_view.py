@@ -25,6 +25,8 @@ SEAM = (
     "bot/web/play_view.py",
     "bot/web/embodiment.py",
     "bot/web/activity_routes.py",
+    "bot/web/activity_sockets.py",
+    "bot/web/socket_sender.py",
     "bot/web/views.py",
     "bot/web/app.py",
     "bot/web/embed.py",

@@ -136,6 +136,7 @@ function transport(guild, credential, pollMs) {
       const url = new URL(api + "/live", document.baseURI);
       url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
       let given = false;
+      let said = null;  // the server's last error sentence, sent before it closes
       const ws = new WebSocket(url);
       credential.revoked.push(() => { given = true; ws.close(1000, "viewing pass ended"); });
       ws.addEventListener("open", () => {
@@ -144,15 +145,24 @@ function transport(guild, credential, pollMs) {
         credential.renewed.push((value) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ credential: value })); });
         on.open();
       });
-      ws.addEventListener("message", async (e) => {
+      // Messages arrive as Blobs, read asynchronously: each is handled after the one before, and
+      // the close after them all, so the sentence sent before a close is known when it comes.
+      let handled = Promise.resolve();
+      const inTurn = (step) => { handled = handled.then(step).catch((err) => console.error(err)); };
+      ws.addEventListener("message", (e) => inTurn(async () => {
         const msg = JSON.parse(typeof e.data === "string" ? e.data : await e.data.text());
         if (msg.type === "update") {  // the turns since the last update, then the newest status
           for (const t of msg.turns) on.turn(t);
           if (msg.status) on.status(msg.status);
         } else if (msg.type === "status") on.status(msg.data);
-        else if (msg.type === "error" && credential.value) say(msg.message, true);
-      });
-      ws.addEventListener("close", () => { if (!given && credential.value) { given = true; on.failed(); } });
+        else if (msg.type === "error") { said = msg.message; if (credential.value) say(msg.message, true); }
+      }));
+      ws.addEventListener("close", (e) => inTurn(() => {
+        // 4403: renewal found the viewer gone from the activity (bot/web/activity_limits.py);
+        // the pass is over, as when the renewal itself is refused: the sentence, no more play
+        if (e.code === 4403 && credential.value) { given = true; credential.revoke(said); return; }
+        if (!given && credential.value) { given = true; on.failed(); }
+      }));
     },
   };
 }
