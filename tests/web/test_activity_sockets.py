@@ -21,21 +21,11 @@ import aiohttp
 import pytest
 
 from bot.web.activity_sockets import SocketHubs
-from tests.web.activity_world import HEADER, ActivityWorld, activity_world
+from tests.web.activity_world import HEADER, ActivityWorld, OffsetClock, activity_world
 from tests.web.test_activity_session import prove
 
 LIVE = "v1/guilds/{}/embodiment/live"
 OVERALL_S = 30  # no test here should come near this; past it the behaviour is missing
-
-
-class Clock:
-    """The Activity's clock: the wall clock moved on by ``offset`` seconds."""
-
-    def __init__(self) -> None:
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.offset
 
 
 def credential_for(world: ActivityWorld, user_id: int, guild_id: int | None = None) -> str:
@@ -85,7 +75,7 @@ async def test_a_socket_that_pings_but_never_sends_its_credential_is_closed_at_t
 
 
 async def test_a_credential_never_renewed_ends_its_socket_at_expiry_under_pings(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = OffsetClock()
     async with (
         activity_world(tmp_path, play=False, clock=clock, credential_ttl_s=30) as world,
         aiohttp.ClientSession() as http,
@@ -104,7 +94,8 @@ async def test_a_credential_never_renewed_ends_its_socket_at_expiry_under_pings(
 
 
 async def test_renewal_that_finds_the_viewer_gone_closes_their_sockets_with_4403(tmp_path: Path) -> None:
-    async with activity_world(tmp_path, play=False) as world, aiohttp.ClientSession() as http:
+    clock = OffsetClock()
+    async with activity_world(tmp_path, play=False, clock=clock) as world, aiohttp.ClientSession() as http:
         hubs = world.setup.hubs
         status, answer = await prove(world, http)
         assert status == 200
@@ -122,6 +113,7 @@ async def test_renewal_that_finds_the_viewer_gone_closes_their_sockets_with_4403
                 await ws.send_str(json.dumps({"credential": credential}))
                 assert (await said_by(ws))["type"] == "status"
             world.instance.users.clear()  # Discord no longer lists the viewer
+            clock.offset += 10  # past the instance's kept answer (3 s) and the renewal throttle (8 s)
             async with http.post(
                 world.handle.url + "v1/activity/renew", headers={HEADER: answer["credential"]}
             ) as r:
