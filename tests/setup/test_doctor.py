@@ -39,7 +39,7 @@ async def test_a_good_setup_passes_every_check_and_exits_0(setup: Setup) -> None
         f"✓ Discord token: accepted: bot Clankie, application {fake.application_id}"
     )
     assert line(lines, "intents") == (
-        "✓ intents: he asks for guilds, voice_states; none is privileged, nothing to enable"
+        "✓ intents: he asks for guilds, voice_states, guild_messages; none is privileged, nothing to enable"
     )
     assert line(lines, "test server") == f"✓ test server: the bot is in Clankie Test Server ({fake.guild.id})"
     assert (
