@@ -64,6 +64,7 @@ ReceiptType = Literal[
     "discord.voice.play_narration_suppressed",
     "discord.voice.play_refusal",
     "discord.voice.floor_turn",
+    "discord.text.turn",
 ]
 
 
