@@ -3,7 +3,7 @@
 :class:`ClankieBot` builds nothing itself: it is handed the :class:`~bot.character.Character`
 (made once, in :func:`run_bot`) and passes any other keyword options straight to
 ``commands.AutoShardedBot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
-``cogs.play``, ``cogs.share``, ``cogs.text`` and ``cogs.voice`` when that module exists — and syncs the slash
+``cogs.play``, ``cogs.share``, ``cogs.text``, ``cogs.clankie`` and ``cogs.voice`` when that module exists — and syncs the slash
 commands to ``[discord] test_guild_id`` only, and only when the tree differs from what was last
 synced there from this state directory (its digest is kept in ``commands-synced.json``); a
 global sync happens only through ``clankie sync --global``. Without a test guild it warns once
@@ -62,7 +62,7 @@ from cogs import BadOptionValue, NotModerator
 
 log = structlog.get_logger("clankie.discord")
 
-EXTENSIONS = ("cogs.play", "cogs.share", "cogs.text")
+EXTENSIONS = ("cogs.play", "cogs.share", "cogs.text", "cogs.clankie")
 OPTIONAL_EXTENSIONS = ("cogs.voice",)
 
 NO_TOKEN = (

@@ -46,7 +46,7 @@ async def test_the_bot_logs_in_and_syncs_exactly_its_commands_to_the_test_guild(
     async with live_bot(tmp_path) as live:
         fake, bot = live.fake, live.bot
         registered = await fake.wait_commands(fake.guild)
-        expected = {"play", "share"} | ({"voice"} if "cogs.voice" in app.extensions() else set())
+        expected = {"play", "share", "clankie"} | ({"voice"} if "cogs.voice" in app.extensions() else set())
         assert {c["name"] for c in registered} == expected
         declared = [c.to_dict(bot.tree) for c in bot.tree.get_commands(guild=discord.Object(fake.guild.id))]
         (sync,) = fake.requests_to("bulk_set_guild_application_commands")
@@ -80,7 +80,7 @@ async def test_setup_hook_loads_an_optional_cog_only_when_its_module_exists(
     )
     async with live_bot(tmp_path) as live:
         registered = await live.fake.wait_commands(live.fake.guild)
-        assert {c["name"] for c in registered} == {"play", "share", "optional"}
+        assert {c["name"] for c in registered} == {"play", "share", "clankie", "optional"}
         assert "tests.cogs.optional_extension" in live.bot.extensions
         handle = await live.fake.send_interaction("optional", by=live.fake.member)
         assert (await handle.response()).content == "loaded"
@@ -140,7 +140,7 @@ async def test_sync_logs_in_syncs_to_the_test_guild_prints_and_exits(
     settings.discord.token = SecretStr(fake.token)
     assert await app.run_bot(args("sync"), settings) == 0
     out = capsys.readouterr().out
-    expected = {"play", "share"} | ({"voice"} if "cogs.voice" in app.extensions() else set())
+    expected = {"play", "share", "clankie"} | ({"voice"} if "cogs.voice" in app.extensions() else set())
     assert f"Synced {len(expected)} command(s) to guild {fake.guild.id}:" in out
     assert "/play (start, stop, status, story, watch)" in out and "/share (start, stop)" in out
     assert {c["name"] for c in fake.commands[fake.guild.id]} == expected

@@ -11,6 +11,7 @@ from bot.text.conversation import Line
 from bot.text.lane import TextLane
 from bot.text.mind import Thought, Usage, think
 from bot.text.receipts import TextReceipts
+from bot.text.switches import Switches
 from bot.web.share_types import Place
 
 if TYPE_CHECKING:
@@ -38,4 +39,4 @@ def text_lane(character: Character, me_id: Callable[[], int]) -> TextLane:
         )
 
     receipts = TextReceipts(lambda guild_id: character.play_of(guild_id).paths.receipts)
-    return TextLane(settings.text, thinker, me_id, receipts)
+    return TextLane(settings.text, thinker, me_id, receipts, Switches(settings.state_dir))

@@ -34,6 +34,7 @@ from bot.text.conversation import ChannelConversation, Line, clip
 from bot.text.limits import InFlight, RateWindows
 from bot.text.mind import Thought, Usage
 from bot.text.reply import PICTURE_FAILED, only_author, parts
+from bot.text.switches import Switches
 from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.text")
@@ -309,6 +310,7 @@ class TextLane:
         thinker: Thinker,
         me_id: Callable[[], int],
         receipt: Receipt,
+        switches: Switches,
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -321,29 +323,22 @@ class TextLane:
         self.channels = RateWindows(settings.channel_per_minute, clock)
         self.in_flight = InFlight(settings.guild_in_flight, settings.process_in_flight)
         self.lanes: dict[int, ChannelLane] = {}
-        self.off: set[int] = set()  # servers where a moderator turned it off (/clankie text off)
-        self.on: set[int] = set()  # servers where a moderator turned it on
+        self.switches = switches  # what moderators said (/clankie text): wins over [text]
 
     def bounds(self, guild_id: int) -> LaneBounds:
         s = self.settings
-        enabled = s.enabled_in(guild_id)
-        if guild_id in self.off:
-            enabled = False
-        elif guild_id in self.on:
-            enabled = True
+        said = self.switches.of(guild_id)
+        enabled = s.enabled_in(guild_id) if said.enabled is None else said.enabled
+        channels = tuple(s.channels_in(guild_id)) if said.channels is None else said.channels
         return LaneBounds(
             enabled,
-            tuple(s.channels_in(guild_id)),
+            channels,
             s.history_messages,
             s.history_chars,
             s.message_chars,
             s.reply_timeout_s,
             s.max_redo,
         )
-
-    def switch(self, guild_id: int, on: bool) -> None:
-        (self.on if on else self.off).add(guild_id)
-        (self.off if on else self.on).discard(guild_id)
 
     def heard(self, message: discord.Message) -> Decision | None:
         """Judge a message: None when it is not the lane's (no server, a bot's, not mentioning

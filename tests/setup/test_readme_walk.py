@@ -181,7 +181,7 @@ class Walk:
         await fake.wait_until(lambda: bool(fake.gateway.live), 10, "the bot's gateway connection")
         await fake.flush()
         if self.runs == 1:  # step 6 synced, step 7: the first play
-            await self.running.wait_for(r"commands_synced .*commands=\['play', 'share', 'voice'\]")
+            await self.running.wait_for(r"commands_synced .*commands=\['play', 'share', 'clankie', 'voice'\]")
             handle = await fake.send_interaction("play start", by=fake.moderator)
             text = await handle.reply_text(within=30)
             assert text.startswith(
@@ -267,8 +267,8 @@ async def test_a_fresh_clone_following_the_readme_reaches_all_checks_pass(
     assert KEY not in out + err and discord_fake.token not in out + err
 
     code, out, _err = walk.outputs["clankie sync --global"]
-    assert code == 0 and out.startswith("Synced 3 command(s) globally")
-    assert {c["name"] for c in discord_fake.commands[None]} == {"play", "share", "voice"}
+    assert code == 0 and out.startswith("Synced 4 command(s) globally")
+    assert {c["name"] for c in discord_fake.commands[None]} == {"play", "share", "clankie", "voice"}
     assert walk.runs == 2  # steps 6 and 8
     state = home / ".local" / "state" / "clankie"
     played_in = state / "guilds" / str(discord_fake.guild.id) / "journal"  # the server's own play
