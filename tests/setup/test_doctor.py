@@ -151,7 +151,7 @@ async def test_stale_commands_are_named_and_clankie_sync_fixes_them(setup: Setup
     _code, lines = await setup.doctor()
     assert line(lines, "slash commands") == (
         "✗ slash commands: the test server differs from this code: it has none of his commands "
-        "(/play, /share, /voice) — fix: run `clankie sync` (or restart `clankie run`)"
+        "(/play, /share, /clankie, /voice) — fix: run `clankie sync` (or restart `clankie run`)"
     )
     await setup.sync()
     held = fake.commands[fake.guild.id]
