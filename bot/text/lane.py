@@ -118,7 +118,6 @@ class ChannelLane:
         self.pending: list[Mention] = []
         self.arrived = asyncio.Event()
         self.worker: asyncio.Task[None] | None = None
-        self.turns = 0  # turns started (each one reply)
 
     def take(self, mention: Mention) -> None:
         self.conversation.add(mention.line)
@@ -165,7 +164,6 @@ class ChannelLane:
         lane = self.lane
         bounds = lane.bounds(self.guild_id)
         batch = self._take_pending()
-        self.turns += 1
         times = TurnTimes()
         usage = Usage()
         loop = asyncio.get_running_loop()
@@ -184,7 +182,7 @@ class ChannelLane:
             else:
                 times.queue_ms = _ms(started)
                 try:
-                    thought, batch = await self._think(batch, bounds, deadline, usage)
+                    thought = await self._think(batch, bounds, deadline, usage)
                     words = thought.text or EMPTY
                 except TimeoutError:
                     words = TOO_SLOW
@@ -217,13 +215,16 @@ class ChannelLane:
 
     async def _think(
         self, batch: list[Mention], bounds: LaneBounds, deadline: float, usage: Usage
-    ) -> tuple[Thought, list[Mention]]:
-        """The model's reply to ``batch``; mentions that arrive before it answered are folded in
-        by asking again (at most ``max_redo`` times). Raises TimeoutError past ``deadline``."""
+    ) -> Thought:
+        """The model's reply to ``batch``; mentions that came while the turn waited for its slot,
+        or that arrive before the model answered, join ``batch`` (in place, so a turn that times
+        out still answers them) and the model is asked again (at most ``max_redo`` times).
+        Raises TimeoutError past ``deadline``."""
         place = Place(str(self.guild_id), str(self.channel_id), whole_guild=True)
         redo = 0
         async with asyncio.timeout_at(deadline):
             while True:
+                batch.extend(self._take_pending())
                 self.arrived.clear()
                 asked = [m.line for m in batch]
                 thinking = self.lane.owner.spawn(
@@ -239,15 +240,19 @@ class ChannelLane:
                         finally:
                             woke.cancel()
                     if thinking.done() or redo >= bounds.max_redo:
-                        return await thinking, batch
+                        return await thinking
                 finally:
                     if not thinking.done():
                         thinking.cancel()
                         with contextlib.suppress(asyncio.CancelledError):
                             await asyncio.wait({thinking})
                 redo += 1
-                batch = batch + self._take_pending()
-                log.info("text_turn_redone", channel_id=self.channel_id, redo=redo, mentions=len(batch))
+                log.info(
+                    "text_turn_redone",
+                    channel_id=self.channel_id,
+                    redo=redo,
+                    mentions=len(batch) + len(self.pending),
+                )
 
     async def _post(
         self, to: discord.Message, words: str, still: tuple[str, bytes] | None

@@ -133,18 +133,21 @@ async def test_a_model_that_hangs_gets_one_short_line_and_a_failed_receipt(
     openai_fake.chat.responder = gate
 
     def quick(settings) -> None:
-        settings.text.reply_timeout_s = 2.0  # a bound, not a pace: the request is held past it
+        settings.text.reply_timeout_s = 2.0  # a bound, not a pace: the requests are held past it
 
     async with text_bot(tmp_path, openai_fake, quick) as live:
         fake = live.fake
-        await fake.say(fake.member, "think hard")
+        first = await fake.say(fake.member, "think hard")
+        await openai_fake.chat.wait_for_requests(1)
+        second = await fake.say(fake.member, "really hard")  # folded in: asked again, once
         (reply,) = await replies(fake)
         assert reply.content.startswith("Sorry, I couldn't think that through in time")
+        assert reply.reference is second
         await settled(live)
         gate.opened.set()
-    assert len(openai_fake.chat.requests) == 1  # no retry past the bound
-    (receipt,) = receipts(live)
-    assert receipt["data"]["decision"] == "failed"
+    assert len(openai_fake.chat.requests) == 2  # no retry past the bound
+    decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
+    assert decisions == {str(first.id): "folded", str(second.id): "failed"}
 
 
 async def test_two_channels_are_answered_each_in_its_own_channel(
