@@ -6,7 +6,9 @@ loopback; the model "thinks" ``MODEL_S`` (1 s) per request. For each of ``MENTIO
 one after another from different people: mention written → reply posted (both on this
 process's clock, at the Discord fake) minus the model's own time for that reply (its request's
 arrival to its answer, at the OpenAI fake) is what the lane adds: the gateway both ways, the
-lane's bookkeeping, the briefing, the post. Target: p99 ≤ 50 ms added. Then a burst: 5 mentions
+lane's bookkeeping, the briefing, the post. The first mention (the lane read back from the
+channel's history, the model client's first connection) is printed apart and left out of the
+percentiles. Target: p99 ≤ 50 ms added. Then a burst: 5 mentions
 in 3 s in one channel; target: ≤ 2 model requests (requests cancelled to fold a mention in count:
 they were sent). Smoke: 3 mentions and a burst of 3 with a 50 ms model, nothing judged.
 """
@@ -65,7 +67,7 @@ async def main() -> int:
     model = Model()
     openai.chat.responder = model
     fake = DiscordFake()
-    people = [await fake.add_member(f"person{i}") for i in range(MENTIONS)]
+    people = [await fake.add_member(f"person{i}") for i in range(MENTIONS + 1)]
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(None, env={"CLANKIE_STATE": str(Path(tmp) / "state")})
         settings.discord.test_guild_id = fake.guild.id
@@ -78,11 +80,12 @@ async def main() -> int:
         try:
             bot = ClankieBot(character, guild_ready_timeout=0.05)
             async with running_bot(bot, fake):
-                added = await one_by_one(fake, model, people)
+                first, *added = await one_by_one(fake, model, people)
                 requests, replies = await burst(fake, openai)
         finally:
             await character.close()
             await openai.stop()
+    report.info("first mention (history read back, first connection), added", f"{first:.1f} ms")
     report.info("mentions answered one by one", f"{len(added)} (model thinks {MODEL_S * 1000:.0f} ms)")
     report.info("added by the lane, p50", f"{statistics.median(added):.1f} ms")
     report.check(
@@ -92,7 +95,10 @@ async def main() -> int:
         p(added, 0.99) <= TARGET_ADDED_MS,
         "{:.1f} ms",
     )
-    report.info(f"burst of {BURST} mentions in {BURST_S:g} s", f"{replies} reply(ies)")
+    report.info(
+        f"burst of {BURST} mentions in {BURST_S:g} s",
+        f"{replies} reply(ies)",
+    )
     report.check(
         "model requests for the burst",
         requests,
