@@ -270,7 +270,7 @@ async def test_the_global_commands_check_does_not_count_the_entry_point_as_forei
     assert 4 in {c["type"] for c in activity.discord.commands[None]}
     code, lines = await activity.doctor()
     assert line(lines, "slash commands") == (
-        "✓ slash commands: every server (global) has /play, /share, /voice as this code declares"
+        "✓ slash commands: every server (global) has /play, /share, /clankie, /voice as this code declares"
     )
 
 

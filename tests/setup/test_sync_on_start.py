@@ -99,7 +99,7 @@ async def test_a_global_sync_keeps_the_entry_point_command_discord_made(
         with fake.patched():
             assert await sync_once(settings, fake.token, global_=True) == 0
         held = {(c["name"], c["type"]): c for c in fake.commands[None]}
-        assert set(held) == {("play", 1), ("share", 1), ("voice", 1), (entry["name"], 4)}
+        assert set(held) == {("play", 1), ("share", 1), ("clankie", 1), ("voice", 1), (entry["name"], 4)}
         kept = held[(entry["name"], 4)]
         assert (kept["id"], kept["handler"], kept["contexts"]) == (entry["id"], 2, entry["contexts"])
         (put,) = fake.requests_to("bulk_set_application_commands")
@@ -107,7 +107,7 @@ async def test_a_global_sync_keeps_the_entry_point_command_discord_made(
         assert sent["id"] == entry["id"] and sent["handler"] == 2
         out = capsys.readouterr().out
         said = out.splitlines()  # (a log line may come first, as logging is configured)
-        assert any(x.startswith("Synced 4 command(s) globally") for x in said)
+        assert any(x.startswith("Synced 5 command(s) globally") for x in said)
         assert f"  /{entry['name']} (the Activity's Entry Point, Discord's own: kept as it was)" in said
 
         # the fake is strict: the same sync without keeping it is refused with Discord's 50240
