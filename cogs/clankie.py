@@ -1,9 +1,9 @@
 """``/clankie …``: about Clankie himself, per server.
 
-- ``/clankie text state:off|on [channel]`` (moderators, private): the text lane in this server
-  (:mod:`bot.text`). ``off`` alone stops him answering mentions here, ``on`` alone lets him
-  answer in every channel he can see; with a channel, ``on`` keeps him to the channels named so
-  far (this one added) and ``off`` takes that one away. Kept across restarts
+- ``/clankie text off [channel]`` and ``/clankie text on [channel]`` (moderators, private): the
+  text lane in this server (:mod:`bot.text`). ``off`` alone stops him answering mentions here,
+  ``on`` alone lets him answer in every channel he can see; with a channel, ``on`` keeps him to
+  the channels named so far (this one added) and ``off`` takes that one away. Kept across restarts
   (:mod:`bot.text.switches`); it wins over ``[text]``.
 
 Moderators are checked in code (Manage Server, or a role in ``[discord] moderator_roles``), as
@@ -19,9 +19,7 @@ from discord.ext import commands
 from bot.character import Character
 from bot.text.lane import TextLane
 from bot.text.switches import Switch
-from cogs import OneOf, character_of, moderator_only
-
-STATE = OneOf("state", ("on", "off"))
+from cogs import character_of, moderator_only
 
 
 def lane_of(client: discord.Client) -> TextLane | None:
@@ -43,7 +41,7 @@ def switched(lane: TextLane, guild_id: int, state: str, channel: int | None) -> 
     if not bounds.channels:
         return (
             "I answer in every channel here. To keep me to some, name them with "
-            "`/clankie text state:on channel:#…`."
+            "`/clankie text on channel:#…`."
         )
     left = tuple(c for c in bounds.channels if c != channel)
     return Switch(enabled=bool(left), channels=left)
@@ -52,7 +50,7 @@ def switched(lane: TextLane, guild_id: int, state: str, channel: int | None) -> 
 def said(lane: TextLane, guild_id: int) -> str:
     bounds = lane.bounds(guild_id)
     if not bounds.enabled:
-        return "I won't answer messages in this server (a moderator can say `/clankie text state:on`)."
+        return "I won't answer messages in this server (a moderator can say `/clankie text on`)."
     if not bounds.channels:
         return "I'll answer messages that mention me in every channel here I can see."
     return (
@@ -67,20 +65,31 @@ class Clankie(commands.Cog):
         name="clankie", description="Clankie himself, in this server", guild_only=True
     )
 
+    text_lane = app_commands.Group(
+        name="text", description="Whether he answers messages here, and where (moderators)", parent=clankie
+    )
+
     def __init__(self, character: Character) -> None:
         self.character = character
 
-    @clankie.command(name="text", description="Whether he answers messages here, and where (moderators)")
-    @app_commands.describe(
-        state="on: answer mentions (in this channel, when one is named); off: don't",
-        channel="keep him to this channel (on) or take it away (off)",
-    )
-    @moderator_only("turn his text replies off or on")
-    async def text(
-        self,
-        interaction: discord.Interaction,
-        state: app_commands.Transform[str, STATE],
-        channel: discord.TextChannel | None = None,
+    @text_lane.command(name="off", description="Stop answering messages here, or in one channel (moderators)")
+    @app_commands.describe(channel="only this channel (he keeps answering in the others named)")
+    @moderator_only("turn his text replies off")
+    async def text_off(
+        self, interaction: discord.Interaction, channel: discord.TextChannel | None = None
+    ) -> None:
+        await self._switch(interaction, "off", channel)
+
+    @text_lane.command(name="on", description="Answer messages here, or keep to these channels (moderators)")
+    @app_commands.describe(channel="keep him to this channel (and any named before)")
+    @moderator_only("turn his text replies on")
+    async def text_on(
+        self, interaction: discord.Interaction, channel: discord.TextChannel | None = None
+    ) -> None:
+        await self._switch(interaction, "on", channel)
+
+    async def _switch(
+        self, interaction: discord.Interaction, state: str, channel: discord.TextChannel | None
     ) -> None:
         guild_id = interaction.guild_id
         assert guild_id is not None  # guild_only

@@ -16,13 +16,9 @@ async def test_only_a_moderator_turns_the_lane_off_and_then_mentions_get_no_repl
 ) -> None:
     async with text_bot(tmp_path, openai_fake) as live:
         fake = live.fake
-        refused = await (
-            await fake.send_interaction("clankie text", {"state": "off"}, by=fake.member)
-        ).response()
+        refused = await (await fake.send_interaction("clankie text off", by=fake.member)).response()
         assert refused.ephemeral and "Only moderators" in refused.content
-        done = await (
-            await fake.send_interaction("clankie text", {"state": "off"}, by=fake.moderator)
-        ).response()
+        done = await (await fake.send_interaction("clankie text off", by=fake.moderator)).response()
         assert done.ephemeral and "won't answer" in done.content
         asked = await fake.say(fake.member, "hello?")
         await fake.flush()
@@ -43,7 +39,7 @@ async def test_on_with_a_channel_keeps_him_to_it_and_survives_a_restart(
     try:
         async with text_bot(tmp_path, openai_fake, fake=fake) as live:
             random = await fake.add_channel("random")
-            answer = await fake.send_interaction("clankie text", {"state": "on", "channel": random})
+            answer = await fake.send_interaction("clankie text on", {"channel": random})
             assert f"only in <#{random.id}>" in (await answer.response()).content
             await fake.say(fake.member, "in general")
             asked = await fake.say(fake.member, "in random", channel=random)
