@@ -452,7 +452,10 @@ class _Routes:
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
         message = self._message(params)
-        return error(404, 10008, "Unknown Message") if message is None else json_response(message.payload())
+        if message is None:
+            return error(404, 10008, "Unknown Message")
+        may_read = bool(self.fake.application_flags & APP_MESSAGE_CONTENT)  # as for history (messages.py)
+        return json_response(as_seen(message.event(), self.fake.bot_user.id, may_read=may_read))
 
     async def edit_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files

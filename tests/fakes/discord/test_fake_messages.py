@@ -79,6 +79,8 @@ async def test_history_is_emptied_like_the_gateway_and_reads_before_an_id() -> N
         ]
         older = [m async for m in channel.history(limit=10, before=discord.Object(last.id))]
         assert [m.id for m in older][-1] == first.id and last.id not in [m.id for m in older]
+        aside = await channel.fetch_message(got[1].id)
+        assert aside.content == ""  # one message read alone is emptied the same way
         fake.application_flags = 1 << 18  # the portal's Message Content intent
         assert "aside" in [m.content async for m in channel.history(limit=10)]
 
@@ -140,3 +142,20 @@ def test_without_allowed_mentions_every_mention_in_the_text_pings() -> None:
         set(),
         False,
     )
+
+
+async def test_the_fakes_message_answers_conform_to_the_spec() -> None:
+    async with running_bot(Listener(no_content())) as (fake, bot):
+        first = await fake.say(fake.member, "hi")
+        channel = bot.get_channel(fake.text_channel.id)
+        assert isinstance(channel, discord.TextChannel)
+        mine = await (await channel.fetch_message(first.id)).reply("hello", mention_author=True)
+        base = f"/channels/{fake.text_channel.id}/messages"
+        for method, path, body in (
+            ("GET", base, [m.event() for m in (fake.messages[mine.id], first)]),
+            ("GET", f"{base}/{first.id}", first.event()),
+            ("POST", base, fake.messages[mine.id].payload()),
+        ):
+            op = fake.contract.find(method, path)
+            assert op is not None
+            assert fake.contract.check_answer(op, 200, body) == (), (method, path)
