@@ -3,7 +3,7 @@
 :class:`ClankieBot` builds nothing itself: it is handed the :class:`~bot.character.Character`
 (made once, in :func:`run_bot`) and passes any other keyword options straight to
 ``commands.AutoShardedBot`` (tests pass ``guild_ready_timeout=0.05``). ``setup_hook`` loads the cogs —
-``cogs.play``, ``cogs.share``, ``cogs.clankie`` and ``cogs.voice`` when that module exists — and syncs the slash
+``cogs.play``, ``cogs.share``, ``cogs.text``, ``cogs.clankie`` and ``cogs.voice`` when that module exists — and syncs the slash
 commands to ``[discord] test_guild_id`` only, and only when the tree differs from what was last
 synced there from this state directory (its digest is kept in ``commands-synced.json``); a
 global sync happens only through ``clankie sync --global``. Without a test guild it warns once
@@ -27,10 +27,13 @@ come from discord.py's public shard events; the cause, which no public API gives
 (:mod:`bot.logs`). Only when discord.py gives up — a close code it does not reconnect after, which
 ends ``connect`` — is there an error (``discord_gateway_closed``) and the bot stops.
 
-Intents are minimal: ``guilds`` (commands, roles, channels) and ``voice_states`` (who is in
-voice, who went live, the voice cog). No message content, no member list, no presences: slash
-commands carry the invoking member with its roles and permissions, and voice-state events carry
-their member.
+Intents are minimal: ``guilds`` (commands, roles, channels), ``voice_states`` (who is in
+voice, who went live, the voice cog) and ``guild_messages`` (the text lane, ``cogs.text``). None
+is privileged: no message content, no member list, no presences. Without Message Content Discord
+still gives him the content of the messages that mention him (and of his own); slash commands
+carry the invoking member with its roles and permissions, and voice-state events carry their
+member. He has no prefix commands: a message is the text lane's alone (``on_message`` does not
+look for commands).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from cogs import BadOptionValue, NotModerator
 
 log = structlog.get_logger("clankie.discord")
 
-EXTENSIONS = ("cogs.play", "cogs.share", "cogs.clankie")
+EXTENSIONS = ("cogs.play", "cogs.share", "cogs.text", "cogs.clankie")
 OPTIONAL_EXTENSIONS = ("cogs.voice",)
 
 NO_TOKEN = (
@@ -117,6 +120,7 @@ def default_intents() -> discord.Intents:
     intents = discord.Intents.none()
     intents.guilds = True
     intents.voice_states = True
+    intents.guild_messages = True  # the text lane; not privileged (Message Content stays off)
     return intents
 
 
@@ -353,6 +357,9 @@ class ClankieBot(commands.AutoShardedBot):
             log.info("entry_point_kept", commands=[c["name"] for c in kept])
         data = await self.http.bulk_upsert_global_commands(app_id, payload=[*payload, *kept])
         return [app_commands.AppCommand(data=d, state=self._connection) for d in data]
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """No prefix commands: a message is left to the text lane's listener (``cogs.text``)."""
 
     async def on_ready(self) -> None:
         log.info(

@@ -331,6 +331,47 @@ class VoiceSettings(_Section):
         return value
 
 
+class TextGuildSettings(_Section):
+    """``[text.guilds."<server id>"]``: one server's own say on the text lane."""
+
+    enabled: bool | None = None  # None: as [text] enabled
+    channels: list[int] | None = None  # None: as [text] channels; [] every channel
+
+
+class TextSettings(_Section):
+    """``[text]``: the text lane (docs/architecture.md §13): a message that mentions him is
+    answered in its channel, one reply per burst, within these bounds."""
+
+    enabled: bool = True
+    channels: list[int] = Field(default_factory=list)  # where he may talk; [] every channel
+    history_messages: int = Field(default=20, ge=2, le=100)  # the lane's memory, by count…
+    history_chars: int = Field(default=8000, ge=500, le=64_000)  # …and by size
+    message_chars: int = Field(default=1500, ge=100, le=4000)  # a longer message is clipped
+    reply_timeout_s: float = Field(default=45.0, gt=0, le=600)  # then one short line, no retry
+    max_redo: int = Field(default=2, ge=0, le=5)  # requests redone to fold a burst in
+    user_per_minute: int = Field(default=6, ge=1, le=600)
+    channel_per_minute: int = Field(default=12, ge=1, le=600)
+    guild_in_flight: int = Field(default=2, ge=1, le=64)  # replies thought at once per server
+    process_in_flight: int = Field(default=8, ge=1, le=256)  # and in this process
+    guilds: dict[str, TextGuildSettings] = Field(default_factory=dict)
+
+    @field_validator("guilds")
+    @classmethod
+    def _guild_ids(cls, value: dict[str, TextGuildSettings]) -> dict[str, TextGuildSettings]:
+        for key in value:
+            if not key.isdigit():
+                raise ValueError(f"[text.guilds.{key!r}]: the key must be a server id (digits only)")
+        return value
+
+    def enabled_in(self, guild_id: int) -> bool:
+        own = self.guilds.get(str(guild_id))
+        return self.enabled if own is None or own.enabled is None else own.enabled
+
+    def channels_in(self, guild_id: int) -> list[int]:
+        own = self.guilds.get(str(guild_id))
+        return self.channels if own is None or own.channels is None else own.channels
+
+
 WORLDS_TABLE = "worlds"
 """``[worlds.<name>]``: where a world's own table goes unless it keeps one it had before."""
 
@@ -465,6 +506,7 @@ class Settings(_Section):
     activity: ActivitySettings = Field(default_factory=ActivitySettings)
     share: ShareSettings = Field(default_factory=ShareSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    text: TextSettings = Field(default_factory=TextSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)

@@ -218,6 +218,19 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.text_turns = Counter(
+            "clankie_text_turns_total",
+            "Text mentions, by decision: answered, folded (into a reply to a later one), "
+            "rate_limited, off, failed.",
+            ["decision"],
+            registry=r,
+        )
+        self.text_reply = Histogram(
+            "clankie_text_reply_seconds",
+            "A mention's arrival to its reply posted (the newest mention a reply answers).",
+            buckets=_MODEL_BUCKETS,
+            registry=r,
+        )
         self.fsync_family = TallyHistograms(
             "clankie_journal_fsync_duration_seconds",
             "Write and fsync of one journal line, on the sitting's disk thread.",
@@ -458,6 +471,17 @@ def narration(outcome: str) -> None:
     """One of :data:`NARRATION_OUTCOMES`."""
     if _STATE.on:
         _STATE.metrics.narrations.labels(outcome).inc()
+
+
+def text_turn(decision: str) -> None:
+    """One mention's decision (``discord.text.turn``)."""
+    if _STATE.on:
+        _STATE.metrics.text_turns.labels(decision).inc()
+
+
+def text_reply_latency(seconds: float) -> None:
+    if _STATE.on:
+        _STATE.metrics.text_reply.observe(seconds)
 
 
 # -- disk -------------------------------------------------------------------------------------

@@ -70,6 +70,7 @@ ReceiptType = Literal[
     "discord.voice.play_refusal",
     "discord.voice.floor_turn",
     "discord.voice.session_error",
+    "discord.text.turn",
 ]
 
 

@@ -30,7 +30,7 @@ from tests.cogs.harness import live_bot, make_settings
 from tests.fakes.discord import DiscordFake, FakeUser
 from tests.fakes.discord.fixtures import discord_fake  # noqa: F401  (fixture)
 
-GUILDS, VOICE_STATES = 1 << 0, 1 << 7
+GUILDS, VOICE_STATES, GUILD_MESSAGES = 1 << 0, 1 << 7, 1 << 9
 
 
 def args(command: str, *, global_: bool = False) -> argparse.Namespace:
@@ -69,7 +69,7 @@ async def test_the_bot_logs_in_and_syncs_exactly_its_commands_to_the_test_guild(
         assert {o["name"] for o in by_name["share"]["options"]} == {"start", "stop"}
 
         (identify,) = fake.frames_from_bot(2)
-        assert identify.d["intents"] == GUILDS | VOICE_STATES  # no message content, no members
+        assert identify.d["intents"] == GUILDS | VOICE_STATES | GUILD_MESSAGES  # no content, no members
 
 
 async def test_setup_hook_loads_an_optional_cog_only_when_its_module_exists(

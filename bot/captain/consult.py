@@ -88,6 +88,11 @@ class Captain:
             )
         return self._client
 
+    def model_client(self) -> Any | None:
+        """The chat-completions client (made on first use), or None when no model is set up;
+        the text lane (:mod:`bot.text`) asks through the same client."""
+        return self._get_client()
+
     async def aclose(self) -> None:
         """Close the model client this captain made (its connection pool); a later consult makes
         a new one. A client handed in is its giver's to close."""

@@ -32,7 +32,7 @@ from bot.tools.registry import ToolRegistry
 
 log = structlog.get_logger("clankie.captain")
 
-ChatSurface = Literal["captain", "player"]
+ChatSurface = Literal["captain", "player", "text"]
 
 
 @dataclass

@@ -28,16 +28,27 @@ TOKEN_FIX = (
 VOICE_CHANNELS = (2, 13)  # voice, stage
 
 
-def _names(channel: str | None) -> list[str]:
+def _names(channel: str | None, text: bool = False) -> list[str]:
     names = ["Discord token", "intents", "test server", "server permissions"]
     if channel is not None:
         names.append("voice channel")
+    if text:
+        names.append("text channels")
     return [*names, "slash commands"]
+
+
+def _text_channels(settings: Settings) -> list[int]:
+    """The channels ``[text]`` keeps the text lane to in the test server ([] every channel, or
+    the lane off there: nothing more to check than the server's permissions)."""
+    guild_id = settings.discord.test_guild_id
+    if guild_id is None or not settings.text.enabled_in(guild_id):
+        return []
+    return settings.text.channels_in(guild_id)
 
 
 async def discord_checks(settings: Settings, channel: str | None = None) -> list[Check]:
     token = token_of(settings)
-    names = _names(channel)
+    names = _names(channel, bool(_text_channels(settings)))
     if token is None:
         first = failed("Discord token", "DISCORD_TOKEN is not set", "export DISCORD_TOKEN=<the bot's token>")
         return [first, *(not_checked(n, "no token") for n in names[1:])]
@@ -84,15 +95,19 @@ async def _with_token(
         if channel is not None:
             checks.append(not_checked("voice channel", "no test server"))
     else:
-        checks += await _guild_checks(http, me, guild_id, channel)
+        checks += await _guild_checks(http, me, guild_id, channel, _text_channels(settings))
     checks.append(await _commands_check(http, settings, app_id, guild_id))
     return checks
 
 
 async def _guild_checks(
-    http: discord.http.HTTPClient, me: User, guild_id: int, channel: str | None
+    http: discord.http.HTTPClient, me: User, guild_id: int, channel: str | None, text: list[int]
 ) -> list[Check]:
-    rest = ["server permissions", *(["voice channel"] if channel is not None else [])]
+    rest = [
+        "server permissions",
+        *(["voice channel"] if channel is not None else []),
+        *(["text channels"] if text else []),
+    ]
     invite = f"add him with the link `clankie invite --guild {guild_id}` prints"
     try:
         guild = await http.get_guild(guild_id, with_counts=False)
@@ -115,10 +130,45 @@ async def _guild_checks(
         checks.append(failed("server permissions", f"missing {labels(lacking)}", fix))
     else:
         checks.append(passed("server permissions", f"{labels(needs.NEEDS)}"))
-    if channel is not None:
+    if channel is not None or text:
         channels = await http.get_all_guild_channels(guild_id)
-        checks.append(_voice_check(channels, channel, base, guild_id, int(me["id"]), member_roles))
+        if channel is not None:
+            checks.append(_voice_check(channels, channel, base, guild_id, int(me["id"]), member_roles))
+        if text:
+            checks.append(_text_check(channels, text, base, guild_id, int(me["id"]), member_roles))
     return checks
+
+
+def _text_check(
+    channels: list[Any], wanted: list[int], base: int, guild_id: int, me: int, member_roles: list[int]
+) -> Check:
+    """What the text lane needs (Send Messages, Attach Files, Read Message History, View
+    Channels) in each channel ``[text] channels`` names."""
+    by_id = {int(c["id"]): c for c in channels}
+    unknown = [str(c) for c in wanted if c not in by_id]
+    if unknown:
+        return failed(
+            "text channels",
+            f"[text] channels names {', '.join(unknown)}, not a channel of the test server",
+            "put the ids of the server's text channels in [text] channels (or [] for every channel)",
+        )
+    problems = []
+    for channel_id in wanted:
+        found = by_id[channel_id]
+        overwrites = [
+            Overwrite(int(o["id"]), int(o["type"]), int(o.get("allow") or 0), int(o.get("deny") or 0))
+            for o in found.get("permission_overwrites") or []
+        ]
+        have = channel_permissions(
+            base, overwrites, guild_id=guild_id, member_id=me, member_roles=member_roles
+        )
+        if lacking := missing(have, text_channel=True):
+            problems.append(f"{labels(lacking)} in #{found.get('name')}")
+    names = ", ".join(f"#{by_id[c].get('name')}" for c in wanted)
+    if problems:
+        fix = "Edit Channel → Permissions: allow his role what is missing there"
+        return failed("text channels", "missing " + "; ".join(problems), fix)
+    return passed("text channels", f"{labels(n for n in needs.NEEDS if n.in_text_channel)} in {names}")
 
 
 def _voice_check(

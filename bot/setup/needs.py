@@ -7,16 +7,21 @@ every call in the cogs and the mouth that Discord guards by a permission is name
 
 What is **not** asked for, and why:
 
-- *Embed Links*, *Attach Files*: his embeds (``/play story``) and every other reply go out as
-  interaction responses and follow-ups, which are webhook messages Discord does not check
-  against the bot's channel permissions.
+- *Embed Links*: his embeds (``/play story``) go out as interaction responses and follow-ups,
+  which are webhook messages Discord does not check against the bot's channel permissions.
 - *Use Voice Activity*: push-to-talk is enforced by Discord's own client; a bot sends its audio
   over the voice connection and marks its talk spurts with SPEAKING itself.
-- *Read Message History*, *Mention Everyone*: he reads no messages, and the one mention he
-  writes (the moderator who started play, a member who went live) is of a single user.
+- *Mention Everyone*: every mention he writes is of a single user (the moderator who started
+  play, a member who went live, the author he replies to: his text replies' ``allowed_mentions``
+  can ping nobody else).
 - No privileged intent: slash commands carry the invoking member with its roles and
-  permissions, and voice-state events carry their member, so the member list, presences and
-  message content are never needed.
+  permissions, voice-state events carry their member, and without Message Content Discord still
+  gives him the words of the messages that mention him (``guild_messages``, not privileged), so
+  the member list, presences and message content are never needed.
+
+The text lane (:mod:`bot.text`) needs View Channels, Send Messages, Attach Files and Read
+Message History in each channel where he may answer (``in_text_channel``): the doctor checks
+them in the channels ``[text] channels`` names.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class Need:
     why: str
     uses: tuple[tuple[str, str], ...]
     in_voice_channel: bool
+    in_text_channel: bool = False  # needed where the text lane answers mentions
 
     @property
     def value(self) -> int:
@@ -61,14 +67,37 @@ NEEDS: tuple[Need, ...] = (
         "see the channels he posts in and the voice channel he joins",
         (("cogs/play.py", "await channel.send("), ("cogs/share.py", "await channel.send(")),
         True,
+        True,
     ),
     Need(
         "send_messages",
         "Send Messages",
-        "say in the channel that play failed once Discord's 15 minutes for a reply are over, "
-        "and offer /share in a voice channel's chat to someone whose DMs are closed",
-        (("cogs/play.py", "await channel.send("), ("cogs/share.py", "await channel.send(")),
+        "answer the messages that mention him, say in the channel that play failed once "
+        "Discord's 15 minutes for a reply are over, and offer /share in a voice channel's chat "
+        "to someone whose DMs are closed",
+        (
+            ("bot/text/lane.py", "await to.reply("),
+            ("cogs/play.py", "await channel.send("),
+            ("cogs/share.py", "await channel.send("),
+        ),
         False,
+        True,
+    ),
+    Need(
+        "attach_files",
+        "Attach Files",
+        "show you his screen in the same message as his reply to a mention",
+        (("bot/text/lane.py", "await to.reply("),),
+        False,
+        True,
+    ),
+    Need(
+        "read_message_history",
+        "Read Message History",
+        "answer a mention as a Discord reply, and read back what was said to him after a restart",
+        (("bot/text/lane.py", "await to.reply("), ("bot/text/lane.py", "self.channel.history(")),
+        False,
+        True,
     ),
     Need(
         "connect",
@@ -98,11 +127,18 @@ def needed_permissions(needs: Iterable[Need] = NEEDS) -> int:
     return value
 
 
-def missing(have: int, *, voice_channel: bool = False) -> list[Need]:
-    """The needs ``have`` lacks (in a voice channel: only those needed there)."""
+def missing(have: int, *, voice_channel: bool = False, text_channel: bool = False) -> list[Need]:
+    """The needs ``have`` lacks (in a voice channel, or a channel of the text lane: only those
+    needed there)."""
     if have & ADMINISTRATOR:
         return []
-    return [n for n in NEEDS if (not voice_channel or n.in_voice_channel) and not have & n.value]
+    return [
+        n
+        for n in NEEDS
+        if (not voice_channel or n.in_voice_channel)
+        and (not text_channel or n.in_text_channel)
+        and not have & n.value
+    ]
 
 
 def labels(needs: Iterable[Need]) -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from bot.tools.context import ToolContext
 
 Privilege = Literal["read", "act", "escalate"]
-Surface = Literal["mouth", "captain", "player"]
+Surface = Literal["mouth", "captain", "player", "text"]
 PRIVILEGES: frozenset[str] = frozenset(get_args(Privilege))
 SURFACES: frozenset[str] = frozenset(get_args(Surface))
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")

@@ -8,6 +8,7 @@ from bot.tools.play_reads import POKEAGENT_OBSERVE, POKEAGENT_RECALL
 from bot.tools.registry import ToolRegistry
 from bot.tools.screen import LOOK_AT_SCREEN
 from bot.tools.share import OBSERVE_SHARE
+from bot.tools.show import SHOW_SCREEN
 from bot.tools.silence import STAY_SILENT
 
 DEFAULT_TOOLS: tuple[AnyTool, ...] = (
@@ -17,6 +18,7 @@ DEFAULT_TOOLS: tuple[AnyTool, ...] = (
     POKEAGENT_RECALL,
     OBSERVE_SHARE,
     STAY_SILENT,
+    SHOW_SCREEN,
 )
 
 

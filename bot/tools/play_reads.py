@@ -81,7 +81,7 @@ POKEAGENT_OBSERVE: Tool[NoArgs] = Tool(
     ),
     args=NoArgs,
     privilege="read",
-    surfaces=frozenset({"captain"}),
+    surfaces=frozenset({"captain", "text"}),
     handler=pokeagent_observe,
     timeout_s=READ_TIMEOUT_S,
 )
@@ -94,7 +94,7 @@ POKEAGENT_RECALL: Tool[NoArgs] = Tool(
     ),
     args=NoArgs,
     privilege="read",
-    surfaces=frozenset({"captain", "player"}),  # the player recalls its own story too
+    surfaces=frozenset({"captain", "player", "text"}),  # the player recalls its own story too
     handler=pokeagent_recall,
     timeout_s=READ_TIMEOUT_S,
 )

@@ -3,7 +3,7 @@
 
 - exactly one tool escalates: ``ask_clankie``, on the mouth surface only;
 - the mouth holds only ``read`` tools plus ``ask_clankie``; ``act`` tools live on the player
-  surface only;
+  surface only; the ``text`` surface (the text lane, :mod:`bot.text`) holds only ``read`` tools;
 - a surface exports only its own tools (chat-completions format for captain and player, the
   Realtime ``session.tools`` format for the mouth); a tool marked ``offered_only`` (the mouth's
   ``stay_silent``) is left out of that standing list and exported only when a request names it
@@ -96,6 +96,8 @@ class ToolRegistry:
             return "act tools belong to the player surface only (inside the play loop)"
         if "mouth" in tool.surfaces and tool.privilege not in ("read", "escalate"):
             return "the mouth surface holds only read tools and ask_clankie"
+        if "text" in tool.surfaces and tool.privilege != "read":
+            return "the text surface holds only read tools (what people type never acts)"
         if tool.offered_only and (tool.privilege != "read" or set(tool.surfaces) != {"mouth"}):
             return "only a read tool of the mouth surface alone may be offered_only"
         return None
@@ -141,7 +143,7 @@ class ToolRegistry:
     ) -> list[RealtimeFunctionToolParam]: ...
     @overload
     def export(
-        self, surface: Literal["captain", "player"], *, offered: Iterable[str] = ()
+        self, surface: Literal["captain", "player", "text"], *, offered: Iterable[str] = ()
     ) -> list[ChatCompletionFunctionToolParam]: ...
     @overload
     def export(

@@ -107,7 +107,7 @@ OBSERVE_SHARE: Tool[ShareArgs] = Tool(
     ),
     args=ShareArgs,
     privilege="read",
-    surfaces=frozenset({"captain"}),
+    surfaces=frozenset({"captain", "text"}),
     handler=observe_share,
     timeout_s=READ_TIMEOUT_S,
 )

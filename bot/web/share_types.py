@@ -18,6 +18,7 @@ class Place:
 
     guild_id: str
     channel_id: str | None = None
+    whole_guild: bool = False  # asked from the server's text channels: its shares in any call
 
     @classmethod
     def of(cls, guild_id: int | str, channel_id: int | str | None = None) -> Place:
@@ -30,8 +31,11 @@ class Place:
 
     def sees(self, made_at: Place) -> bool:
         """True when a share made at ``made_at`` may be seen from here: the same server, and
-        the same call (a share made outside any call is seen from any call of its server)."""
-        return self.guild_id == made_at.guild_id and made_at.channel_id in (None, self.channel_id)
+        the same call (a share made outside any call is seen from any call of its server), or
+        any call of it when asked from the whole server (the text lane)."""
+        if self.guild_id != made_at.guild_id:
+            return False
+        return self.whole_guild or made_at.channel_id in (None, self.channel_id)
 
 
 @dataclass(frozen=True)

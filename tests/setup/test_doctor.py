@@ -8,7 +8,8 @@ import socket
 from pydantic import SecretStr
 
 from bot.worlds.browser.settings import BrowserSettings
-from tests.fakes.discord.model import CONNECT, SEND_MESSAGES, SPEAK, VIEW_CHANNEL
+from tests.fakes.discord.model import ATTACH_FILES, CONNECT, SEND_MESSAGES, SPEAK, VIEW_CHANNEL
+from tests.fakes.discord.model import READ_MESSAGE_HISTORY as HISTORY
 from tests.setup.conftest import Setup, line
 
 NAMES = [
@@ -39,7 +40,7 @@ async def test_a_good_setup_passes_every_check_and_exits_0(setup: Setup) -> None
         f"✓ Discord token: accepted: bot Clankie, application {fake.application_id}"
     )
     assert line(lines, "intents") == (
-        "✓ intents: he asks for guilds, voice_states; none is privileged, nothing to enable"
+        "✓ intents: he asks for guilds, voice_states, guild_messages; none is privileged, nothing to enable"
     )
     assert line(lines, "test server") == f"✓ test server: the bot is in Clankie Test Server ({fake.guild.id})"
     assert (
@@ -106,7 +107,9 @@ async def test_no_test_server_says_how_to_find_its_id(setup: Setup) -> None:
 async def test_missing_connect_and_speak_are_named_with_the_fix(setup: Setup) -> None:
     fake = setup.discord
     await setup.sync()
-    await fake.set_permissions(fake.guild.everyone_role, VIEW_CHANNEL | SEND_MESSAGES)
+    await fake.set_permissions(
+        fake.guild.everyone_role, VIEW_CHANNEL | SEND_MESSAGES | ATTACH_FILES | HISTORY
+    )
     gid = fake.guild.id
     code, lines = await setup.doctor()
     assert code == 1 and lines[-1] == "✗ 1 of 12 checks failed"
@@ -241,3 +244,25 @@ async def test_a_cog_that_cannot_load_is_a_cross_not_a_traceback(setup: Setup, m
         "✗ slash commands: this code's commands cannot be built (ExtensionFailed: Extension "
         "'tests.setup.broken_extension' raised an error: ImportError: No module named"
     )
+
+
+async def test_the_text_lanes_channels_are_checked_for_what_it_needs_there(setup: Setup) -> None:
+    fake = setup.discord
+    await setup.sync()
+    setup.settings.text.channels = [fake.text_channel.id]
+    await fake.set_overwrite(fake.text_channel, fake.guild.everyone_role, deny=ATTACH_FILES | HISTORY)
+    code, lines = await setup.doctor()
+    assert code == 1 and line(lines, "server permissions").startswith("✓")
+    assert line(lines, "text channels") == (
+        "✗ text channels: missing Attach Files, Read Message History in #general — fix: Edit Channel → "
+        "Permissions: allow his role what is missing there"
+    )
+    await fake.set_overwrite(fake.text_channel, fake.guild.everyone_role)
+    code, lines = await setup.doctor()
+    assert code == 0, lines
+    assert line(lines, "text channels") == (
+        "✓ text channels: View Channels, Send Messages, Attach Files, Read Message History in #general"
+    )
+    setup.settings.text.channels = [12345]
+    code, lines = await setup.doctor()
+    assert "not a channel of the test server" in line(lines, "text channels")

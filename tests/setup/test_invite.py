@@ -36,14 +36,16 @@ async def test_the_link_carries_the_application_scopes_and_named_permissions(set
     assert query(url) == {
         "client_id": str(setup.discord.application_id),
         "scope": "bot applications.commands",
-        "permissions": "3148801",
+        "permissions": "3247105",
     }
     assert lines[4] == "application  from Discord, for the token in DISCORD_TOKEN"
-    assert lines[6] == "permissions  3148801:"
+    assert lines[6] == "permissions  3247105:"
     assert [x.split("  ")[1] for x in lines[7:]] == [
         "Create Invite",
         "View Channels",
         "Send Messages",
+        "Attach Files",
+        "Read Message History",
         "Connect",
         "Speak",
     ]

@@ -24,10 +24,14 @@ from tests.cogs.harness import live_bot
 from tests.fakes.discord.model import SEND_MESSAGES, VIEW_CHANNEL
 
 ROOT = Path(__file__).resolve().parents[2]
-# the code that talks to Discord: the cogs, and the mouth's modules that use discord.py
+# the code that talks to Discord: the cogs, and the mouth's and the text lane's modules that use discord.py
 SOURCES = [
     path
-    for path in [*sorted((ROOT / "cogs").glob("*.py")), *sorted((ROOT / "bot" / "mouth").rglob("*.py"))]
+    for path in [
+        *sorted((ROOT / "cogs").glob("*.py")),
+        *sorted((ROOT / "bot" / "mouth").rglob("*.py")),
+        *sorted((ROOT / "bot" / "text").rglob("*.py")),
+    ]
     if "import discord" in path.read_text() or "from discord" in path.read_text()
 ]
 
@@ -40,6 +44,10 @@ GUARDED: dict[tuple[str, str], frozenset[str]] = {
     ("followup", "send"): frozenset(),
     ("member", "send"): frozenset(),
     ("channel", "send"): frozenset({"view_channel", "send_messages"}),
+    ("channel", "typing"): frozenset({"view_channel", "send_messages"}),
+    ("channel", "history"): frozenset({"view_channel", "read_message_history"}),
+    # the text lane's reply (message_reference) with his screen attached when he shows it
+    ("to", "reply"): frozenset({"view_channel", "send_messages", "read_message_history", "attach_files"}),
     ("channel", "connect"): frozenset({"view_channel", "connect"}),
     ("channel", "create_invite"): frozenset({"view_channel", "create_instant_invite"}),
     ("response", "launch_activity"): frozenset(),
@@ -51,7 +59,7 @@ DISCORD_METHODS = {
     "send", "send_message", "defer", "connect", "play", "send_audio_packet", "add_reaction",
     "create_thread", "pin", "history", "fetch_message", "move_to", "create_invite", "typing",
     "purge", "set_permissions", "edit_message", "create_webhook", "add_roles", "remove_roles",
-    "launch_activity",
+    "launch_activity", "reply",
 }  # fmt: skip
 
 
@@ -84,11 +92,24 @@ def test_each_need_names_code_that_is_there(need) -> None:  # type: ignore[no-un
     assert need.label and need.why and need.value == getattr(discord.Permissions, need.flag).flag
 
 
-def test_the_invite_integer_is_the_five_permissions() -> None:
-    assert needed_permissions() == (1 << 0) | (1 << 10) | (1 << 11) | (1 << 20) | (1 << 21) == 3148801
+def test_the_invite_integer_is_the_seven_permissions() -> None:
+    bits = (1 << 0) | (1 << 10) | (1 << 11) | (1 << 15) | (1 << 16) | (1 << 20) | (1 << 21)
+    assert needed_permissions() == bits == 3247105
     assert discord.Permissions(needed_permissions()) == discord.Permissions(
-        create_instant_invite=True, view_channel=True, send_messages=True, connect=True, speak=True
+        create_instant_invite=True,
+        view_channel=True,
+        send_messages=True,
+        attach_files=True,
+        read_message_history=True,
+        connect=True,
+        speak=True,
     )
+
+
+def test_a_text_channel_needs_exactly_what_the_text_lane_does() -> None:
+    have = (1 << 10) | (1 << 11)  # View Channels, Send Messages
+    assert [n.flag for n in missing(have, text_channel=True)] == ["attach_files", "read_message_history"]
+    assert missing(have | (1 << 15) | (1 << 16), text_channel=True) == []
 
 
 def test_permissions_are_computed_as_discord_documents() -> None:
@@ -97,7 +118,13 @@ def test_permissions_are_computed_as_discord_documents() -> None:
     roles = {guild: everyone, role: needed_permissions(), other: 1 << 3}
     base = base_permissions(everyone=everyone, member_roles=[role], role_permissions=roles, owner=False)
     assert missing(base) == []
-    assert [n.flag for n in missing(everyone)] == ["create_instant_invite", "connect", "speak"]
+    assert [n.flag for n in missing(everyone)] == [
+        "create_instant_invite",
+        "attach_files",
+        "read_message_history",
+        "connect",
+        "speak",
+    ]
     assert (
         missing(base_permissions(everyone=0, member_roles=[other], role_permissions=roles, owner=False)) == []
     )

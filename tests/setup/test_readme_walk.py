@@ -254,9 +254,9 @@ async def test_a_fresh_clone_following_the_readme_reaches_all_checks_pass(
             await reader
 
     code, out, err = walk.outputs["clankie invite"]
-    assert "permissions  3148801:" in out and err == ""
+    assert "permissions  3247105:" in out and err == ""
     (done,) = discord_fake.authorizations
-    assert done.permissions == 3148801 and done.guild is discord_fake.guild
+    assert done.permissions == 3247105 and done.guild is discord_fake.guild
 
     code, out, err = walk.outputs["clankie doctor --channel Lounge"]
     lines = out.splitlines()

@@ -286,3 +286,35 @@ def test_only_a_mouth_read_tool_may_be_offered_only() -> None:
     bad = replace(tool("shout", "read", {"mouth", "captain"}), offered_only=True)
     with pytest.raises(RegistryError, match="offered_only"):
         ToolRegistry([bad])
+
+
+def test_the_text_surface_holds_only_read_tools() -> None:
+    from bot.tools.base import NoArgs, Tool, ToolResult
+    from bot.tools.defaults import build_registry
+    from bot.tools.registry import RegistryError, ToolRegistry
+
+    async def nothing(_args: NoArgs, _ctx: object) -> ToolResult:
+        return ToolResult("")
+
+    registry = build_registry()
+    assert sorted(registry.names("text")) == [
+        "observe_share",
+        "pokeagent_observe",
+        "pokeagent_recall",
+        "show_screen",
+    ]
+    assert all(registry.get(n).privilege == "read" for n in registry.names("text"))  # type: ignore[union-attr]
+    acting = Tool("press_for_text", "presses", NoArgs, "act", frozenset({"text"}), nothing)
+    try:
+        ToolRegistry([acting])
+    except RegistryError as exc:
+        assert "act tools belong to the player surface only" in str(exc) or "text surface" in str(exc)
+    else:
+        raise AssertionError("an act tool was let onto the text surface")
+    escalating = Tool("ask_clankie", "asks", NoArgs, "escalate", frozenset({"mouth", "text"}), nothing)
+    try:
+        ToolRegistry([escalating])
+    except RegistryError as exc:
+        assert "mouth surface only" in str(exc)
+    else:
+        raise AssertionError("an escalating tool was let onto the text surface")

@@ -98,6 +98,7 @@ def test_each_tool_declares_the_time_its_work_takes() -> None:
     limits = {tool.name: tool.timeout_s for tool in DEFAULT_TOOLS}
     assert limits == {
         "look_at_screen": READ_TIMEOUT_S,
+        "show_screen": READ_TIMEOUT_S,
         "pokeagent_observe": READ_TIMEOUT_S,
         "pokeagent_recall": READ_TIMEOUT_S,
         "observe_share": READ_TIMEOUT_S,

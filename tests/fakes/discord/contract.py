@@ -8,7 +8,10 @@ which OpenAPI 3.1 uses). Multipart bodies are checked through their `payload_jso
 Two deliberate deviations: discord.py 2.7 sends `attachments[].id` (in interaction callbacks
 `data.attachments[].id`) as an integer, the index of the uploaded file, and `recipient_id` when
 it opens a DM (`POST /users/@me/channels`) as an integer, where the spec says snowflake string;
-such ids are turned into strings before validation. Nothing else is relaxed.
+such ids are turned into strings before validation; so are the ids it sends as integers in a
+message's `message_reference` (`message_id`, `channel_id`, `guild_id`: discord.py 2.7
+`MessageReference.to_dict`) and `allowed_mentions` (`users`, `roles`: `AllowedMentions.to_dict`),
+which Discord accepts as numbers. Nothing else is relaxed.
 """
 
 from __future__ import annotations
@@ -135,12 +138,23 @@ class Contract:
 def tolerate_discordpy(body: Any) -> Any:
     """Apply the documented deviations: integer attachment ids become strings, in a message
     body's `attachments` and an interaction callback's `data.attachments`, and so does a DM's
-    integer `recipient_id`. Returns a copy."""
+    integer `recipient_id`, and a message's integer `message_reference` and `allowed_mentions`
+    ids. Returns a copy."""
     if not isinstance(body, dict):
         return body
     fixed = copy.deepcopy(body)
     if type(fixed.get("recipient_id")) is int:
         fixed["recipient_id"] = str(fixed["recipient_id"])
+    reference = fixed.get("message_reference")
+    if isinstance(reference, dict):
+        for key in ("message_id", "channel_id", "guild_id"):
+            if type(reference.get(key)) is int:
+                reference[key] = str(reference[key])
+    allowed = fixed.get("allowed_mentions")
+    if isinstance(allowed, dict):
+        for key in ("users", "roles"):
+            if isinstance(allowed.get(key), list):
+                allowed[key] = [str(v) if type(v) is int else v for v in allowed[key]]
     for holder in (fixed, fixed.get("data")):
         if isinstance(holder, dict) and isinstance(holder.get("attachments"), list):
             for item in holder["attachments"]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
+from .messages import MESSAGE_CONTENT, as_seen, gateway_receives
 from .shards import (
     CLOSE_INVALID_SHARD,
     CLOSE_SHARDING_REQUIRED,
@@ -121,10 +122,19 @@ class Gateway:
         return [g.id for g in fake.guilds.values() if fake.bot_user.id in g.members and owns(shard, g.id)]
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a dispatch to every live session whose shard receives it (see `shards.receives`)."""
+        """Send a dispatch to every live session whose shard receives it (see `shards.receives`).
+        MESSAGE_CREATE goes only to sessions with the intent for it, and what a session without
+        the Message Content intent may not see is emptied (messages.py names the sources)."""
         for session in self.live:
-            if receives(session.shard, event, data):
-                await session.send_dispatch(event, data)
+            if not receives(session.shard, event, data):
+                continue
+            if event == "MESSAGE_CREATE":
+                if not gateway_receives(session.intents, data):
+                    continue
+                may_read = bool(session.intents & MESSAGE_CONTENT)
+                await session.send_dispatch(event, as_seen(data, self.fake.bot_user.id, may_read=may_read))
+                continue
+            await session.send_dispatch(event, data)
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True)

@@ -18,6 +18,7 @@ MANAGE_GUILD = 1 << 5
 ADMINISTRATOR = 1 << 3
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
+ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 CONNECT = 1 << 20
 SPEAK = 1 << 21
@@ -29,6 +30,7 @@ EVERYONE_PERMISSIONS = (  # among a new server's @everyone defaults
     CREATE_INSTANT_INVITE
     | VIEW_CHANNEL
     | SEND_MESSAGES
+    | ATTACH_FILES
     | READ_MESSAGE_HISTORY
     | CONNECT
     | SPEAK
@@ -372,7 +374,10 @@ class FakeGuild:
 
 @dataclass
 class FakeMessage:
-    """A message the bot created: in a channel, as an interaction response, or as a follow-up."""
+    """A message in a channel: one the bot created (in a channel, as an interaction response, or
+    as a follow-up), or one a person wrote (``FakeDiscord.say``). ``mentions`` are the users it
+    mentions (for the bot's own, those its ``allowed_mentions`` let it ping, see messages.py),
+    ``reference`` the message it replies to, ``guild_id`` and ``member`` where it was written."""
 
     id: int
     channel_id: int
@@ -383,6 +388,12 @@ class FakeMessage:
     created_at: str = field(default_factory=now_iso)
     edited_at: str | None = None
     deleted: bool = False
+    mentions: list[FakeUser] = field(default_factory=list)
+    reference: FakeMessage | None = None
+    guild_id: int | None = None
+    member: FakeMember | None = None
+    mention_roles: list[int] = field(default_factory=list)
+    mention_everyone: bool = False
 
     @property
     def content(self) -> str:
@@ -426,9 +437,9 @@ class FakeMessage:
             "timestamp": self.created_at,
             "edited_timestamp": self.edited_at,
             "tts": False,
-            "mention_everyone": False,
-            "mentions": [],
-            "mention_roles": [],
+            "mention_everyone": self.mention_everyone,
+            "mentions": [u.payload() for u in self.mentions],
+            "mention_roles": [str(r) for r in self.mention_roles],
             "attachments": attachments,
             "embeds": self.embeds,
             "components": list(self.body.get("components") or []),
@@ -438,4 +449,24 @@ class FakeMessage:
         if self.webhook_id is not None:
             data["webhook_id"] = str(self.webhook_id)
             data["application_id"] = str(self.webhook_id)
+        if self.reference is not None:  # a reply (type 19): Discord's message_reference + the message
+            data["type"] = 19
+            data["message_reference"] = {
+                "type": 0,
+                "message_id": str(self.reference.id),
+                "channel_id": str(self.reference.channel_id),
+            }
+            if self.reference.guild_id is not None:
+                data["message_reference"]["guild_id"] = str(self.reference.guild_id)
+            data["referenced_message"] = None if self.reference.deleted else self.reference.payload()
+        return data
+
+    def event(self) -> dict[str, Any]:
+        """The MESSAGE_CREATE body (before what the receiving bot may not see is emptied):
+        the message, plus ``guild_id`` and the author's partial ``member`` in a guild."""
+        data = self.payload()
+        if self.guild_id is not None:
+            data["guild_id"] = str(self.guild_id)
+            if self.member is not None:
+                data["member"] = self.member.payload(with_user=False)
         return data

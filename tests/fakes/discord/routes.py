@@ -19,7 +19,8 @@ from .interactions import (
     Callback,
     InteractionHandle,
 )
-from .model import EPHEMERAL, FakeMessage
+from .messages import APP_MESSAGE_CONTENT, as_seen, pinged
+from .model import ATTACH_FILES, EPHEMERAL, READ_MESSAGE_HISTORY, FakeMessage
 from .rest import BEARER_USER, RestApi, error, json_response, no_content
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ def install(api: RestApi, fake: DiscordFake) -> None:
     api.route("GET", f"{CHANNEL}/messages/{{message_id}}", r.get_message)
     api.route("PATCH", f"{CHANNEL}/messages/{{message_id}}", r.edit_message)
     api.route("DELETE", f"{CHANNEL}/messages/{{message_id}}", r.delete_message)
+    api.route("POST", f"{CHANNEL}/typing", r.typing)
 
 
 class _Routes:
@@ -339,34 +341,104 @@ class _Routes:
     async def post_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
+        """Create Message: ``message_reference`` makes it a reply (the referenced message must be
+        in the channel: 400 50035 otherwise, as Discord's "Unknown message" form error),
+        ``allowed_mentions`` decides whom it pings (messages.py ``pinged``), files need Attach
+        Files and a reply Read Message History (Discord's permissions table: 403 50013). The
+        bot's own message is dispatched back to it as MESSAGE_CREATE, as Discord does.
+        ``fake.refuse_uploads`` (a status) refuses any body with files, e.g. 413 40005
+        "Request entity too large"."""
         if not self._channel_ok(params):
             return error(404, 10003, "Unknown Channel")
         fake = self.fake
-        recipient = fake.dm_channels.get(int(params["channel_id"]))
+        channel_id = int(params["channel_id"])
+        recipient = fake.dm_channels.get(channel_id)
         if recipient is not None and recipient.id in fake.dms_closed:
             return error(403, 50007, "Cannot send messages to this user")
-        refused = send_refusal(fake, int(params["channel_id"]))
+        refused = send_refusal(fake, channel_id)
         if refused is not None:
             return refused
+        if files and fake.refuse_uploads is not None:
+            return error(fake.refuse_uploads, 40005, "Request entity too large")
+        body = dict(body or {})
+        guild = next((g for g in fake.guilds.values() if channel_id in g.channels), None)
+        have = guild.members[fake.bot_user.id].permissions_in(guild.channels[channel_id]) if guild else -1
+        if files and not have & ATTACH_FILES:
+            return error(403, 50013, "Missing Permissions")
+        reference = None
+        ref = body.get("message_reference")
+        if isinstance(ref, dict):
+            if not have & READ_MESSAGE_HISTORY:
+                return error(403, 50013, "Missing Permissions")
+            reference = fake.messages.get(int(ref["message_id"]))
+            if reference is None or reference.channel_id != channel_id or reference.deleted:
+                return error(400, 50035, "Invalid Form Body: message_reference: Unknown message")
+        users, roles, everyone = pinged(
+            str(body.get("content") or ""),
+            body.get("allowed_mentions"),
+            replied_to=reference.author.id if reference is not None else None,
+            role_ids=set(guild.roles) if guild else set(),
+        )
+        members = guild.members if guild else {}
         message = FakeMessage(
-            fake.ids.next(), int(params["channel_id"]), fake.bot_user, dict(body or {}), files
+            fake.ids.next(),
+            channel_id,
+            fake.bot_user,
+            body,
+            files,
+            reference=reference,
+            guild_id=guild.id if guild else None,
+            member=members.get(fake.bot_user.id),
+            mentions=[members[u].user for u in sorted(users) if u in members],
+            mention_roles=sorted(roles),
+            mention_everyone=everyone,
         )
         fake.messages[message.id] = message
+        if guild is not None:
+            await fake.dispatch("MESSAGE_CREATE", message.event())
         return json_response(message.payload())
 
     async def list_messages(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
+        """List Messages, newest first, ``before`` an id and at most ``limit`` (1–100, default
+        50); without Read Message History an empty list. Content is emptied as for the gateway,
+        by the application's Message Content flag (messages.py)."""
         if not self._channel_ok(params):
             return error(404, 10003, "Unknown Channel")
+        fake = self.fake
         channel_id = int(params["channel_id"])
+        guild = next((g for g in fake.guilds.values() if channel_id in g.channels), None)
+        if guild is not None:
+            me = guild.members[fake.bot_user.id]
+            if not me.permissions_in(guild.channels[channel_id]) & READ_MESSAGE_HISTORY:
+                return json_response([])
+        before = int(request.query["before"]) if request.query.get("before", "").isdigit() else None
         found = [
             m
-            for m in self.fake.messages.values()
-            if m.channel_id == channel_id and not m.deleted and not m.ephemeral
+            for m in fake.messages.values()
+            if m.channel_id == channel_id
+            and not m.deleted
+            and not m.ephemeral
+            and (before is None or m.id < before)
         ]
-        limit = int(request.query.get("limit", "50"))
-        return json_response([m.payload() for m in reversed(found)][:limit])
+        limit = max(1, min(100, int(request.query.get("limit", "50"))))
+        may_read = bool(fake.application_flags & APP_MESSAGE_CONTENT)
+        newest = sorted(found, key=lambda m: m.id, reverse=True)[:limit]
+        return json_response([as_seen(m.event(), fake.bot_user.id, may_read=may_read) for m in newest])
+
+    async def typing(
+        self, request: web.Request, params: dict[str, str], body: Any, files: Files
+    ) -> web.Response:
+        """Trigger Typing Indicator: 204, counted per channel in ``fake.typing``."""
+        if not self._channel_ok(params):
+            return error(404, 10003, "Unknown Channel")
+        refused = send_refusal(self.fake, int(params["channel_id"]))
+        if refused is not None:
+            return refused
+        channel_id = int(params["channel_id"])
+        self.fake.typing[channel_id] = self.fake.typing.get(channel_id, 0) + 1
+        return no_content()
 
     def _message(self, params: dict[str, str]) -> FakeMessage | None:
         message = (
@@ -380,7 +452,10 @@ class _Routes:
         self, request: web.Request, params: dict[str, str], body: Any, files: Files
     ) -> web.Response:
         message = self._message(params)
-        return error(404, 10008, "Unknown Message") if message is None else json_response(message.payload())
+        if message is None:
+            return error(404, 10008, "Unknown Message")
+        may_read = bool(self.fake.application_flags & APP_MESSAGE_CONTENT)  # as for history (messages.py)
+        return json_response(as_seen(message.event(), self.fake.bot_user.id, may_read=may_read))
 
     async def edit_message(
         self, request: web.Request, params: dict[str, str], body: Any, files: Files

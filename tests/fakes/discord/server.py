@@ -88,6 +88,10 @@ class DiscordFake(GuildAdmin):
         # DMs are closed get Discord's 403 50007 when the bot posts to their DM channel.
         self.dm_channels: dict[int, FakeUser] = {}
         self.dms_closed: set[int] = set()
+        # POST /channels/{id}/typing calls per channel; a status that refuses any message with
+        # files (e.g. 413: Discord's "Request entity too large", code 40005), None to accept them
+        self.typing: dict[int, int] = {}
+        self.refuse_uploads: int | None = None
         self.authorizations = []  # invite links opened and authorized (admin.py)
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self.rest = RestApi(self)
@@ -343,6 +347,55 @@ class DiscordFake(GuildAdmin):
         data = {"custom_id": custom_id, "component_type": 2}
         return await self.send_raw_interaction(3, data, by=by, channel=channel, message=message)
 
+    async def say(
+        self,
+        by: FakeMember | FakeUser,
+        content: str,
+        *,
+        channel: FakeChannel | None = None,
+        mention_bot: bool = True,
+        reply_to: FakeMessage | None = None,
+    ) -> FakeMessage:
+        """``by`` writes ``content`` in ``channel`` (default: the text channel): the message is
+        kept (channel history) and dispatched as MESSAGE_CREATE, emptied per receiving session
+        as Discord does without the Message Content intent (messages.py). ``mention_bot``
+        prefixes ``<@bot>`` and lists the bot in ``mentions``; a reply (``reply_to``) to one of the
+        bot's messages mentions him too (Discord pings a replied-to author by default). ``by``
+        may be a FakeUser that is a bot (``FakeUser(..., bot=True)``) in the guild."""
+        channel = channel or self.text_channel
+        guild = self.guilds[channel.guild_id]
+        user = by.user if isinstance(by, FakeMember) else by
+        member = guild.members.get(user.id)
+        mentions = [self.bot_user] if mention_bot else []
+        if reply_to is not None and reply_to.author.id == self.bot_user.id and not mentions:
+            mentions = [self.bot_user]
+        text = f"<@{self.bot_user.id}> {content}" if mention_bot else content
+        message = FakeMessage(
+            self.ids.next(),
+            channel.id,
+            user,
+            {"content": text},
+            reference=reply_to,
+            guild_id=guild.id,
+            member=member,
+            mentions=mentions,
+        )
+        self.messages[message.id] = message
+        await self.dispatch("MESSAGE_CREATE", message.event())
+        return message
+
+    def replies_to(self, message: FakeMessage) -> list[FakeMessage]:
+        """The bot's messages that reply to ``message``, oldest first."""
+        return [
+            m
+            for m in self.messages.values()
+            if m.reference is message and m.author.id == self.bot_user.id and not m.deleted
+        ]
+
+    def bot_messages(self, channel: FakeChannel) -> list[FakeMessage]:
+        """The messages the bot posted in ``channel`` (no interaction replies), oldest first."""
+        return [m for m in self.channel_messages(channel) if m.author.id == self.bot_user.id]
+
     async def set_voice_state(
         self,
         member: FakeMember,
@@ -440,7 +493,8 @@ class DiscordFake(GuildAdmin):
         await self.gateway.reconnect()
 
     def channel_messages(self, channel: FakeChannel) -> list[FakeMessage]:
-        """Messages the bot posted with POST /channels/{id}/messages (not interaction replies)."""
+        """Messages in the channel (POST /channels/{id}/messages, and people's own from
+        :meth:`say`; not interaction replies)."""
         return [
             m
             for m in self.messages.values()

@@ -1,0 +1,42 @@
+"""The text lane made from the character: the captain's client and registry, the story and
+shares its tools read, each server's receipt trail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bot.captain.consult import NO_MODEL
+from bot.text.conversation import Line
+from bot.text.lane import TextLane
+from bot.text.mind import Thought, Usage, think
+from bot.text.receipts import TextReceipts
+from bot.text.switches import Switches
+from bot.web.share_types import Place
+
+if TYPE_CHECKING:
+    from bot.character import Character
+
+
+def text_lane(character: Character, me_id: Callable[[], int]) -> TextLane:
+    settings = character.settings
+
+    async def thinker(place: Place, lines: list[Line], unanswered: list[Line], usage: Usage) -> Thought:
+        client = character.captain.model_client()
+        if client is None:
+            return Thought(NO_MODEL, usage=usage)
+        return await think(
+            client,
+            character.registry,
+            character.services,
+            place,
+            lines,
+            unanswered,
+            model=settings.openai.model,
+            vision=settings.openai.vision,
+            max_rounds=settings.openai.max_tool_rounds,
+            usage=usage,
+        )
+
+    receipts = TextReceipts(lambda guild_id: character.play_of(guild_id).paths.receipts)
+    return TextLane(settings.text, thinker, me_id, receipts, Switches(settings.state_dir))
