@@ -90,8 +90,11 @@ def readme_section() -> str:
 
 
 def readme_block(kind: str) -> str:
-    (block,) = re.findall(rf"```{kind}\n(.*?)```", readme_section(), re.S)
-    return str(block)
+    """The section's first block of ``kind``: for toml, step 3's configuration (the blocks after
+    it add optional settings to it)."""
+    blocks = re.findall(rf"```{kind}\n(.*?)```", readme_section(), re.S)
+    assert blocks, f"README's {README_SECTION!r} has no {kind} block"
+    return str(blocks[0])
 
 
 @asynccontextmanager

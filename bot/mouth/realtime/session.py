@@ -437,15 +437,10 @@ class MouthSession:
         own with no tools, through the response slot like every other (it follows a reply in
         flight); False when it could not be sent."""
         event_id = "evt_say_" + uuid.uuid4().hex[:16]
-        request = Request(event_id, "tool")
-        self.book.requested(request)
         create = response_create(
             event_id, "tool", instructions=f"Say exactly this, and nothing else: {text}", tools=[]
         )
-        if await self.slot.ask(request, create) is None:
-            self.book.request_failed(event_id)
-            return False
-        return True
+        return await self.slot.ask(Request(event_id, "tool"), create) is not None
 
     # -- audio pump ---------------------------------------------------------------------------
     def _mixer_ready(self) -> bool:
