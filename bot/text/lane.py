@@ -3,9 +3,12 @@
 A mention (:meth:`TextLane.heard`) is judged at once: the lane off in that server or channel,
 or a rate window full, gets no reply and its receipt. Otherwise its line joins the channel's
 conversation and waits for the channel's worker. The worker takes every waiting mention into one
-turn: before the model has answered, a mention that arrives cancels the request and the turn is
-asked again with it (at most ``max_redo`` times); after that, or once the model has answered,
-it waits for the next turn, which answers everything that came meanwhile together. While a turn
+turn: a lone mention in a quiet channel is asked at once. Before the model has answered, a mention
+that arrives cancels the request, and the turn waits for the channel to go quiet (no mention for
+``burst_quiet_s``, at most ``burst_max_wait_s`` after the first one broke in) before asking again
+with everything — so a burst costs its first request and one more, not one per mention (at most
+``max_redo`` asks again); after that, or once the model has answered, a mention waits for the next
+turn, which answers everything that came meanwhile together. While a turn
 thinks the channel shows him typing. The reply is a Discord reply to the newest message it
 answers, pinging nobody but that message's author; a picture he chose to show rides in the same
 message, and an upload that fails never loses the words. A turn that outlives
@@ -57,6 +60,8 @@ class LaneBounds:
     message_chars: int
     reply_timeout_s: float
     max_redo: int
+    burst_quiet_s: float
+    burst_max_wait_s: float
 
 
 @dataclass
@@ -218,8 +223,9 @@ class ChannelLane:
     ) -> Thought:
         """The model's reply to ``batch``; mentions that came while the turn waited for its slot,
         or that arrive before the model answered, join ``batch`` (in place, so a turn that times
-        out still answers them) and the model is asked again (at most ``max_redo`` times).
-        Raises TimeoutError past ``deadline``."""
+        out still answers them). One that arrives before the answer cancels the request; the model
+        is asked again, once the channel is quiet (:meth:`_quiet`), with all of them (at most
+        ``max_redo`` times). Raises TimeoutError past ``deadline``."""
         place = Place(str(self.guild_id), str(self.channel_id), whole_guild=True)
         redo = 0
         async with asyncio.timeout_at(deadline):
@@ -247,12 +253,26 @@ class ChannelLane:
                         with contextlib.suppress(asyncio.CancelledError):
                             await asyncio.wait({thinking})
                 redo += 1
+                await self._quiet(bounds)
                 log.info(
                     "text_turn_redone",
                     channel_id=self.channel_id,
                     redo=redo,
                     mentions=len(batch) + len(self.pending),
                 )
+
+    async def _quiet(self, bounds: LaneBounds) -> None:
+        """Return once no mention has arrived for ``burst_quiet_s``, or ``burst_max_wait_s`` after
+        the call, whichever comes first (a burst that never stops is still answered)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + bounds.burst_max_wait_s
+        while (left := until - loop.time()) > 0:
+            self.arrived.clear()
+            try:
+                async with asyncio.timeout(min(bounds.burst_quiet_s, left)):
+                    await self.arrived.wait()
+            except TimeoutError:
+                return
 
     async def _post(
         self, to: discord.Message, words: str, still: tuple[str, bytes] | None
@@ -343,6 +363,8 @@ class TextLane:
             s.message_chars,
             s.reply_timeout_s,
             s.max_redo,
+            s.burst_quiet_s,
+            s.burst_max_wait_s,
         )
 
     def heard(self, message: discord.Message) -> Decision | None:
