@@ -14,6 +14,11 @@ answers, pinging nobody but that message's author; a picture he chose to show ri
 message, and an upload that fails never loses the words. A turn that outlives
 ``reply_timeout_s`` (the model, the wait for a free slot) ends with one short line.
 
+When the server's money budget is spent (:class:`bot.usage.budget.Budget`), a turn asks no model:
+the first mention after it gets one line saying he is out until the budget resets, and every
+mention until the window turns gets nothing (receipt decision ``budget``). A turn already asking
+when the budget ran out settles.
+
 After a restart the first mention in a channel reads the channel's recent history back
 (without Message Content, exactly his own messages and those mentioning him), so no transcript
 is stored by us."""
@@ -26,7 +31,7 @@ import io
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import discord
 import structlog
@@ -42,11 +47,25 @@ from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.text")
 
-Decision = Literal["answered", "folded", "rate_limited", "off", "failed"]
+Decision = Literal["answered", "folded", "rate_limited", "off", "failed", "budget"]
 TYPING_EVERY_S = 8.0  # Discord shows typing for about 10 s per call
 TOO_SLOW = "Sorry, I couldn't think that through in time. Try me again in a bit?"
 FAILED = "Sorry, something went wrong while I was thinking. Try me again in a bit?"
 EMPTY = "I don't have an answer for that."
+OUT_OF_BUDGET = "I've used up my budget {when}, so I'll be quiet here until it resets. See you then!"
+
+
+class Ceiling(Protocol):
+    """What the lane asks of the money budget (:class:`bot.usage.budget.Budget`)."""
+
+    def out_window(self, guild_id: int | None) -> tuple[str, str] | None: ...
+
+    def first_said(self, guild_id: int | None, who: str) -> bool: ...
+
+
+def out_of_budget(window: str) -> str:
+    """The one line, for the spent window (``day …`` or ``month …``)."""
+    return OUT_OF_BUDGET.format(when="for today" if window.startswith("day") else "for this month")
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,9 @@ class ChannelLane:
         lane = self.lane
         bounds = lane.bounds(self.guild_id)
         batch = self._take_pending()
+        if lane.budget is not None and (spent := lane.budget.out_window(self.guild_id)) is not None:
+            await self._out_of_budget(batch, spent[0])
+            return
         times = TurnTimes()
         usage = Usage()
         loop = asyncio.get_running_loop()
@@ -217,6 +239,22 @@ class ChannelLane:
             lane.receipt(mention.message, "folded", times, None)
         lane.receipt(newest.message, decision, times, usage)
         metrics.text_reply_latency(time.monotonic() - newest.arrived)
+
+    async def _out_of_budget(self, batch: list[Mention], window: str) -> None:
+        """The budget is spent: the first mention of the window gets the one line, the rest
+        nothing; no model is asked."""
+        lane = self.lane
+        times = TurnTimes()
+        assert lane.budget is not None
+        if lane.budget.first_said(self.guild_id, "text"):
+            log.warning("text_budget_spent", guild_id=self.guild_id, window=window)
+            posted_at = time.monotonic()
+            sent = await self._post(batch[-1].message, out_of_budget(window), None)
+            times.post_ms = _ms(posted_at)
+            if sent is not None:
+                self.conversation.add(line_of(sent, lane.me_id(), lane.bounds(self.guild_id).message_chars))
+        for mention in batch:
+            lane.receipt(mention.message, "budget", times, None)
 
     async def _think(
         self, batch: list[Mention], bounds: LaneBounds, deadline: float, usage: Usage
@@ -337,9 +375,11 @@ class TextLane:
         receipt: Receipt,
         switches: Switches,
         *,
+        budget: Ceiling | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings  # bot.config.TextSettings
+        self.budget = budget
         self.thinker = thinker
         self.me_id = me_id
         self.receipt = receipt
