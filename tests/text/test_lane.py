@@ -10,7 +10,7 @@ from bot.text.reply import PICTURE_FAILED
 from tests.fakes.discord import FakeUser
 from tests.fakes.openai import Text, tool_call
 from tests.fakes.openai.server import FakeOpenAI
-from tests.text.harness import Gate, receipts, replies, settled, text_bot
+from tests.text.harness import Gate, Heard, receipts, replies, settled, text_bot
 from tests.web.sandbox import sandbox_playing
 
 TEXT_TOOLS = ["observe_share", "pokeagent_observe", "pokeagent_recall", "show_screen"]
@@ -91,10 +91,13 @@ async def test_a_burst_of_five_mentions_costs_two_requests_and_one_reply(
     openai_fake.chat.responder = gate
     async with text_bot(tmp_path, openai_fake) as live:
         fake = live.fake
+        heard = Heard(live)
         said = [await fake.say(fake.member, "burst 0")]
         await openai_fake.chat.wait_for_requests(1)  # held: the model has not answered
-        for index in range(1, 5):  # four more before it does, from two people
+        for index in range(1, 5):  # four more before it does, from two people, one at a time
             said.append(await fake.say(fake.moderator if index % 2 else fake.member, f"burst {index}"))
+            await heard.wait(index + 1)  # the lane has it…
+            await fake.flush()  # …and a gateway round trip has passed before the next
         await openai_fake.chat.wait_for_requests(2)
         gate.opened.set()
         (reply,) = await replies(fake)
