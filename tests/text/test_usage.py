@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bot.cli import main
 from bot.config import Settings
+from bot.text.lane import out_of_budget
 from bot.usage.ledger import UsageLedger
 from tests.fakes.openai import Text
 from tests.fakes.openai.chat import chat_usage
@@ -69,3 +70,8 @@ async def test_at_the_budget_limit_he_says_once_he_is_out_then_nothing(
     decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
     assert decisions == {str(first.id): "answered", str(second.id): "budget", str(third.id): "budget"}
     assert "usage" not in json.dumps([r["data"] for r in receipts(live)][1:])
+
+
+def test_the_line_names_the_window_that_is_spent() -> None:
+    assert "for today" in out_of_budget("day 2026-12-06")
+    assert "for this month" in out_of_budget("month 2026-12")
