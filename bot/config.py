@@ -349,6 +349,8 @@ class TextSettings(_Section):
     message_chars: int = Field(default=1500, ge=100, le=4000)  # a longer message is clipped
     reply_timeout_s: float = Field(default=45.0, gt=0, le=600)  # then one short line, no retry
     max_redo: int = Field(default=2, ge=0, le=5)  # requests redone to fold a burst in
+    burst_quiet_s: float = Field(default=1.5, ge=0, le=30)  # a burst is over after this quiet…
+    burst_max_wait_s: float = Field(default=6.0, ge=0, le=60)  # …or this long after it broke in
     user_per_minute: int = Field(default=6, ge=1, le=600)
     channel_per_minute: int = Field(default=12, ge=1, le=600)
     guild_in_flight: int = Field(default=2, ge=1, le=64)  # replies thought at once per server

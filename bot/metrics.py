@@ -221,7 +221,7 @@ class Metrics:
         self.text_turns = Counter(
             "clankie_text_turns_total",
             "Text mentions, by decision: answered, folded (into a reply to a later one), "
-            "rate_limited, off, failed.",
+            "rate_limited, off, failed, budget.",
             ["decision"],
             registry=r,
         )

@@ -3,13 +3,21 @@
 A mention (:meth:`TextLane.heard`) is judged at once: the lane off in that server or channel,
 or a rate window full, gets no reply and its receipt. Otherwise its line joins the channel's
 conversation and waits for the channel's worker. The worker takes every waiting mention into one
-turn: before the model has answered, a mention that arrives cancels the request and the turn is
-asked again with it (at most ``max_redo`` times); after that, or once the model has answered,
-it waits for the next turn, which answers everything that came meanwhile together. While a turn
+turn: a lone mention in a quiet channel is asked at once. Before the model has answered, a mention
+that arrives cancels the request, and the turn waits for the channel to go quiet (no mention for
+``burst_quiet_s``, at most ``burst_max_wait_s`` after the first one broke in) before asking again
+with everything — so a burst costs its first request and one more, not one per mention (at most
+``max_redo`` asks again); after that, or once the model has answered, a mention waits for the next
+turn, which answers everything that came meanwhile together. While a turn
 thinks the channel shows him typing. The reply is a Discord reply to the newest message it
 answers, pinging nobody but that message's author; a picture he chose to show rides in the same
 message, and an upload that fails never loses the words. A turn that outlives
 ``reply_timeout_s`` (the model, the wait for a free slot) ends with one short line.
+
+When the server's money budget is spent (:class:`bot.usage.budget.Budget`), a turn asks no model:
+the first mention after it gets one line saying he is out until the budget resets, and every
+mention until the window turns gets nothing (receipt decision ``budget``). A turn already asking
+when the budget ran out settles.
 
 After a restart the first mention in a channel reads the channel's recent history back
 (without Message Content, exactly his own messages and those mentioning him), so no transcript
@@ -23,7 +31,7 @@ import io
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import discord
 import structlog
@@ -39,11 +47,25 @@ from bot.web.share_types import Place
 
 log = structlog.get_logger("clankie.text")
 
-Decision = Literal["answered", "folded", "rate_limited", "off", "failed"]
+Decision = Literal["answered", "folded", "rate_limited", "off", "failed", "budget"]
 TYPING_EVERY_S = 8.0  # Discord shows typing for about 10 s per call
 TOO_SLOW = "Sorry, I couldn't think that through in time. Try me again in a bit?"
 FAILED = "Sorry, something went wrong while I was thinking. Try me again in a bit?"
 EMPTY = "I don't have an answer for that."
+OUT_OF_BUDGET = "I've used up my budget {when}, so I'll be quiet here until it resets. See you then!"
+
+
+class Ceiling(Protocol):
+    """What the lane asks of the money budget (:class:`bot.usage.budget.Budget`)."""
+
+    def out_window(self, guild_id: int | None) -> tuple[str, str] | None: ...
+
+    def first_said(self, guild_id: int | None, who: str) -> bool: ...
+
+
+def out_of_budget(window: str) -> str:
+    """The one line, for the spent window (``day …`` or ``month …``)."""
+    return OUT_OF_BUDGET.format(when="for today" if window.startswith("day") else "for this month")
 
 
 @dataclass(frozen=True)
@@ -57,6 +79,8 @@ class LaneBounds:
     message_chars: int
     reply_timeout_s: float
     max_redo: int
+    burst_quiet_s: float
+    burst_max_wait_s: float
 
 
 @dataclass
@@ -164,6 +188,9 @@ class ChannelLane:
         lane = self.lane
         bounds = lane.bounds(self.guild_id)
         batch = self._take_pending()
+        if lane.budget is not None and (spent := lane.budget.out_window(self.guild_id)) is not None:
+            await self._out_of_budget(batch, spent[0])
+            return
         times = TurnTimes()
         usage = Usage()
         loop = asyncio.get_running_loop()
@@ -213,13 +240,30 @@ class ChannelLane:
         lane.receipt(newest.message, decision, times, usage)
         metrics.text_reply_latency(time.monotonic() - newest.arrived)
 
+    async def _out_of_budget(self, batch: list[Mention], window: str) -> None:
+        """The budget is spent: the first mention of the window gets the one line, the rest
+        nothing; no model is asked."""
+        lane = self.lane
+        times = TurnTimes()
+        assert lane.budget is not None
+        if lane.budget.first_said(self.guild_id, "text"):
+            log.warning("text_budget_spent", guild_id=self.guild_id, window=window)
+            posted_at = time.monotonic()
+            sent = await self._post(batch[-1].message, out_of_budget(window), None)
+            times.post_ms = _ms(posted_at)
+            if sent is not None:
+                self.conversation.add(line_of(sent, lane.me_id(), lane.bounds(self.guild_id).message_chars))
+        for mention in batch:
+            lane.receipt(mention.message, "budget", times, None)
+
     async def _think(
         self, batch: list[Mention], bounds: LaneBounds, deadline: float, usage: Usage
     ) -> Thought:
         """The model's reply to ``batch``; mentions that came while the turn waited for its slot,
         or that arrive before the model answered, join ``batch`` (in place, so a turn that times
-        out still answers them) and the model is asked again (at most ``max_redo`` times).
-        Raises TimeoutError past ``deadline``."""
+        out still answers them). One that arrives before the answer cancels the request; the model
+        is asked again, once the channel is quiet (:meth:`_quiet`), with all of them (at most
+        ``max_redo`` times). Raises TimeoutError past ``deadline``."""
         place = Place(str(self.guild_id), str(self.channel_id), whole_guild=True)
         redo = 0
         async with asyncio.timeout_at(deadline):
@@ -247,12 +291,26 @@ class ChannelLane:
                         with contextlib.suppress(asyncio.CancelledError):
                             await asyncio.wait({thinking})
                 redo += 1
+                await self._quiet(bounds)
                 log.info(
                     "text_turn_redone",
                     channel_id=self.channel_id,
                     redo=redo,
                     mentions=len(batch) + len(self.pending),
                 )
+
+    async def _quiet(self, bounds: LaneBounds) -> None:
+        """Return once no mention has arrived for ``burst_quiet_s``, or ``burst_max_wait_s`` after
+        the call, whichever comes first (a burst that never stops is still answered)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + bounds.burst_max_wait_s
+        while (left := until - loop.time()) > 0:
+            self.arrived.clear()
+            try:
+                async with asyncio.timeout(min(bounds.burst_quiet_s, left)):
+                    await self.arrived.wait()
+            except TimeoutError:
+                return
 
     async def _post(
         self, to: discord.Message, words: str, still: tuple[str, bytes] | None
@@ -317,9 +375,11 @@ class TextLane:
         receipt: Receipt,
         switches: Switches,
         *,
+        budget: Ceiling | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings  # bot.config.TextSettings
+        self.budget = budget
         self.thinker = thinker
         self.me_id = me_id
         self.receipt = receipt
@@ -343,6 +403,8 @@ class TextLane:
             s.message_chars,
             s.reply_timeout_s,
             s.max_redo,
+            s.burst_quiet_s,
+            s.burst_max_wait_s,
         )
 
     def heard(self, message: discord.Message) -> Decision | None:

@@ -1,7 +1,13 @@
 """The ``discord.text.turn`` receipt: one line per mention on its server's receipt trail
 (:class:`bot.mouth.receipts.ReceiptTrail`, the same file and writer as the voice receipts),
 keyed by the message id. Ids, the decision, the turn's timings and the API's own token usage;
-never the words."""
+never the words.
+
+Decisions (:data:`bot.text.lane.Decision`): ``answered`` (the reply's newest message),
+``folded`` (answered by a reply to a later one), ``rate_limited``, ``off`` (the lane off in that
+server or channel), ``failed`` (the model failed or ran out of time: one short line instead),
+``budget`` (the server's money budget is spent: no model asked; the first of the window was
+answered with one line saying so, the rest got nothing)."""
 
 from __future__ import annotations
 

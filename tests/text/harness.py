@@ -64,6 +64,33 @@ async def settled(live: Live) -> None:
     await cog.lane.idle()  # type: ignore[attr-defined]
 
 
+class Heard:
+    """Counts the messages the text cog handed its lane (the cog's listener runs in a task of
+    its own, after the gateway event was parsed); :meth:`wait` for a count of them."""
+
+    def __init__(self, live: Live) -> None:
+        cog = live.bot.get_cog("TextCog")
+        assert cog is not None
+        self.lane = cog.lane  # type: ignore[attr-defined]
+        self.count = 0
+        self.changed = asyncio.Event()
+        original = self.lane.heard
+
+        def heard(message: Any) -> Any:
+            decision = original(message)
+            self.count += 1
+            self.changed.set()
+            return decision
+
+        self.lane.heard = heard
+
+    async def wait(self, count: int, within: float = 10.0) -> None:
+        async with asyncio.timeout(within):
+            while self.count < count:
+                self.changed.clear()
+                await self.changed.wait()
+
+
 def receipts(live: Live) -> list[dict[str, Any]]:
     """The ``discord.text.turn`` lines on the fake server's trail (read after the bot closed)."""
     path = live.character.play_of(live.fake.guild.id).paths.receipts

@@ -10,7 +10,7 @@ from bot.text.conversation import CLIPPED
 from bot.text.reply import MAX_CHARS, parts
 from tests.fakes.openai import Text
 from tests.fakes.openai.server import FakeOpenAI
-from tests.text.harness import Gate, replies, settled, text_bot
+from tests.text.harness import Gate, Heard, receipts, replies, settled, text_bot
 
 
 async def test_a_servers_cap_on_replies_in_flight_holds_the_second_channel(
@@ -35,6 +35,68 @@ async def test_a_servers_cap_on_replies_in_flight_holds_the_second_channel(
         await replies(fake, channel=other)
         await settled(live)
     assert len(openai_fake.chat.requests) == 2
+
+
+async def test_the_process_cap_on_replies_in_flight_holds_a_channel_the_servers_cap_would_let_through(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    gate = Gate(lambda n: Text(f"answer {n}"))
+    openai_fake.chat.responder = gate
+
+    def one_in_the_process(settings) -> None:
+        settings.text.guild_in_flight = 4
+        settings.text.process_in_flight = 1
+
+    async with text_bot(tmp_path, openai_fake, one_in_the_process) as live:
+        fake = live.fake
+        other = await fake.add_channel("random")
+        third = await fake.add_channel("offtopic")
+        heard = Heard(live)
+        await fake.say(fake.member, "first")
+        await openai_fake.chat.wait_for_requests(1)
+        await fake.say(fake.moderator, "second", channel=other)
+        await fake.say(fake.member, "third", channel=third)
+        await heard.wait(3)
+        await fake.flush()
+        assert len(openai_fake.chat.requests) == 1  # the others wait for the process's one slot
+        assert live.bot.get_cog("TextCog").lane.in_flight.busy() == 1  # type: ignore[union-attr]
+        gate.opened.set()
+        for channel in (fake.text_channel, other, third):
+            (reply,) = await replies(fake, channel=channel)
+            assert reply.content.startswith("answer ")
+        await settled(live)
+    assert len(openai_fake.chat.requests) == 3
+
+
+async def test_over_the_per_channel_limit_another_person_gets_no_reply_and_a_receipt(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    openai_fake.chat.script(Text("hello!"), Text("hi in random"))
+
+    def strict(settings) -> None:
+        settings.text.channel_per_minute = 1
+
+    async with text_bot(tmp_path, openai_fake, strict) as live:
+        fake = live.fake
+        other = await fake.add_channel("random")
+        heard = Heard(live)
+        first = await fake.say(fake.member, "hi")
+        await replies(fake)
+        over = await fake.say(fake.moderator, "me too")  # another person, the same channel
+        elsewhere = await fake.say(fake.moderator, "over here", channel=other)  # another channel
+        await heard.wait(3)
+        (reply,) = await replies(fake, channel=other)
+        await settled(live)
+        await fake.flush()
+        assert reply.reference is elsewhere
+        assert len(fake.bot_messages(fake.text_channel)) == 1
+    assert len(openai_fake.chat.requests) == 2
+    decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
+    assert decisions == {
+        str(first.id): "answered",
+        str(over.id): "rate_limited",
+        str(elsewhere.id): "answered",
+    }
 
 
 async def test_a_long_message_is_clipped_with_a_note_and_a_long_reply_is_split(

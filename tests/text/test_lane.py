@@ -10,7 +10,7 @@ from bot.text.reply import PICTURE_FAILED
 from tests.fakes.discord import FakeUser
 from tests.fakes.openai import Text, tool_call
 from tests.fakes.openai.server import FakeOpenAI
-from tests.text.harness import Gate, receipts, replies, settled, text_bot
+from tests.text.harness import Gate, Heard, receipts, replies, settled, text_bot
 from tests.web.sandbox import sandbox_playing
 
 TEXT_TOOLS = ["observe_share", "pokeagent_observe", "pokeagent_recall", "show_screen"]
@@ -68,21 +68,87 @@ async def test_a_burst_of_three_mentions_gets_one_reply_answering_all_three(
         fake = live.fake
         first = await fake.say(fake.member, "one")
         await openai_fake.chat.wait_for_requests(1)
-        second = await fake.say(fake.moderator, "two")
-        await openai_fake.chat.wait_for_requests(2)
+        second = await fake.say(fake.moderator, "two")  # cancels the request; waits for quiet
         third = await fake.say(fake.member, "three")
-        await openai_fake.chat.wait_for_requests(3)
+        await openai_fake.chat.wait_for_requests(2)
         gate.opened.set()
         (reply,) = await replies(fake)
         await fake.flush()
-        assert reply.content == "answer 3" and reply.reference is third
+        assert reply.content == "answer 2" and reply.reference is third
         assert len(fake.bot_messages(fake.text_channel)) == 1
         await settled(live)
-    assert len(openai_fake.chat.requests) == 3  # asked again twice, folding each one in
+    assert len(openai_fake.chat.requests) == 2  # the first, and one more once the burst was over
     last = json.dumps(openai_fake.chat.requests[-1].messages)
     assert all(word in last for word in ("one", "two", "three"))
     decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
     assert decisions == {str(first.id): "folded", str(second.id): "folded", str(third.id): "answered"}
+
+
+async def test_a_burst_of_five_mentions_costs_two_requests_and_one_reply(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    gate = Gate(lambda n: Text(f"answer {n}"))
+    openai_fake.chat.responder = gate
+    async with text_bot(tmp_path, openai_fake) as live:
+        fake = live.fake
+        heard = Heard(live)
+        said = [await fake.say(fake.member, "burst 0")]
+        await openai_fake.chat.wait_for_requests(1)  # held: the model has not answered
+        for index in range(1, 5):  # four more before it does, from two people, one at a time
+            said.append(await fake.say(fake.moderator if index % 2 else fake.member, f"burst {index}"))
+            await heard.wait(index + 1)  # the lane has it…
+            await fake.flush()  # …and a gateway round trip has passed before the next
+        await openai_fake.chat.wait_for_requests(2)
+        gate.opened.set()
+        (reply,) = await replies(fake)
+        await fake.flush()
+        await settled(live)
+        assert reply.reference is said[-1] and len(fake.bot_messages(fake.text_channel)) == 1
+    assert len(openai_fake.chat.requests) == 2
+    last = json.dumps(openai_fake.chat.requests[-1].messages)
+    assert all(f"burst {index}" in last for index in range(5))
+    assert "the 5 newest message(s)" in last
+    decisions = [r["data"]["decision"] for r in receipts(live)]
+    assert sorted(decisions) == ["answered"] + ["folded"] * 4
+
+
+async def test_a_lone_mention_is_asked_at_once_whatever_the_burst_window(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    openai_fake.chat.script(Text("right here"))
+
+    def slow_bursts(settings) -> None:
+        settings.text.burst_quiet_s = 30.0
+        settings.text.burst_max_wait_s = 60.0
+
+    async with text_bot(tmp_path, openai_fake, slow_bursts) as live:
+        fake = live.fake
+        asked = await fake.say(fake.member, "you there?")
+        await openai_fake.chat.wait_for_requests(1, timeout=5.0)  # far less than the quiet window
+        (reply,) = await replies(fake)
+        assert reply.reference is asked
+
+
+async def test_a_burst_that_never_goes_quiet_is_asked_again_after_the_max_wait(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    gate = Gate(lambda n: Text(f"answer {n}"))
+    openai_fake.chat.responder = gate
+
+    def never_quiet(settings) -> None:
+        settings.text.burst_quiet_s = 30.0  # no quiet this long comes in the test…
+        settings.text.burst_max_wait_s = 0.2  # …the max wait ends the wait
+
+    async with text_bot(tmp_path, openai_fake, never_quiet) as live:
+        fake = live.fake
+        await fake.say(fake.member, "one")
+        await openai_fake.chat.wait_for_requests(1)
+        await fake.say(fake.member, "two")
+        await openai_fake.chat.wait_for_requests(2, timeout=10.0)
+        gate.opened.set()
+        (reply,) = await replies(fake)
+        await settled(live)
+    assert "two" in json.dumps(openai_fake.chat.requests[1].messages)
 
 
 async def test_two_prods_never_make_two_concurrent_turns(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -134,6 +200,7 @@ async def test_a_model_that_hangs_gets_one_short_line_and_a_failed_receipt(
 
     def quick(settings) -> None:
         settings.text.reply_timeout_s = 2.0  # a bound, not a pace: the requests are held past it
+        settings.text.burst_quiet_s = 0.2
 
     async with text_bot(tmp_path, openai_fake, quick) as live:
         fake = live.fake

@@ -9,6 +9,7 @@ in `fake.violations`.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ class RecordedRequest:
     files: list[tuple[str, bytes]]
     status: int = 0
     error_code: int | None = None  # the JSON error code of a refusal (e.g. 50013 Missing Permissions)
+    arrived: float = 0.0  # time.perf_counter() as the request reached the fake, before any of its work
 
 
 def json_response(data: Any, status: int = 200) -> web.Response:
@@ -92,13 +94,14 @@ class RestApi:
         self.routes[(method, template)] = handler
 
     async def handle(self, request: web.Request) -> web.Response:
+        arrived = time.perf_counter()
         fake = self.fake
         path = "/" + request.match_info["tail"]
         method = request.method
         body, files, has_body, parse_error = await read_body(request)
         op = fake.contract.find(method, path)
         record = RecordedRequest(
-            method, path, dict(request.query), op.operation_id if op else None, body, files
+            method, path, dict(request.query), op.operation_id if op else None, body, files, arrived=arrived
         )
         fake.requests.append(record)
         response = await self._answer(request, path, op, body, files, has_body, parse_error)

@@ -106,6 +106,8 @@ class ChatRequest:
     number: int
     body: Any  # the parsed JSON (Any: a bad body is recorded too)
     headers: dict[str, str]
+    arrived: float = 0.0  # time.perf_counter() as the request reached the fake (before reading it)
+    answered: float = 0.0  # …and as its answer was ready to go back (0: none yet)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -184,6 +186,7 @@ class ChatFake:
         return problems
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        arrived = time.perf_counter()
         raw = await request.read()
         before = len(self.violations)
         number = len(self.requests) + 1
@@ -196,7 +199,7 @@ class ChatFake:
         else:
             shape = self._validate(where, body)
             self.violations.extend(shape)
-        record = ChatRequest(number, body, {k.lower(): v for k, v in request.headers.items()})
+        record = ChatRequest(number, body, {k.lower(): v for k, v in request.headers.items()}, arrived)
         async with self._changed:
             self.requests.append(record)
             self._changed.notify_all()
@@ -214,7 +217,9 @@ class ChatFake:
             return _error(500, "the fake has no scripted reply for this request", "fake_unscripted")
         if not self.ignore_strict:
             self.violations.extend(_off_schema(where, reply, body))
-        return await self._answer(reply, body)
+        answer = await self._answer(reply, body)
+        record.answered = time.perf_counter()
+        return answer
 
     async def _next_reply(self, record: ChatRequest) -> Reply | None:
         if self.replies:
