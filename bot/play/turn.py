@@ -12,6 +12,7 @@ acted or journaled. An action under way is never cut short."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMi
 from bot.play.effect import derive_effect, refused_direction
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.outcomes import TurnOutcome
+from bot.play.room_lines import RoomLine
 from bot.worlds.base import ActionResult, Observation, Still, World, utc_now
 from journal.actions import action_payload
 from journal.json_types import JSONValue
@@ -62,6 +64,9 @@ class TurnRecord:
     unexpected: bool = False  # the endpoint answered something that is not a chat completion
     crashed: bool = False  # the mind raised an exception that is not a mind failure (a bug)
     validated: BaseModel | None = None  # the decision's action, validated against the live catalog
+    room: tuple[RoomLine, ...] = ()  # the room lines the decision was shown (docs/architecture.md §5)
+    heeded: list[str] = field(default_factory=list)  # the ids of those it says it heeded
+    preempted: int = 0  # decisions of this turn that a room line superseded before they were made
 
     def fail(self, outcome: TurnOutcome, detail: str) -> TurnRecord:
         self.outcome = outcome
@@ -114,6 +119,43 @@ class StopRequest:
             self._deciding = None
 
 
+class Preempted:
+    """A decision a room line superseded while the mind waited on its model: it never acts and
+    is never a turn of the journal; the same turn is decided again from a fresh look."""
+
+
+PREEMPTED = Preempted()
+Interrupt = Callable[[], Awaitable[None]]
+"""Returns once something newer than what the decision was shown arrived (a room line)."""
+
+
+async def _unless_interrupted(
+    decide: Callable[[], Awaitable[Mapping[str, object] | None]], interrupt: Interrupt
+) -> Mapping[str, object] | None | Preempted:
+    """``decide()``, or :data:`PREEMPTED` when ``interrupt`` returns first: its await is cut at
+    once (the mind's request is cancelled), the way a stop abandons a decision."""
+    scope = asyncio.timeout(None)
+    loop = asyncio.get_running_loop()
+
+    async def watch() -> None:
+        await interrupt()
+        if not scope.expired():
+            scope.reschedule(loop.time())
+
+    watcher = asyncio.create_task(watch(), name="room-line-watch")  # owned here: cancelled below
+    try:
+        async with scope:
+            return await decide()
+    except TimeoutError:
+        if scope.expired():
+            return PREEMPTED
+        raise  # the mind's own timeout: a failed decision, not a preemption
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
 def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
     """What the decision cost; and a mind that looked for itself while deciding is judged by
     what it saw: the observations it read (the last is the decision's) and the last still it
@@ -125,21 +167,32 @@ def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
         rec.decision_still = next((s.still for s in reversed(view.seen) if s.still is not None), None)
 
 
-async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None) -> TurnRecord | None:
+async def decide(
+    mind: Mind, view: DecisionView, stop: StopRequest | None = None, interrupt: Interrupt | None = None
+) -> TurnRecord | Preempted | None:
     """The decide stage: the mind's decision, validated against the live catalog. Returns the
-    record (``outcome`` set when the decision failed or was invalid), or None when ``stop``
-    abandoned the decision."""
+    record (``outcome`` set when the decision failed or was invalid), None when ``stop``
+    abandoned the decision, or :data:`PREEMPTED` when ``interrupt`` returned first (a room line
+    arrived while the mind thought)."""
     rec = TurnRecord(
-        turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
+        turn=view.turn,
+        decision_obs=view.observation,
+        decision_still=view.still,
+        decision_started=utc_now(),
+        room=view.room,
     )
     raw: Mapping[str, object]
+
+    async def asked() -> Mapping[str, object] | None:
+        return await mind.decide(view) if stop is None else await stop.decision(lambda: mind.decide(view))
+
     try:
-        if stop is None:
-            raw = await mind.decide(view)
-        elif (answer := await stop.decision(lambda: mind.decide(view))) is None:
+        answer = await (asked() if interrupt is None else _unless_interrupted(asked, interrupt))
+        if answer is None:
             return None
-        else:
-            raw = answer
+        if isinstance(answer, Preempted):
+            return answer
+        raw = answer
     except InvalidDecision as exc:
         return rec.fail("invalid_decision", str(exc))
     except PermanentMindFailure as exc:
@@ -161,6 +214,15 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
         rec.decision = Decision.model_validate(raw)
     except ValidationError as exc:
         return rec.fail("invalid_decision", f"decision {first_error(exc)}")
+    shown = [line.id for line in view.room]
+    unknown = [i for i in rec.decision.heeded if i not in shown]
+    if unknown:
+        said = ", ".join(shown) if shown else "none"
+        return rec.fail(
+            "invalid_decision",
+            f"heeded names {', '.join(unknown)[:200]}: not a room line it was shown ({said})",
+        )
+    rec.heeded = list(dict.fromkeys(rec.decision.heeded))
     catalog = view.catalog
     try:
         rec.validated = catalog.validate(rec.decision.action)
@@ -280,4 +342,4 @@ async def run_turn(
     """Decide, then act: one turn from an already-taken decision view (None: a stop abandoned
     the decision)."""
     rec = await decide(mind, view, stop)
-    return await act(world, rec) if rec is not None else None
+    return await act(world, rec) if isinstance(rec, TurnRecord) else None
