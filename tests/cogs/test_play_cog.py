@@ -523,7 +523,13 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
         last = body["messages"][-1]
         if isinstance(last.get("content"), str) and last["content"].startswith("Turn "):
             return tool_call("look", {"region": None})
-        said = {"intent": "wait and watch the town", "say": None, "objective": None, "notes": None, "heeded": []}
+        said = {
+            "intent": "wait and watch the town",
+            "say": None,
+            "objective": None,
+            "notes": None,
+            "heeded": [],
+        }
         return tool_call("frame_advance", {"frames": 30, **said})
 
     openai_fake.chat.responder = model
