@@ -574,3 +574,17 @@ async def test_start_with_an_unwritable_journal_directory_says_which_path_and_wo
     blocker.unlink()
     text = await start_sandbox(live)
     assert live.host.active is not None, text
+
+
+async def test_play_hints_is_for_moderators_and_turns_room_lines_off_and_on(live: Live) -> None:
+    handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and "Only moderators can change play hints" in reply.content
+    assert live.host.hints is True  # on by default, and a member cannot change it
+    handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.moderator)
+    reply = await handle.response()
+    assert reply.ephemeral and reply.content.startswith("Hints off")
+    assert live.host.hints is False
+    handle = await live.fake.send_interaction("play hints", {"state": "on"}, by=live.fake.moderator)
+    assert (await handle.response()).content.startswith("Hints on")
+    assert live.host.hints is True
