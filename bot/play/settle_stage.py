@@ -98,6 +98,16 @@ class Settler:
             progress=progress_json(progress_after),
             frame_sha256=rec.decision_still.sha256 if rec.decision_still else None,
             at=line["at"],
+            room=tuple(
+                {
+                    "id": r.id,
+                    "source": r.source,
+                    "name": r.name,
+                    "words": r.words,
+                    "heeded": r.id in rec.heeded,
+                }
+                for r in rec.room
+            ),
         )
         return Settled(settled, line)
 
