@@ -251,3 +251,37 @@ async def test_the_floor_posts_the_turns_it_answered_or_offered_as_room_lines(tm
         room.timeline.at(3.0)
         assert await room.turn("side", BOB, 2.2, 2.8, "I'm getting a snack") == "listened"
     assert posted == [(ADA, "Clankie, go to the left house")]
+
+
+async def test_the_text_lane_ingress_on_the_character(settings: Settings) -> None:
+    """As the text lane will call it: the guild of the mention, its author's id and display name,
+    the message content."""
+    from bot.character import build_character
+
+    character = build_character(settings)
+    try:
+        assert character.room_line(GUILD, "text", 321, "ana", "@Clankie go to the left house") is None  # idle
+        host = character.play_of(GUILD)
+        session = await host.start(StartRequest(world="sandbox", mind="autopilot", turns=50, pace_seconds=60))
+        turns = session.subscribe()
+        await anext(turns)  # a turn settled: it plays (pausing 60 s before the next)
+        await turns.aclose()
+        line = character.room_line(GUILD, "text", 321, "ana", "@Clankie go to the left house")
+        assert line is not None and (line.source, line.speaker_id, line.name) == ("text", "321", "ana")
+        assert session.room.pending() == (line,)
+        await host.stop()
+    finally:
+        await character.close()
+
+
+async def test_the_words_are_journaled_only_when_kept(settings: Settings) -> None:
+    kept = settings.model_copy(update={"play": settings.play.model_copy(update={"keep_room_words": True})})
+    for config, words in ((settings, None), (kept, "try the left house")):
+        world = SlowWorld()
+        hosts, session = await start(config, world, ScriptedMind(default=press("right")), turns=2)
+        await world.acting.wait()
+        hosts.heard(GUILD, "text", 7, "cy", "try the left house")
+        world.finish.set()
+        await hosts.of(GUILD).wait()
+        heard = read_journal(session.journal_path).turns[1].evidence.room.heard
+        assert [h.words for h in heard] == [words]
