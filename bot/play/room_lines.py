@@ -7,8 +7,8 @@ A :class:`RoomLines` queue belongs to one play session. It is bounded: the newes
 speaker (their older line gives way), the words clipped to :data:`MAX_WORDS` characters on one
 line. Lines stay pending until a settled turn has heard them (:meth:`RoomLines.heard_by`); a
 decision the room preempted heard nothing, so its lines are still pending for the decision made
-again. Each admitted line bumps :attr:`RoomLines.version`, and :meth:`RoomLines.newer_than` wakes
-whoever waits for a line newer than the ones it was shown (the decide stage's preemption).
+again. Each admitted line bumps :attr:`RoomLines.version`, and :meth:`RoomLines.watch` calls back
+whoever watches for a line newer than the ones it was shown (the decide stage's preemption).
 
 The page and the Activity read :meth:`RoomLines.shown`: the last few lines heard or pending, who
 said them, and the turn that heard them and whether it heeded them.
@@ -16,7 +16,6 @@ said them, and the turn that heard them and whether it heeded them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections import deque
@@ -79,7 +78,7 @@ class RoomLines:
         self._count = 0
         self._pending: deque[RoomLine] = deque()
         self._heard: deque[RoomLine] = deque(maxlen=SHOWN)
-        self._arrived = asyncio.Event()
+        self._watchers: list[Callable[[], None]] = []
 
     def add(self, source: RoomSource, speaker_id: int | str, name: str, words: str) -> RoomLine | None:
         """Admit a line; None when it says nothing (empty after trimming) or the source is unknown."""
@@ -107,8 +106,9 @@ class RoomLines:
         while len(self._pending) > MAX_LINES:
             self._pending.popleft()
         self.version += 1
-        self._arrived.set()
-        self._arrived = asyncio.Event()
+        watchers, self._watchers = self._watchers, []
+        for fire in watchers:
+            fire()
         return line
 
     def _expire(self, now: float) -> None:
@@ -124,10 +124,20 @@ class RoomLines:
         """Forget the pending lines (hints were turned off)."""
         self._pending.clear()
 
-    async def newer_than(self, version: int) -> None:
-        """Return once a line newer than ``version`` has been admitted."""
-        while self.version <= version:
-            await self._arrived.wait()
+    def watch(self, version: int, fire: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fire()`` once, when a line newer than ``version`` is admitted (at once if one
+        already was); returns what cancels the watch. No task: the decide stage's preemption costs
+        a turn nothing while nobody talks."""
+        if self.version > version:
+            fire()
+            return lambda: None
+        self._watchers.append(fire)
+
+        def cancel() -> None:
+            if fire in self._watchers:
+                self._watchers.remove(fire)
+
+        return cancel
 
     def heard_by(self, turn: int, lines: tuple[RoomLine, ...], heeded: frozenset[str]) -> None:
         """A settled turn heard ``lines`` (and heeded those in ``heeded``): they are no longer pending."""

@@ -197,7 +197,7 @@ class PlaySession(Watched):
             while True:  # a room line that arrives while the mind thinks: decide again, freshly
                 heard = self.mind.info.hears_room and preempted < MAX_PREEMPTIONS
                 version = self.room.version
-                interrupt = functools.partial(self.room.newer_than, version) if heard else None
+                interrupt = functools.partial(self.room.watch, version) if heard else None
                 decided = await decide(self.mind, before.view, self._stop, interrupt)
                 if not isinstance(decided, Preempted):
                     break

@@ -12,7 +12,6 @@ acted or journaled. An action under way is never cut short."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -125,35 +124,34 @@ class Preempted:
 
 
 PREEMPTED = Preempted()
-Interrupt = Callable[[], Awaitable[None]]
-"""Returns once something newer than what the decision was shown arrived (a room line)."""
+Interrupt = Callable[[Callable[[], None]], Callable[[], None]]
+"""``interrupt(fire)`` calls ``fire()`` once something newer than what the decision was shown
+arrives (a room line), and returns what cancels that."""
 
 
 async def _unless_interrupted(
     decide: Callable[[], Awaitable[Mapping[str, object] | None]], interrupt: Interrupt
 ) -> Mapping[str, object] | None | Preempted:
-    """``decide()``, or :data:`PREEMPTED` when ``interrupt`` returns first: its await is cut at
-    once (the mind's request is cancelled), the way a stop abandons a decision."""
+    """``decide()``, or :data:`PREEMPTED` when ``interrupt`` fires first: its await is cut at once
+    (the mind's request is cancelled), the way a stop abandons a decision."""
     scope = asyncio.timeout(None)
     loop = asyncio.get_running_loop()
 
-    async def watch() -> None:
-        await interrupt()
-        if not scope.expired():
+    def fire() -> None:
+        if scope.when() is None:  # entered and not yet expiring
             scope.reschedule(loop.time())
 
-    watcher = asyncio.create_task(watch(), name="room-line-watch")  # owned here: cancelled below
     try:
         async with scope:
-            return await decide()
+            cancel = interrupt(fire)
+            try:
+                return await decide()
+            finally:
+                cancel()
     except TimeoutError:
         if scope.expired():
             return PREEMPTED
         raise  # the mind's own timeout: a failed decision, not a preemption
-    finally:
-        watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
 
 
 def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
