@@ -416,7 +416,11 @@ class Play(commands.Cog):
 
     @play.command(name="status", description="What Clankie is doing in the game")
     async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(status_text(self.character, interaction.guild_id))
+        # the objective is the mind's words, and a model mind hears the room: whatever it echoes
+        # (a mention someone said to it) pings nobody
+        await interaction.response.send_message(
+            status_text(self.character, interaction.guild_id), allowed_mentions=discord.AllowedMentions.none()
+        )
 
     @play.command(name="story", description="The story so far (the live game, or the last one)")
     async def story(self, interaction: discord.Interaction) -> None:

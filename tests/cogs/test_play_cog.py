@@ -588,3 +588,14 @@ async def test_play_hints_is_for_moderators_and_turns_room_lines_off_and_on(live
     handle = await live.fake.send_interaction("play hints", {"state": "on"}, by=live.fake.moderator)
     assert (await handle.response()).content.startswith("Hints on")
     assert live.host.hints is True
+
+
+async def test_status_echoing_what_the_room_said_pings_nobody(live: Live) -> None:
+    """A model mind may take a room line's words as its objective; /play status shows it as text."""
+    await start_sandbox(live)
+    session = live.host.active
+    assert session is not None
+    session.memory.objective = "@everyone <@987654> go to the left house"
+    handle = await live.fake.send_interaction("play status", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.data["allowed_mentions"] == {"parse": []}  # before: the bot's default, which pings users
