@@ -84,6 +84,9 @@ class RoomLines:
         """Admit a line; None when it says nothing (empty after trimming) or the source is unknown."""
         if source not in SOURCES:
             raise ValueError(f"a room line's source is text or voice, not {source!r}")
+        speaker = str(speaker_id)
+        if not (speaker.isascii() and speaker.isdigit() and len(speaker) <= 32):
+            raise ValueError(f"a room line's speaker id is a Discord id (ASCII digits), not {speaker[:40]!r}")
         text = clip_words(words)
         if not text:
             return None
@@ -92,7 +95,7 @@ class RoomLines:
         line = RoomLine(
             id=f"r{self._count}",
             source=source,
-            speaker_id=str(speaker_id)[:32],
+            speaker_id=speaker,
             name=" ".join(name.split())[:MAX_NAME] or f"user {speaker_id}",
             words=text,
             at=now,

@@ -42,6 +42,8 @@ def test_the_queue_keeps_the_newest_few_of_the_last_minute_and_no_speaker_fills_
     clock = Clock()
     room = RoomLines(clock)
     assert room.add("text", 1, "ana", "   \n ") is None  # an empty line says nothing
+    with pytest.raises(ValueError, match="speaker id is a Discord id"):
+        room.add("text", "ana", "ana", "go")  # the journal records speaker ids as Discord's digits
     first = room.add("text", 1, "ana", "go\nsouth   now")
     assert first is not None and first.words == "go south now" and first.id == "r1"
     long = room.add("voice", 2, "bo", "x" * 10_000)
