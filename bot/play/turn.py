@@ -7,7 +7,9 @@ The record is filled from what really happened; stages that never happened stay 
 in the journal). Mind and world faults become outcomes, never exceptions; cancellation still
 propagates, and a stop that arrives while the mind is deciding abandons the decision (its
 :class:`asyncio.Timeout` scope is expired by :class:`StopRequest`), so nothing of that turn is
-acted or journaled. An action under way is never cut short."""
+acted or journaled. A room line that arrives while a mind that hears the room is deciding
+preempts the decision the same way (:data:`PREEMPTED`; the session decides the turn again from a
+fresh look). An action under way is never cut short."""
 
 from __future__ import annotations
 
