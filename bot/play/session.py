@@ -8,7 +8,8 @@ watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
 action. A room line (:mod:`bot.play.room_lines`) that arrives while a model mind decides preempts
 the decision: the turn is decided again from a fresh look with the newest lines, at most
-:data:`MAX_PREEMPTIONS` times; one that arrives while an action runs waits for the next decision. The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
+:data:`MAX_PREEMPTIONS` times; one that arrives while an action runs waits for the next decision.
+The session ends ``stopped``, ``budget_exhausted`` or ``failed``.
 
 The record's count is the record: ``turns_taken`` and ``accepted`` (the summary's, and every
 message's) count the turns whose journal line was written; a turn the disk refused ends play
