@@ -18,6 +18,7 @@ from bot.health import Readiness
 from bot.mouth.calls import Calls
 from bot.play.guild_hosts import PlayHosts
 from bot.play.play_host import PlayHost
+from bot.play.room_lines import RoomLine, RoomSource
 from bot.registered import check_registered
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext, ToolServices
@@ -60,6 +61,14 @@ class Character:
     def play_of(self, guild_id: int | None) -> PlayHost:
         """The play host of a server (the local one, the CLI's, for None)."""
         return self.plays.of(guild_id)
+
+    def room_line(
+        self, guild_id: int, source: RoomSource, speaker_id: int | str, name: str, words: str
+    ) -> RoomLine | None:
+        """What someone said to him in ``guild_id`` (a text mention, a voice turn the floor answered
+        or offered): a room line for that server's play, as advice its mind weighs; None when that
+        server is not playing or a moderator turned hints off (docs/architecture.md §5)."""
+        return self.plays.heard(guild_id, source, speaker_id, name, words)
 
     def in_call(self, guild_id: int | str, channel_id: int | str) -> InCall:
         """The character as the mouth in one voice call sees it: its tool calls (and the

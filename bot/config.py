@@ -216,6 +216,7 @@ class PlaySettings(_Section):
     max_invalid_in_a_row: int = Field(default=20, ge=1, le=10_000)  # then play ends failed
     max_crashes_in_a_row: int = Field(default=3, ge=1, le=10_000)  # a mind that raises: then failed
     seed: int = 0
+    keep_room_words: bool = False  # the journal keeps the words of room lines (default: who and when only)
 
     @field_validator("world", "mind")
     @classmethod

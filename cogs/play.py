@@ -1,4 +1,4 @@
-"""``/play start|stop|status|story|watch`` (docs/architecture.md §5, §13): moderators start and stop
+"""``/play start|stop|hints|status|story|watch`` (docs/architecture.md §5, §13): moderators start and stop
 play; anyone may ask how it goes and for the story so far, and watch him inside their voice call.
 
 Start and stop are checked in code (Manage Server, or a role in ``[discord] moderator_roles``).
@@ -55,6 +55,7 @@ MIND = OneOf("mind", mind_names())
 TURNS = Bounded("turns", int, 1, 100_000)
 MINUTES = Bounded("minutes", float, 1, 24 * 60)
 MAX_URL = 2000
+HINTS = OneOf("state", ["on", "off"])
 
 
 def _clip(text: str | None, limit: int) -> str:
@@ -103,6 +104,16 @@ def url_refusal(url: str, world: str, settings: Settings) -> str | None:
         f"in the bot's configuration allows (now {listed}).",
         1900,
     )
+
+
+def hints_text(on: bool) -> str:
+    """The answer to ``/play hints``."""
+    if on:
+        return (
+            "Hints on: what people say to me here (a mention, or talking to me in the call) reaches my "
+            "game as advice I weigh; I still choose every move. It stays on until a restart or `/play hints off`."
+        )
+    return "Hints off: what people say to me here no longer reaches my game (until `/play hints on` or a restart)."
 
 
 def budget_text(session: PlaySession) -> str:
@@ -393,9 +404,23 @@ class Play(commands.Cog):
         text = stopped_text(session) if session is not None else "Nothing is playing."
         await interaction.edit_original_response(content=text)
 
+    @play.command(name="hints", description="Whether what people say reaches his play as advice (moderators)")
+    @app_commands.describe(state="on: what people say to him reaches his game as advice; off: it does not")
+    @moderator_only("change play hints")
+    async def hints(
+        self, interaction: discord.Interaction, state: app_commands.Transform[str, HINTS]
+    ) -> None:
+        host = self.character.play_of(interaction.guild_id)
+        host.set_hints(state == "on")
+        await interaction.response.send_message(hints_text(state == "on"), ephemeral=True)
+
     @play.command(name="status", description="What Clankie is doing in the game")
     async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(status_text(self.character, interaction.guild_id))
+        # the objective is the mind's words, and a model mind hears the room: whatever it echoes
+        # (a mention someone said to it) pings nobody
+        await interaction.response.send_message(
+            status_text(self.character, interaction.guild_id), allowed_mentions=discord.AllowedMentions.none()
+        )
 
     @play.command(name="story", description="The story so far (the live game, or the last one)")
     async def story(self, interaction: discord.Interaction) -> None:

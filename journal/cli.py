@@ -34,6 +34,7 @@ from journal.journeys import JourneyIndex, RunInfo
 from journal.metrics import metrics_text
 from journal.reader import JournalError, validated_lines
 from journal.report import JsonRows, Report, SpoolError, run_ends
+from journal.room import room_text
 
 __all__ = ["EventLogFinder", "build_parser", "main"]
 
@@ -219,6 +220,9 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"objective {card.objective or '-'}\n")
         out.write(f"progress  {metrics_text(card.metrics) or '-'}\n")
         out.write(f"maps      {', '.join(card.maps) or '-'}\n")
+        if card.roomLines is not None:
+            room = card.roomLines
+            out.write(f"room      {room.heard} lines heard, {room.heeded} heeded\n")
         for m in card.moments:
             toward = f"  (toward {m.toward})" if m.toward else ""
             said = f'  says "{m.said}"' if m.said else ""
@@ -289,6 +293,10 @@ def write_report(report: Report, out: TextIO) -> None:
     for name in VERDICTS:
         counts = "  ".join(f"{k}={v}" for k, v in sorted(agg["verdicts"][name].items()))
         out.write(f"  {name:<27} {counts or '-'}\n")
+    room = report.get("room")
+    if room is not None:
+        for text in room_text(room):
+            out.write(f"{text}\n")
     anomalies = report.get("anomalies", [])
     if anomalies:
         omitted = report.get("anomaliesOmitted", 0)

@@ -102,12 +102,40 @@ class TurnBodyDict(TypedDict):
     effectAdvice: str | None
 
 
+class RoomLineHeardDict(TypedDict):
+    id: str
+    source: str
+    speakerId: str
+    at: str
+    words: NotRequired[str]
+
+
+class RoomEvidenceDict(TypedDict):
+    heard: list[RoomLineHeardDict]
+    heeded: list[str]
+    preempted: int
+
+
+class EvidenceV5Dict(EvidenceV4Dict):
+    room: RoomEvidenceDict
+
+
 class TurnV4Line(TypedDict):
     kind: Literal["turn"]
     schemaVersion: Literal[4]
     at: str
     turn: TurnBodyDict
     evidence: EvidenceV4Dict
+    speechDeliveryId: NotRequired[str]
+    narrationEvent: NotRequired[str | None]
+
+
+class TurnV5Line(TypedDict):
+    kind: Literal["turn"]
+    schemaVersion: Literal[5]
+    at: str
+    turn: TurnBodyDict
+    evidence: EvidenceV5Dict
     speechDeliveryId: NotRequired[str]
     narrationEvent: NotRequired[str | None]
 

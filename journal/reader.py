@@ -46,6 +46,7 @@ from journal.schema import (
     TurnV2,
     TurnV3,
     TurnV4,
+    TurnV5,
 )
 
 __all__ = [
@@ -68,7 +69,7 @@ __all__ = [
 ]
 
 _HeaderUnion = Annotated[Union[HeaderV1, HeaderV2, HeaderV3], Field(discriminator="schemaVersion")]  # noqa: UP007
-_TurnUnion = Annotated[Union[TurnV1, TurnV2, TurnV3, TurnV4], Field(discriminator="schemaVersion")]  # noqa: UP007
+_TurnUnion = Annotated[Union[TurnV1, TurnV2, TurnV3, TurnV4, TurnV5], Field(discriminator="schemaVersion")]  # noqa: UP007
 _SummaryUnion = Annotated[Union[Summary, SummaryV2], Field(discriminator="schemaVersion")]  # noqa: UP007
 _LineUnion = Annotated[Union[_HeaderUnion, _TurnUnion, _SummaryUnion], Field(discriminator="kind")]  # noqa: UP007
 

@@ -37,6 +37,7 @@ from journal.dialect import Dialect
 from journal.narration import Receipts, index_receipts
 from journal.oplog import EventLine, ForeignEvent, read_events
 from journal.reader import Anomalies, AnomalyRecord, validated_lines
+from journal.room import RoomSection, RoomTally
 from journal.verdicts import PLAY_VERDICTS, TurnFacts, play_verdicts, unknown_play_verdicts
 
 __all__ = [
@@ -101,6 +102,7 @@ class Report(TypedDict):
     run: ReportRun
     turns: NotRequired[list[TurnRow]]
     aggregate: Aggregate
+    room: NotRequired[RoomSection]  # only when a turn records room lines (version 5 and later)
     anomalies: NotRequired[list[AnomalyRecord]]
     anomaliesOmitted: NotRequired[int]
     skippedOperationalLines: dict[str, list[str]]
@@ -126,6 +128,7 @@ class Evaluation:
         self.tallies: dict[str, Counter[str]] = {name: Counter() for name in VERDICTS}
         self.retired = 0
         self.prev: TurnFacts | None = None
+        self.room = RoomTally()
 
     def turn(self, line: Any) -> TurnRow:
         """Judge one turn (after the one fed before it) and return its row of the report."""
@@ -145,6 +148,7 @@ class Evaluation:
             self.first_version = line.schemaVersion
         self.turns += 1
         self.prev = facts
+        self.room.turn(line, facts)
         return {
             "turn": body.turn,
             "at": line.at,
@@ -168,7 +172,7 @@ class Evaluation:
     ) -> Report:
         """The report of the turns fed so far (without their rows)."""
         outcome = summary.outcome if summary is not None else None
-        return {
+        report: Report = {
             "run": {
                 "dialect": self.dialect.name,
                 "runId": header.runId,
@@ -186,6 +190,15 @@ class Evaluation:
             },
             "skippedOperationalLines": skipped,
         }
+        room = self.room.section()
+        if room is not None:  # after the aggregate (a report without one is as it always was)
+            report = {
+                "run": report["run"],
+                "aggregate": report["aggregate"],
+                "room": room,
+                "skippedOperationalLines": skipped,
+            }
+        return report
 
 
 @dataclass
@@ -245,17 +258,14 @@ def with_anomalies(report: Report, anomalies: Anomalies) -> Report:
     read past, after the aggregate: ``anomalies`` (``[{line, what}]``, the first MAX_ANOMALIES)
     and, past those, ``anomaliesOmitted``. A journal read with none (every journal of ours) has
     neither key."""
-    run, aggregate, skipped = report["run"], report["aggregate"], report["skippedOperationalLines"]
-    kept = [a.as_dict() for a in anomalies.kept]
+    out: Report = {"run": report["run"], "aggregate": report["aggregate"]}  # type: ignore[typeddict-item]
+    if "room" in report:
+        out["room"] = report["room"]
+    out["anomalies"] = [a.as_dict() for a in anomalies.kept]
     if anomalies.omitted:
-        return {
-            "run": run,
-            "aggregate": aggregate,
-            "anomalies": kept,
-            "anomaliesOmitted": anomalies.omitted,
-            "skippedOperationalLines": skipped,
-        }
-    return {"run": run, "aggregate": aggregate, "anomalies": kept, "skippedOperationalLines": skipped}
+        out["anomaliesOmitted"] = anomalies.omitted
+    out["skippedOperationalLines"] = report["skippedOperationalLines"]
+    return out
 
 
 def with_turns(report: Report, rows: list[TurnRow]) -> Report:

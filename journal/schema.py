@@ -409,6 +409,59 @@ class TurnV4Write(TurnV4):
     turn: TurnBodyWrite
 
 
+RoomLineId = Annotated[str, StringConstraints(pattern=r"^r[0-9]{1,9}$")]
+MAX_ROOM_LINES = 8
+
+
+class RoomLineHeard(_Strict):
+    """V5: one room line the turn's decision was shown — what people in the room said to him
+    (a text mention, a voice turn the floor answered or offered). Its words only when ``[play]
+    keep_room_words`` is on; by default the journal keeps who and when, never what."""
+
+    id: RoomLineId
+    source: Literal["text", "voice"]
+    speakerId: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,32}$")]
+    at: Timestamp
+    words: Text300 | None = None
+
+
+class RoomEvidence(_Strict):
+    """V5: the room lines the decision heard, the ids it said it heeded (a subset), and how many
+    decisions of this turn a room line preempted before this one was made."""
+
+    heard: list[RoomLineHeard] = Field(max_length=MAX_ROOM_LINES)
+    heeded: list[RoomLineId] = Field(max_length=MAX_ROOM_LINES)
+    preempted: int = Field(ge=0, le=16)
+
+    @model_validator(mode="after")
+    def _heeded_were_heard(self) -> RoomEvidence:
+        ids = {line.id for line in self.heard}
+        unknown = [i for i in self.heeded if i not in ids]
+        if unknown:
+            raise ValueError(f"heeded names lines the turn did not hear: {', '.join(unknown)}")
+        return self
+
+
+class EvidenceV5(EvidenceV4):
+    """V5 evidence: what the room said to him (``room``)."""
+
+    room: RoomEvidence
+
+
+class TurnV5(TurnV4):
+    """V5: the evidence says what the room said and what the decision heeded (``room``). A
+    TurnV4 subclass, so what reads a V4 turn reads a V5 one the same way."""
+
+    schemaVersion: Literal[5]  # type: ignore[assignment]
+    evidence: EvidenceV5
+
+
+class TurnV5Write(TurnV5):
+    """The turn shape the play loop writes: V5 with a live-catalog action."""
+
+    turn: TurnBodyWrite
+
+
 # --- summary ----------------------------------------------------------------------
 
 
@@ -443,5 +496,5 @@ class SummaryV2(Summary):
 
 
 Header = HeaderV1 | HeaderV2 | HeaderV3
-Turn = TurnV1 | TurnV2 | TurnV3 | TurnV4
+Turn = TurnV1 | TurnV2 | TurnV3 | TurnV4 | TurnV5
 Line = Header | Turn | Summary | SummaryV2

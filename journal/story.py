@@ -35,9 +35,27 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+)
 
-from journal.schema import Header, HeaderV2, HeaderV3, MetricName, MetricValue, Stage, TurnV1, TurnV2, TurnV3
+from journal.schema import (
+    Header,
+    HeaderV2,
+    HeaderV3,
+    MetricName,
+    MetricValue,
+    Stage,
+    TurnV1,
+    TurnV2,
+    TurnV3,
+    TurnV5,
+)
 
 MAX_MAPS = 16
 MAX_MOMENTS = 8
@@ -55,6 +73,13 @@ class StoryMoment(BaseModel):
     said: Annotated[str, StringConstraints(max_length=400)] | None = None
 
 
+class RoomCount(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    heard: int = Field(ge=0)
+    heeded: int = Field(ge=0)
+
+
 class StoryCard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -69,6 +94,16 @@ class StoryCard(BaseModel):
     maps: list[Annotated[str, StringConstraints(max_length=64)]] = Field(max_length=MAX_MAPS)
     moments: list[StoryMoment] = Field(max_length=MAX_MOMENTS)
     metrics: dict[MetricName, MetricValue] = Field(default_factory=dict)
+    roomLines: RoomCount | None = None
+    """What the room said to him and he heeded, in sittings that record it (turn version 5);
+    absent from the card of a journey that records none, so older cards read as they did."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_room(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("roomLines", 0) is None:
+            del out["roomLines"]
+        return out
 
 
 def _stage_map(stage: Stage | None) -> str | None:
@@ -109,6 +144,7 @@ class StoryProjector:
         self._moments: deque[StoryMoment] = deque(maxlen=MAX_MOMENTS)
         self.metrics: dict[str, int | float] = {}
         self._decided_on: str | None = None  # the sitting's latest effect: what a decision now sees
+        self.room: tuple[int, int] | None = None  # room lines (heard, heeded), once a turn records them
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -140,6 +176,9 @@ class StoryProjector:
     def feed_turn(self, line: TurnV1 | TurnV2) -> None:
         """Fold one turn line (any version, e.g. a TurnV2Write the loop just wrote)."""
         body = line.turn
+        if isinstance(line, TurnV5):
+            heard, heeded = self.room or (0, 0)
+            self.room = (heard + len(line.evidence.room.heard), heeded + len(line.evidence.room.heeded))
         if isinstance(line, TurnV2):
             started, current = _turn_maps(line)
             after = line.evidence.progressAfter
@@ -233,6 +272,7 @@ class StoryProjector:
             maps=list(self._maps),
             moments=list(self._moments),
             metrics=dict(self.metrics),
+            roomLines=RoomCount(heard=self.room[0], heeded=self.room[1]) if self.room is not None else None,
         )
 
     def copy(self) -> StoryProjector:
@@ -269,5 +309,8 @@ class StoryProjector:
             out._moments.extend(part._moments)
             if part.metrics:
                 out.metrics = part.metrics
+            if part.room is not None:
+                heard, heeded = out.room or (0, 0)
+                out.room = (heard + part.room[0], heeded + part.room[1])
             out._decided_on = part._decided_on
         return out

@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from journal.schema import MAX_LINE_BYTES, HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
+from journal.schema import MAX_LINE_BYTES, HeaderV3, SummaryV2, TurnV3Write, TurnV4Write, TurnV5Write
 
 __all__ = [
     "JournalDiskError",
@@ -121,7 +121,7 @@ def journal_filename(header: HeaderV3) -> str:
 class PreparedTurn:
     """A turn line validated and serialised, ready to append (:meth:`JournalWriter.commit`)."""
 
-    line: TurnV3Write | TurnV4Write
+    line: TurnV3Write | TurnV4Write | TurnV5Write
     data: bytes
 
 
@@ -180,21 +180,25 @@ class JournalWriter:
         self._write(_encode(self.path, "header", self.header))
 
     def append_turn(
-        self, line: TurnV3Write | TurnV4Write | Mapping[str, object]
-    ) -> TurnV3Write | TurnV4Write:
-        """Validate one turn against the live catalog and append it (flushed and fsynced): V4
-        (what the play loop writes) or V3 (a turn without usage).
+        self, line: TurnV3Write | TurnV4Write | TurnV5Write | Mapping[str, object]
+    ) -> TurnV3Write | TurnV4Write | TurnV5Write:
+        """Validate one turn against the live catalog and append it (flushed and fsynced): V5
+        (what the play loop writes), V4 (a turn without room lines) or V3 (without usage).
 
         Returns the validated line (so callers can project it without validating twice)."""
         return self.commit(self.prepare_turn(line))
 
-    def prepare_turn(self, line: TurnV3Write | TurnV4Write | Mapping[str, object]) -> PreparedTurn:
+    def prepare_turn(
+        self, line: TurnV3Write | TurnV4Write | TurnV5Write | Mapping[str, object]
+    ) -> PreparedTurn:
         """The first half of :meth:`append_turn`, with no I/O: validate ``line`` (it must follow
         the last turn written) and serialise it. Raises :class:`JournalWriteError` (too large,
         out of order, after the summary) or a validation error; nothing is written."""
-        model: TurnV3Write | TurnV4Write
-        if isinstance(line, (TurnV3Write, TurnV4Write)):
+        model: TurnV3Write | TurnV4Write | TurnV5Write
+        if isinstance(line, (TurnV3Write, TurnV4Write, TurnV5Write)):
             model = line
+        elif line.get("schemaVersion") == 5:
+            model = TurnV5Write.model_validate(line)
         elif line.get("schemaVersion") == 4:
             model = TurnV4Write.model_validate(line)
         else:
@@ -202,7 +206,7 @@ class JournalWriter:
         self._check_order(model.turn.turn)
         return PreparedTurn(model, _encode(self.path, "turn", model))
 
-    def commit(self, prepared: PreparedTurn) -> TurnV3Write | TurnV4Write:
+    def commit(self, prepared: PreparedTurn) -> TurnV3Write | TurnV4Write | TurnV5Write:
         """The second half: append a prepared line (write, flush, fsync — the part that waits on
         the disk, safe to run on a thread of its own). Raises :class:`JournalDiskError`."""
         with self._lock:

@@ -27,6 +27,7 @@ class Decision(BaseModel):
     notes: str | None = Field(default=None, max_length=800)
     speak: str | None = Field(default=None, max_length=400)
     speakWanted: bool = False
+    heeded: list[str] = Field(default_factory=list, max_length=8)
     action: dict[str, Any]
 
     @property
@@ -88,6 +89,11 @@ def decision_json_schema(action_schema: JSONObject) -> JSONObject:
         "notes": _nullable("your memory between turns; null keeps it, a string replaces it", "notes"),
         "speak": _nullable("something to say to the people watching, or null", "speak"),
         "speakWanted": {"type": "boolean", "description": "true only for something worth saying aloud"},
+        "heeded": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "the ids of the room lines (r1, r2…) that helped you choose this move; [] for none",
+        },
         "action": strict_json_schema(action_schema),
     }
     return {

@@ -19,6 +19,7 @@ import structlog
 
 from bot.config import Settings
 from bot.play.play_host import MindFactory, PlayHost, PlayRefused, WorldFactory
+from bot.play.room_lines import RoomLine, RoomSource
 from bot.usage.meter import Meter
 from bot.worlds.factory import WORLDS
 
@@ -74,6 +75,15 @@ class PlayHosts:
     def known(self, guild_id: int) -> PlayHost | None:
         """The host of ``guild_id`` if it has one; never makes one (for requests from outside)."""
         return self._guilds.get(guild_id)
+
+    def heard(
+        self, guild_id: int, source: RoomSource, speaker_id: int | str, name: str, words: str
+    ) -> RoomLine | None:
+        """The one ingress of room lines (the text lane's mentions, the floor's voice turns): a
+        line for the play of ``guild_id``; None when that server is not playing or hints are off
+        there. Never makes a host."""
+        host = self.known(guild_id)
+        return host.hear(source, speaker_id, name, words) if host is not None else None
 
     def __iter__(self) -> Iterator[PlayHost]:
         yield self.local

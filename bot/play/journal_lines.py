@@ -1,5 +1,6 @@
 """The journal lines a play session writes (docs/architecture.md §6): the turn line (version
-4: version 3's evidence packet plus the decision's usage), built from what really happened, and
+5: version 4's evidence packet — version 3's plus the decision's usage — plus what the room said
+and what the decision heeded), built from what really happened, and
 the closing summary line (version 2). A stage that did not happen is null."""
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from journal.line_dicts import (
     HeaderV3Line,
     ProgressDict,
     Provenance,
+    RoomEvidenceDict,
+    RoomLineHeardDict,
     SignalsDict,
     StageDict,
     SummaryV2Line,
-    TurnV4Line,
+    TurnV5Line,
 )
 
 MAX_STAGE_OBSERVATIONS = 6
@@ -89,13 +92,14 @@ def turn_line(
     signals: SignalsDict,
     progress_before: ProgressDict,
     progress_after: ProgressDict,
-) -> TurnV4Line:
-    """The version 4 turn line; ``progress_after`` is recorded only when a post-action look was
-    taken."""
+    keep_words: bool = False,
+) -> TurnV5Line:
+    """The version 5 turn line; ``progress_after`` is recorded only when a post-action look was
+    taken; the room lines' words only with ``keep_words`` (``[play] keep_room_words``)."""
     d = rec.decision
-    line: TurnV4Line = {
+    line: TurnV5Line = {
         "kind": "turn",
-        "schemaVersion": 4,
+        "schemaVersion": 5,
         "at": utc_now(),
         "turn": {
             "turn": rec.turn,
@@ -130,12 +134,30 @@ def turn_line(
                 "actionStartedAt": rec.action_started,
                 "actionSettledAt": rec.action_settled,
             },
+            "room": room_evidence(rec, keep_words),
         },
     }
     if speech.delivery_id is not None:
         line["speechDeliveryId"] = speech.delivery_id
         line["narrationEvent"] = speech.narration
     return line
+
+
+def room_evidence(rec: TurnRecord, keep_words: bool) -> RoomEvidenceDict:
+    """The room lines the decision heard (who and when; their words only when kept), the ids it
+    heeded, and how many decisions of the turn the room preempted."""
+    heard: list[RoomLineHeardDict] = []
+    for line in rec.room:
+        entry: RoomLineHeardDict = {
+            "id": line.id,
+            "source": line.source,
+            "speakerId": line.speaker_id,
+            "at": line.at_utc,
+        }
+        if keep_words:
+            entry["words"] = line.words
+        heard.append(entry)
+    return {"heard": heard, "heeded": list(rec.heeded), "preempted": rec.preempted}
 
 
 def summary_line(

@@ -27,8 +27,8 @@ import structlog
 
 from bot import metrics
 from bot.disk_thread import DiskThread
-from journal.line_dicts import HeaderV3Line, SummaryV2Line, TurnV4Line
-from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write
+from journal.line_dicts import HeaderV3Line, SummaryV2Line, TurnV5Line
+from journal.schema import HeaderV3, SummaryV2, TurnV3Write, TurnV4Write, TurnV5Write
 from journal.writer import JournalDiskError, JournalLineTooLarge, JournalWriteError, JournalWriter
 
 log = structlog.get_logger("clankie.play.journal")
@@ -36,7 +36,7 @@ log = structlog.get_logger("clankie.play.journal")
 
 @dataclass(frozen=True)
 class Written:
-    line: TurnV3Write | TurnV4Write
+    line: TurnV3Write | TurnV4Write | TurnV5Write
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class JournalSink:
         self._writer = await self._thread.run(JournalWriter.create, self.directory, header)
         return self._writer.header
 
-    async def append(self, line: TurnV4Line) -> Appended:
+    async def append(self, line: TurnV5Line) -> Appended:
         writer = self._writer
         if writer is None:
             return Refused("the journal is not open")

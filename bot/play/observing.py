@@ -15,12 +15,13 @@ import functools
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import structlog
 
 from bot.play.minds.base import DecisionView, StoryCard, look_at
 from bot.play.progress import ProgressTracker, location_of, progress_copy
+from bot.play.room_lines import RoomLine
 from bot.play.signals import SignalTracker, objective_warning
 from bot.play.turn import StopRequest
 from bot.worlds.base import Observation, Still, World
@@ -130,7 +131,25 @@ class Observer:
             self.memory.progress.update(obs.state)
             return obs, still
 
-    def before(self, turn: int, obs: Observation, still: Still | None) -> Before:
+    def again(
+        self, before: Before, obs: Observation, still: Still | None, room: tuple[RoomLine, ...]
+    ) -> Before:
+        """The view for deciding the same turn again after a room line preempted it: a fresh
+        look and the newest lines; the signals, warnings and retired objective stay as the turn
+        fixed them, and the cost carries on (the superseded requests were paid for)."""
+        view = replace(
+            before.view,
+            observation=obs,
+            still=still,
+            room=room,
+            progress=progress_copy(self.memory.progress.snapshot()),
+            seen=[],
+        )
+        return replace(before, view=view)
+
+    def before(
+        self, turn: int, obs: Observation, still: Still | None, room: tuple[RoomLine, ...] = ()
+    ) -> Before:
         """The decision view for ``turn``; retires a stale objective (and warns before that)."""
         memory = self.memory
         loc = location_of(obs.state)
@@ -158,5 +177,6 @@ class Observer:
             story_source=self._story,
             look=self._look,
             observe=self.world.observe,
+            room=room,
         )
         return Before(view=view, signals=signals, progress=progress, retired=retired)

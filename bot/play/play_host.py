@@ -27,6 +27,7 @@ from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.progress import progress_json
+from bot.play.room_lines import RoomLine, RoomLineView, RoomSource
 from bot.play.session import PlaySession, SettledTurn
 from bot.play.session_spec import SessionSpec
 from bot.play.state_dir import StatePaths, StateUnwritable, check_state
@@ -114,6 +115,9 @@ class PlayHost:
         self._tasks = TaskOwner("play")  # the running session's task and its lease heartbeat
         self._feed = TurnFeed()  # outlives sessions: listeners hear whichever one plays
         self._lock = asyncio.Lock()
+        # Room lines reach play unless a moderator said `/play hints off`. Kept in memory: no
+        # per-server play setting is persisted today, and the default (on) is what a restart gives.
+        self.hints = True
 
     # -- lifecycle -------------------------------------------------------------------------
     def reconcile(self) -> list[str]:
@@ -198,6 +202,7 @@ class PlayHost:
             scenario_id=scenario_id,
             environment_id=environment_id,
             journey_id=_journey_of(world, environment_id),
+            keep_room_words=self.settings.play.keep_room_words,
         )
         # Off the event loop: a first read of the journal directory may be long.
         story = await asyncio.to_thread(self._story_for, spec.journey_id or "")
@@ -293,6 +298,30 @@ class PlayHost:
     async def close(self) -> None:
         await self.stop()
         await self._tasks.close()
+
+    # -- the room ----------------------------------------------------------------------------
+    def hear(self, source: RoomSource, speaker_id: int | str, name: str, words: str) -> RoomLine | None:
+        """A room line for the play of this server (a text mention, a voice turn the floor
+        answered or offered): admitted to the session playing now, or None when nothing plays,
+        hints are off, or the line says nothing."""
+        s = self.active
+        if s is None or not self.hints or s.state != "running":
+            return None
+        line = s.room.add(source, speaker_id, name, words)
+        if line is not None:
+            log.info("room_line", run_id=s.run_id, line=line.id, source=source, speaker=line.speaker_id)
+        return line
+
+    def set_hints(self, on: bool) -> None:
+        """``/play hints on|off``: off forgets the lines not heard yet."""
+        self.hints = on
+        if not on and self.session is not None:
+            self.session.room.clear()
+
+    def room_lines(self) -> list[RoomLineView]:
+        """The last few room lines of the session playing now (or that played last)."""
+        s = self.session
+        return s.room.shown() if s is not None else []
 
     # -- what others read ------------------------------------------------------------------
     def subscribe(self) -> AsyncGenerator[SettledTurn, None]:

@@ -6,7 +6,10 @@
 validates its line on the loop and writes and fsyncs it on its own thread, then the story, the
 watched state and the feed hear it.
 A stop is a request the loop honours between stages; it abandons a decision under way, never an
-action. The session ends ``stopped``, ``budget_exhausted``, ``budget`` (the money budget is
+action. A room line (:mod:`bot.play.room_lines`) that arrives while a model mind decides preempts
+the decision: the turn is decided again from a fresh look with the newest lines, at most
+:data:`MAX_PREEMPTIONS` times; one that arrives while an action runs waits for the next decision.
+The session ends ``stopped``, ``budget_exhausted``, ``budget`` (the money budget is
 spent, ``[budget]``: checked before each turn starts, so the turn under way settles) or ``failed``.
 Its model calls are counted in its usage scope (:mod:`bot.usage.scope`).
 
@@ -21,6 +24,7 @@ turn's, so the turn shown (``turn``) follows ``turnsTaken``; the turn budget sti
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -36,11 +40,12 @@ from bot.play.minds.base import Mind
 from bot.play.observing import Observer, PlayMemory, StillPacer
 from bot.play.outcomes import Ended, SessionOutcome, SessionState
 from bot.play.progress import ProgressTracker
+from bot.play.room_lines import RoomLines
 from bot.play.session_spec import SessionSpec
 from bot.play.settle_stage import Settler
 from bot.play.settled_turn import SettledTurn, narration_line
 from bot.play.speech import SpeechPolicy
-from bot.play.turn import StopRequest, act, decide
+from bot.play.turn import Preempted, StopRequest, TurnRecord, act, decide
 from bot.play.watch import Watched
 from bot.usage.budget import Budget
 from bot.usage.scope import UsageScope, counting
@@ -54,6 +59,8 @@ from journal.writer import JournalDiskError, JournalWriteError
 __all__ = ["PlaySession", "SessionSpec", "SettledTurn", "mind_backoff", "narration_line"]
 
 log = structlog.get_logger("clankie.play")
+
+MAX_PREEMPTIONS = 2  # decisions of one turn that room lines may supersede; the next one stands
 
 
 class PlaySession(Watched):
@@ -72,7 +79,13 @@ class PlaySession(Watched):
         self.memory = PlayMemory(progress=ProgressTracker(declared=tuple(self.metric_labels)))
         self._stills = StillPacer(world, mind.info.wants_still)
         self._observer = Observer(world, self.memory, self._stills, self.story_card)
-        self._settler = Settler(self.memory, SpeechPolicy(self.run_id), self.session_id, self.run_id)
+        self._settler = Settler(
+            self.memory,
+            SpeechPolicy(self.run_id),
+            self.session_id,
+            self.run_id,
+            keep_words=spec.keep_room_words,
+        )
         self._sink = JournalSink(journal_dir, self.run_id)
         self._stop = StopRequest()
         self._started = 0.0
@@ -83,6 +96,7 @@ class PlaySession(Watched):
         self.guild_id: int | None = None  # its host's server (the metrics' guild label)
         self.usage: UsageScope | None = None  # where its model calls are counted (its host's)
         self.budget: Budget | None = None  # the money budget it keeps (its host's)
+        self.room = RoomLines()  # what people said to him while he plays (bot.play.room_lines)
 
     @property
     def journey_id(self) -> str:
@@ -189,12 +203,29 @@ class PlaySession(Watched):
                     return Ended("stopped")
                 finale = True  # one last turn, so the mind can remark on the end
             self.turn += 1  # the turn under way (what the page and /play status show)
-            before = self._observer.before(self.turn, *seen)
+            before = self._observer.before(self.turn, *seen, room=self.room.pending())
             stamp = metrics.stage_done("observe", stamp)
-            rec = await decide(self.mind, before.view, self._stop)
-            if rec is None:  # a stop abandoned the decision: no action, nothing to journal
+            preempted = 0
+            while True:  # a room line that arrives while the mind thinks: decide again, freshly
+                heard = self.mind.info.hears_room and preempted < MAX_PREEMPTIONS
+                version = self.room.version
+                interrupt = functools.partial(self.room.watch, version) if heard else None
+                decided = await decide(self.mind, before.view, self._stop, interrupt)
+                if not isinstance(decided, Preempted):
+                    break
+                preempted += 1
+                log.info("decision_preempted", run_id=self.run_id, turn=self.turn, times=preempted)
+                seen = await self._observer.look(self._stop)
+                if seen is None:
+                    self.turn -= 1
+                    return Ended("stopped")
+                self.last_observation, self.last_still = seen[0], seen[1] or self.last_still
+                before = self._observer.again(before, *seen, room=self.room.pending())
+            if decided is None:  # a stop abandoned the decision: no action, nothing to journal
                 self.turn -= 1
                 return Ended("stopped")
+            rec: TurnRecord = decided
+            rec.preempted = preempted
             stamp = metrics.stage_done("decide", stamp)
             permanent = (
                 (rec.detail or "the mind failed in a way retrying cannot heal") if rec.permanent else None
@@ -217,6 +248,7 @@ class PlaySession(Watched):
                 return Ended("failed", appended.reason)
             if isinstance(appended, Written):  # only a written line counts
                 self._settler.recorded(settled.turn)
+                self.room.heard_by(rec.turn, rec.room, frozenset(rec.heeded))
                 self.story.feed_turn(appended.line)
                 metrics.turn_written(rec.outcome, self.world.name, self.mind.name, self.guild_id)
             else:  # Refused (too large, invalid; logged): no turn of the record, and play goes on. Its

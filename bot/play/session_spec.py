@@ -22,3 +22,4 @@ class SessionSpec:
     environment_id: str = "sandbox"
     journey_id: str | None = None
     venue: str = "local"
+    keep_room_words: bool = False  # the journal keeps what room lines said, not only who and when

@@ -16,7 +16,7 @@ from bot.play.progress import location_of, progress_json
 from bot.play.settled_turn import SettledTurn, recent_entry
 from bot.play.speech import SpeechPolicy
 from bot.play.turn import TurnRecord
-from journal.line_dicts import Provenance, TurnV4Line
+from journal.line_dicts import Provenance, TurnV5Line
 
 
 @dataclass(frozen=True)
@@ -24,14 +24,23 @@ class Settled:
     """A settled turn and the journal line it is written as."""
 
     turn: SettledTurn
-    line: TurnV4Line
+    line: TurnV5Line
 
 
 class Settler:
     """The settle stage of one session."""
 
-    def __init__(self, memory: PlayMemory, speech: SpeechPolicy, session_id: str, run_id: str) -> None:
+    def __init__(
+        self,
+        memory: PlayMemory,
+        speech: SpeechPolicy,
+        session_id: str,
+        run_id: str,
+        *,
+        keep_words: bool = False,
+    ) -> None:
         self.memory = memory
+        self.keep_words = keep_words  # [play] keep_room_words
         self.speech = speech
         self.session_id = session_id
         self.run_id = run_id
@@ -68,6 +77,7 @@ class Settler:
             signals=before.signals,
             progress_before=before.progress,
             progress_after=progress_after,
+            keep_words=self.keep_words,
         )
         settled = SettledTurn(
             session_id=self.session_id,
@@ -88,6 +98,16 @@ class Settler:
             progress=progress_json(progress_after),
             frame_sha256=rec.decision_still.sha256 if rec.decision_still else None,
             at=line["at"],
+            room=tuple(
+                {
+                    "id": r.id,
+                    "source": r.source,
+                    "name": r.name,
+                    "words": r.words,
+                    "heeded": r.id in rec.heeded,
+                }
+                for r in rec.room
+            ),
         )
         return Settled(settled, line)
 

@@ -4,9 +4,21 @@ mouth's text update for it, and the short entry the mind sees of it among recent
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from bot.play.outcomes import TurnOutcome
 from journal.json_types import JSONObject, JSONValue
+
+
+class HeardLine(TypedDict):
+    """A room line as a settled turn carries it to the page and the Activity: who said it, by
+    which lane, what (clipped), and whether the turn's decision heeded it."""
+
+    id: str
+    source: str
+    name: str
+    words: str
+    heeded: bool
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,7 @@ class SettledTurn:
     progress: dict[str, JSONValue]
     frame_sha256: str | None
     at: str
+    room: tuple[HeardLine, ...] = ()  # the room lines its decision heard
 
 
 def narration_line(turn: int, thought: str, observed: str | None, goal: str | None, nxt: str) -> str:

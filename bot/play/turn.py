@@ -7,7 +7,9 @@ The record is filled from what really happened; stages that never happened stay 
 in the journal). Mind and world faults become outcomes, never exceptions; cancellation still
 propagates, and a stop that arrives while the mind is deciding abandons the decision (its
 :class:`asyncio.Timeout` scope is expired by :class:`StopRequest`), so nothing of that turn is
-acted or journaled. An action under way is never cut short."""
+acted or journaled. A room line that arrives while a mind that hears the room is deciding
+preempts the decision the same way (:data:`PREEMPTED`; the session decides the turn again from a
+fresh look). An action under way is never cut short."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from bot.play.decision import Decision, InvalidDecision, MindFailed, PermanentMi
 from bot.play.effect import derive_effect, refused_direction
 from bot.play.minds.base import DecisionView, Mind
 from bot.play.outcomes import TurnOutcome
+from bot.play.room_lines import RoomLine
 from bot.worlds.base import ActionResult, Observation, Still, World, utc_now
 from journal.actions import action_payload
 from journal.json_types import JSONValue
@@ -62,6 +65,9 @@ class TurnRecord:
     unexpected: bool = False  # the endpoint answered something that is not a chat completion
     crashed: bool = False  # the mind raised an exception that is not a mind failure (a bug)
     validated: BaseModel | None = None  # the decision's action, validated against the live catalog
+    room: tuple[RoomLine, ...] = ()  # the room lines the decision was shown (docs/architecture.md §5)
+    heeded: list[str] = field(default_factory=list)  # the ids of those it says it heeded
+    preempted: int = 0  # decisions of this turn that a room line superseded before they were made
 
     def fail(self, outcome: TurnOutcome, detail: str) -> TurnRecord:
         self.outcome = outcome
@@ -114,6 +120,42 @@ class StopRequest:
             self._deciding = None
 
 
+class Preempted:
+    """A decision a room line superseded while the mind waited on its model: it never acts and
+    is never a turn of the journal; the same turn is decided again from a fresh look."""
+
+
+PREEMPTED = Preempted()
+Interrupt = Callable[[Callable[[], None]], Callable[[], None]]
+"""``interrupt(fire)`` calls ``fire()`` once something newer than what the decision was shown
+arrives (a room line), and returns what cancels that."""
+
+
+async def _unless_interrupted(
+    decide: Callable[[], Awaitable[Mapping[str, object] | None]], interrupt: Interrupt
+) -> Mapping[str, object] | None | Preempted:
+    """``decide()``, or :data:`PREEMPTED` when ``interrupt`` fires first: its await is cut at once
+    (the mind's request is cancelled), the way a stop abandons a decision."""
+    scope = asyncio.timeout(None)
+    loop = asyncio.get_running_loop()
+
+    def fire() -> None:
+        if scope.when() is None:  # entered and not yet expiring
+            scope.reschedule(loop.time())
+
+    try:
+        async with scope:
+            cancel = interrupt(fire)
+            try:
+                return await decide()
+            finally:
+                cancel()
+    except TimeoutError:
+        if scope.expired():
+            return PREEMPTED
+        raise  # the mind's own timeout: a failed decision, not a preemption
+
+
 def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
     """What the decision cost; and a mind that looked for itself while deciding is judged by
     what it saw: the observations it read (the last is the decision's) and the last still it
@@ -125,21 +167,32 @@ def _what_it_saw(rec: TurnRecord, view: DecisionView) -> None:
         rec.decision_still = next((s.still for s in reversed(view.seen) if s.still is not None), None)
 
 
-async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None) -> TurnRecord | None:
+async def decide(
+    mind: Mind, view: DecisionView, stop: StopRequest | None = None, interrupt: Interrupt | None = None
+) -> TurnRecord | Preempted | None:
     """The decide stage: the mind's decision, validated against the live catalog. Returns the
-    record (``outcome`` set when the decision failed or was invalid), or None when ``stop``
-    abandoned the decision."""
+    record (``outcome`` set when the decision failed or was invalid), None when ``stop``
+    abandoned the decision, or :data:`PREEMPTED` when ``interrupt`` returned first (a room line
+    arrived while the mind thought)."""
     rec = TurnRecord(
-        turn=view.turn, decision_obs=view.observation, decision_still=view.still, decision_started=utc_now()
+        turn=view.turn,
+        decision_obs=view.observation,
+        decision_still=view.still,
+        decision_started=utc_now(),
+        room=view.room,
     )
     raw: Mapping[str, object]
+
+    async def asked() -> Mapping[str, object] | None:
+        return await mind.decide(view) if stop is None else await stop.decision(lambda: mind.decide(view))
+
     try:
-        if stop is None:
-            raw = await mind.decide(view)
-        elif (answer := await stop.decision(lambda: mind.decide(view))) is None:
+        answer = await (asked() if interrupt is None else _unless_interrupted(asked, interrupt))
+        if answer is None:
             return None
-        else:
-            raw = answer
+        if isinstance(answer, Preempted):
+            return answer
+        raw = answer
     except InvalidDecision as exc:
         return rec.fail("invalid_decision", str(exc))
     except PermanentMindFailure as exc:
@@ -161,6 +214,15 @@ async def decide(mind: Mind, view: DecisionView, stop: StopRequest | None = None
         rec.decision = Decision.model_validate(raw)
     except ValidationError as exc:
         return rec.fail("invalid_decision", f"decision {first_error(exc)}")
+    shown = [line.id for line in view.room]
+    unknown = [i for i in rec.decision.heeded if i not in shown]
+    if unknown:
+        said = ", ".join(shown) if shown else "none"
+        return rec.fail(
+            "invalid_decision",
+            f"heeded names {', '.join(unknown)[:200]}: not a room line it was shown ({said})",
+        )
+    rec.heeded = list(dict.fromkeys(rec.decision.heeded))
     catalog = view.catalog
     try:
         rec.validated = catalog.validate(rec.decision.action)
@@ -280,4 +342,4 @@ async def run_turn(
     """Decide, then act: one turn from an already-taken decision view (None: a stop abandoned
     the decision)."""
     rec = await decide(mind, view, stop)
-    return await act(world, rec) if rec is not None else None
+    return await act(world, rec) if isinstance(rec, TurnRecord) else None

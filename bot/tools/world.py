@@ -3,7 +3,7 @@ tool per kind of the current world's live action catalog, for a player mind that
 action by calling a tool (the agent mind). A call is the player's whole move for the turn: the
 action's own arguments (the catalog's schema) plus what a decision says beside its action —
 ``intent``, ``say`` (words for the people watching, or null), ``objective`` and ``notes`` (null
-keeps them; an empty objective clears it). The tool does not touch the world: it validates the
+keeps them; an empty objective clears it) and ``heeded`` (the room lines that helped). The tool does not touch the world: it validates the
 call against the live catalog and hands the :class:`Move` to ``choose`` — the play loop, which
 observes again, acts, journals and settles the turn as for any other decision. They exist only
 on the player surface of a registry made for one session (:meth:`ToolRegistry.extended`).
@@ -13,7 +13,7 @@ is stuck."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -39,6 +39,14 @@ DECISION_FIELDS: dict[str, Any] = {
         str | None,
         Field(description="your memory between turns (at most 800 characters); null keeps it"),
     ),
+    "heeded": (
+        list[str],
+        Field(
+            default_factory=list,
+            max_length=8,
+            description="the ids of the room lines (r1, r2…) that helped you choose this move; [] for none",
+        ),
+    ),
 }
 
 
@@ -51,6 +59,7 @@ class Move:
     say: str | None
     objective: str | None
     notes: str | None
+    heeded: list[str] = field(default_factory=list)
 
 
 Choose = Callable[[Move], Awaitable[ToolResult]]

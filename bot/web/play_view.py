@@ -84,6 +84,8 @@ class ViewedTurn(Protocol):
     def speak_suppressed(self) -> str | None: ...
     @property
     def progress(self) -> Mapping[str, Json]: ...
+    @property
+    def room(self) -> Sequence[HeardLine]: ...
 
 
 class ActivityDigest(TypedDict):
@@ -114,6 +116,17 @@ class ActivityDigest(TypedDict):
     frameSha256: str | None
     observationSha256: str | None
     scene: str | None
+
+
+class HeardLine(TypedDict):
+    """A room line as a settled turn carries it (``bot.play.settled_turn.HeardLine``, the same
+    shape): who said it, by which lane, what (clipped), and whether the decision heeded it."""
+
+    id: str
+    source: str
+    name: str
+    words: str
+    heeded: bool
 
 
 @runtime_checkable

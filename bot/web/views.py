@@ -1,12 +1,14 @@
 """JSON views of play objects for the web surface (no pixels, no monologue, no notes — so not
-the mouth's narration update either, which carries the monologue as ``thought=``)."""
+the mouth's narration update either, which carries the monologue as ``thought=``). A turn carries
+the room lines its decision heard: who said them (display name, never an id), their clipped words,
+and whether it heeded them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TypedDict
 
-from bot.web.play_view import Json, ViewedSession, ViewedTurn
+from bot.web.play_view import HeardLine, Json, ViewedSession, ViewedTurn
 
 
 class SessionJson(TypedDict):
@@ -37,6 +39,7 @@ class TurnJson(TypedDict):
     objective: str | None
     speak: str | None
     milestones: list[Json]
+    room: list[HeardLine]  # what the room said that this turn's decision heard, and whether it heeded it
 
 
 def action_text(action: Mapping[str, Json] | None) -> str:
@@ -77,4 +80,5 @@ def turn_view(t: ViewedTurn) -> TurnJson:
         "objective": t.objective,
         "speak": spoken,
         "milestones": list(milestones) if isinstance(milestones, list) else [],
+        "room": [HeardLine(**line) for line in t.room],
     }

@@ -523,7 +523,13 @@ async def test_play_start_mind_agent_plays_through_tool_calls(
         last = body["messages"][-1]
         if isinstance(last.get("content"), str) and last["content"].startswith("Turn "):
             return tool_call("look", {"region": None})
-        said = {"intent": "wait and watch the town", "say": None, "objective": None, "notes": None}
+        said = {
+            "intent": "wait and watch the town",
+            "say": None,
+            "objective": None,
+            "notes": None,
+            "heeded": [],
+        }
         return tool_call("frame_advance", {"frames": 30, **said})
 
     openai_fake.chat.responder = model
@@ -568,3 +574,28 @@ async def test_start_with_an_unwritable_journal_directory_says_which_path_and_wo
     blocker.unlink()
     text = await start_sandbox(live)
     assert live.host.active is not None, text
+
+
+async def test_play_hints_is_for_moderators_and_turns_room_lines_off_and_on(live: Live) -> None:
+    handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.member)
+    reply = await handle.response()
+    assert reply.ephemeral and "Only moderators can change play hints" in reply.content
+    assert live.host.hints is True  # on by default, and a member cannot change it
+    handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.moderator)
+    reply = await handle.response()
+    assert reply.ephemeral and reply.content.startswith("Hints off")
+    assert live.host.hints is False
+    handle = await live.fake.send_interaction("play hints", {"state": "on"}, by=live.fake.moderator)
+    assert (await handle.response()).content.startswith("Hints on")
+    assert live.host.hints is True
+
+
+async def test_status_echoing_what_the_room_said_pings_nobody(live: Live) -> None:
+    """A model mind may take a room line's words as its objective; /play status shows it as text."""
+    await start_sandbox(live)
+    session = live.host.active
+    assert session is not None
+    session.memory.objective = "@everyone <@987654> go to the left house"
+    handle = await live.fake.send_interaction("play status", by=live.fake.member)
+    reply = await handle.response()
+    assert reply.data["allowed_mentions"] == {"parse": []}  # before: the bot's default, which pings users

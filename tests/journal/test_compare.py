@@ -58,7 +58,13 @@ def agent_model(body: dict[str, Any]) -> Any:
     state = _state_after("\nstate: ", newest)
     action = full_action(guide.next_action(state))
     kind = action.pop("kind")
-    said = {"intent": guide.describe(state)[:200], "say": None, "objective": None, "notes": None}
+    said = {
+        "intent": guide.describe(state)[:200],
+        "say": None,
+        "objective": None,
+        "notes": None,
+        "heeded": [],
+    }
     return tool_call(kind, {**action, **said})
 
 

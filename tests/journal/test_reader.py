@@ -146,7 +146,7 @@ def _drop(path: list[Any]) -> Callable[[list[dict[str, Any]]], None]:
 
 STRUCTURED = [
     ("unknown line kind", _set([2, "kind"], "thought"), 3, "unknown line kind 'thought'"),
-    ("unknown turn version", _set([1, "schemaVersion"], 5), 2, "unknown turn schemaVersion 5"),
+    ("unknown turn version", _set([1, "schemaVersion"], 6), 2, "unknown turn schemaVersion 6"),
     ("unknown summary version", _set([4, "schemaVersion"], 3), 5, "unknown summary schemaVersion 3"),
     ("v2 turn among v3", lambda lines: lines.__setitem__(2, samples.turn_v2(2)), 3, "schemaVersion 2 turn among schemaVersion 3"),
     ("v3 turn without metrics", _drop([1, "evidence", "progressBefore", "metrics"]), 2, "missing field evidence.progressBefore.metrics"),

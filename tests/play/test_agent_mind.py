@@ -13,7 +13,7 @@ from bot.play.minds.agent import AgentMind
 from tests.fakes.openai import HttpError, Text, ToolCall, ToolCalls, tool_call
 from tests.play.scripted import GridWorld
 
-SAID = {"say": None, "objective": None, "notes": None}
+SAID = {"say": None, "objective": None, "notes": None, "heeded": []}
 
 
 def press(button: str, call_id: str | None = None, **said: Any) -> ToolCalls:
@@ -59,6 +59,7 @@ async def test_look_then_act_is_one_turn_with_what_the_model_saw(openai_fake, ru
                     "say": "Off I go!",
                     "objective": "reach the wall",
                     "notes": "east is open",
+                    "heeded": [],
                 },
                 "a1",
             ),

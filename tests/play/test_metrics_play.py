@@ -23,7 +23,9 @@ async def test_a_raised_metric_is_progress_and_is_journaled(run_scripted) -> Non
     assert stalled[:20] == [0] * 20
     assert stalled[20:32] == list(range(1, 13))
     assert stalled[33] == 14  # b set the score back to 0: a fall is not progress; a's rise then is
-    assert [t.schemaVersion for t in journal.turns] == [4] * len(script)  # V4: V3's metrics, plus usage
+    assert [t.schemaVersion for t in journal.turns] == [5] * len(
+        script
+    )  # V5: V4 (V3 metrics, usage) plus room lines
     first, scoring = journal.turns[0], journal.turns[5]
     assert first.evidence.progressBefore.metrics == {"score": 0}  # declared names only: no "secret"
     assert scoring.evidence.progressBefore.metrics == {"score": 10}

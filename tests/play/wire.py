@@ -24,6 +24,7 @@ def wire_decision(action: dict[str, Any], **fields: Any) -> dict[str, Any]:
         "notes": None,
         "speak": None,
         "speakWanted": False,
+        "heeded": [],
         "action": full_action(action),
     }
     out.update(fields)

@@ -100,7 +100,7 @@ async def test_the_captain_is_told_the_score_in_its_briefing_and_by_recall(
 
 
 async def test_the_agent_mind_is_told_the_score_by_its_story_card(openai_fake, tmp_path: Path) -> None:
-    said = {"intent": "score", "say": None, "objective": None, "notes": None}
+    said = {"intent": "score", "say": None, "objective": None, "notes": None, "heeded": []}
     openai_fake.chat.script(
         *(tool_call("button_press", {"button": "a", "holdFrames": 16, "repeat": 1, **said}) for _ in range(3))
     )

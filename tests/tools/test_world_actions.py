@@ -24,7 +24,7 @@ from tests.fakes.openai.validate import strict_validator
 CHAT_TOOL = strict_validator(ChatCompletionToolParam)
 
 
-SAID = {"intent": "go", "say": None, "objective": None, "notes": None}
+SAID = {"intent": "go", "say": None, "objective": None, "notes": None, "heeded": []}
 
 
 def args(**action: object) -> str:
@@ -74,7 +74,13 @@ def test_the_catalog_is_exported_on_the_player_surface_only(catalog: Catalog) ->
 async def test_a_valid_call_hands_the_validated_action_to_the_loop() -> None:
     chooser = Chooser()
     registry = build_registry().extended(world_action_tools(GBA_CATALOG, chooser))
-    said = {"intent": "leave the house", "say": "Off we go!", "objective": "reach town", "notes": None}
+    said = {
+        "intent": "leave the house",
+        "say": "Off we go!",
+        "objective": "reach town",
+        "notes": None,
+        "heeded": [],
+    }
     result = await registry.dispatch("walk_to", json.dumps({"x": 7, "y": 1, **said}), ctx("player"))
     assert not result.is_error and "walk_to chosen" in result.text
     assert chooser.chosen == [WalkTo(kind="walk_to", x=7, y=1)]

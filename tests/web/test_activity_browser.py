@@ -239,3 +239,27 @@ async def test_without_its_websocket_the_activity_polls_and_still_follows_play(t
                 f"() => ({turn})() > {first}", timeout=10_000
             )  # polling follows play
             assert refused and strays == []
+
+
+async def test_the_activity_shows_what_the_room_said_under_the_turn_that_heard_it(tmp_path: Path) -> None:
+    """Inside the Discord client: a mention in server A reaches its play (the autopilot records it
+    as heard, never heeds it), and the Activity shows who said it under the turn that heard it."""
+    async with activity_world(tmp_path, pace_seconds=0.4) as world:
+        url = world.handle.url + world.launch_query()
+        activity_origin = origin(url)
+        setup = ClientSetup(url, world.fake.member.user, [world.fake.member.user, world.fake.moderator.user])
+        async with discord_client(world.fake, setup) as client_url, chromium() as browser:
+            page = await browser.new_page(viewport={"width": 960, "height": 700})
+            await page.goto(client_url)
+            frame = await activity_frame(page, activity_origin)
+            await frame.wait_for_function("() => document.getElementById('transport').textContent === 'live'")
+            line = world.plays.heard(
+                world.fake.guild.id, "text", 4321, "Pat", "go to the left house @everyone"
+            )
+            assert line is not None
+            await frame.wait_for_function("() => document.querySelectorAll('#turns ul.room li').length === 1")
+            shown = await frame.text_content("#turns ul.room li")
+            assert shown == "Pat (text): “go to the left house @everyone” — heard"
+            path = tmp_path / "room-lines.png"
+            await page.screenshot(path=str(path))
+            shot(path)

@@ -138,6 +138,7 @@ class FloorTurns:
         name_of: Callable[[int], str | None] | None = None,
         changed: Callable[[], Awaitable[None]] | None = None,
         busy: Callable[[], bool] | None = None,
+        heard: Callable[[int | None, str], None] | None = None,
         transcript_wait_s: float = TRANSCRIPT_WAIT_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -146,6 +147,7 @@ class FloorTurns:
         self.name_of = name_of or (lambda _uid: None)
         self.changed = changed  # told after each turn decided off the event path
         self.busy = busy or (lambda: False)  # he is speaking (a response asked for, in progress or playing)
+        self.heard = heard  # (speaker, words) of a turn answered or offered to him: a room line for play
         self.humans = humans
         self.transcripts = transcripts
         self.ask = ask
@@ -310,6 +312,12 @@ class FloorTurns:
             speaker=turn.speaker,
             humans=len(turn.humans),
         )
+        if self.heard is not None and text.strip():
+            if verdict.decision == "answered" or (verdict.decision == "offered" and not self.busy()):
+                try:
+                    self.heard(turn.speaker, text)
+                except Exception:  # play not taking a line must not cost the floor its turn
+                    log.exception("room_line_failed", item_id=turn.item_id)
         if self.mode == "open" or verdict.decision == "listened":
             self._write(turn.item_id, data)
             return

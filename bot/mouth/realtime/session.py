@@ -199,6 +199,7 @@ class MouthSession:
             name_of=self._name_of,
             changed=self._after_floor_turn,
             busy=lambda: self.speaking,
+            heard=self._room_line,
             transcript_wait_s=transcript_wait_s,
             position_ms=lambda: self.mixer.position_ms,
         )
@@ -306,6 +307,15 @@ class MouthSession:
 
     def forget(self, user_id: int) -> None:
         self.mixer.forget(user_id)
+
+    def _room_line(self, speaker: int | None, words: str) -> None:
+        """A voice turn answered or offered to him reaches his play as a room line (advice), when
+        his server plays with hints on. A host with no play to steer (a reader without ``hear``)
+        and a turn whose speaker is unknown give none."""
+        hear = getattr(self.host.play_host, "hear", None)
+        if speaker is None or not callable(hear):
+            return
+        hear("voice", speaker, self._name_of(speaker) or f"user {speaker}", words)
 
     def _heard_speakers(self) -> frozenset[int]:
         """The default `humans`: everyone whose audio reached the mixer and was not forgotten."""

@@ -81,6 +81,12 @@ class AgentTranscript:
             self.exchanges[-1].messages.extend(messages)
             self._prune()
 
+    def drop_turn(self, turn: int) -> None:
+        """Forget the newest exchange if it is ``turn``'s: a decision a room line preempted (its
+        request was cancelled, perhaps between a call and its result) is made again from scratch."""
+        if self.exchanges and self.exchanges[-1].turn == turn:
+            self.exchanges.pop()
+
     def begin(self, turn: int, opening: ChatCompletionMessageParam) -> None:
         """Start a turn's exchange; the oldest falls out of the window."""
         self.exchanges.append(Exchange(turn, [opening]))

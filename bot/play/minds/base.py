@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict, cast
 
+from bot.play.room_lines import RoomLine
 from bot.worlds.base import Observation, RegionStills, Still, World
 from journal.actions import Catalog
 from journal.json_types import JSONObject, JSONValue
@@ -106,6 +107,8 @@ class DecisionView:
     the turn's decision evidence is then what it saw, not the view it was handed."""
     cost: Cost = field(default_factory=Cost, repr=False)
     """What asking a model cost for this decision (a mind with an endpoint adds to it)."""
+    room: tuple[RoomLine, ...] = ()
+    """What people in the room said that no settled turn has heard yet (advice, never orders)."""
 
     @property
     def story(self) -> StoryCard | None:
@@ -122,7 +125,9 @@ class MindInfo:
     - ``wants_still``: the loop captures a still for every decision it makes (a mind that
       looks for itself, or reads no picture, does not want one);
     - ``needs_openai``: it asks a model, so it needs ``OPENAI_API_KEY`` (or ``OPENAI_BASE_URL``);
-    - ``worlds``: the worlds it knows how to play (None: any world), checked before play starts.
+    - ``worlds``: the worlds it knows how to play (None: any world), checked before play starts;
+    - ``hears_room``: it reads room lines, so a line arriving while it thinks preempts the decision
+      (the autopilot does not: it stays deterministic, and its turns only record the lines as heard).
     """
 
     name: str
@@ -130,6 +135,7 @@ class MindInfo:
     wants_still: bool = False
     needs_openai: bool = False
     worlds: tuple[str, ...] | None = None
+    hears_room: bool = False
 
     def plays(self, world: str) -> bool:
         return self.worlds is None or world in self.worlds

@@ -36,11 +36,13 @@ OPENAI = MindInfo(
     label="a model chooses each move from the state and a still",
     wants_still=True,  # with [openai] vision off the mind declares it wants none (openai_mind.py)
     needs_openai=True,
+    hears_room=True,
 )
 AGENT = MindInfo(
     name="agent",
     label="a model with tools, looking and reading as it wants before it chooses",
     needs_openai=True,
+    hears_room=True,
 )
 
 MINDS: dict[str, MindEntry] = {}

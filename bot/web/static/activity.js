@@ -188,11 +188,26 @@
       eff.className = "muted";
       eff.textContent = t.effect || t.detail || "";
       li.append(num, badge, act, eff);
+      if (t.room && t.room.length) li.append(roomLines(t.room));
       const list = $("turns");
       list.prepend(li);
       while (list.children.length > MAX_TURNS) list.lastChild.remove();
       $("turns-empty").hidden = true;
       if (t.speak) addLine(t.turn, t.speak, t.sessionId);
+    }
+
+    // what the room said that this turn's decision heard: who, by which lane, and whether he heeded it
+    function roomLines(lines) {
+      const ul = document.createElement("ul");
+      ul.className = "room";
+      for (const r of lines) {
+        const li = document.createElement("li");
+        li.className = r.heeded ? "heeded" : "heard";
+        li.dataset.line = r.id;
+        li.textContent = r.name + " (" + r.source + "): “" + r.words + "” — " + (r.heeded ? "heeded" : "heard");
+        ul.append(li);
+      }
+      return ul;
     }
 
     function addLine(turn, said, session) {

@@ -52,7 +52,7 @@ async def test_the_agent_mind_looks_closer_and_plays_2048(
             return tool_call("look", {"region": REGION})
         key = KEYS[moves["n"] % len(KEYS)]
         moves["n"] += 1
-        said = {"intent": f"slide {key}", "say": None, "objective": "reach 2048", "notes": None}
+        said = {"intent": f"slide {key}", "say": None, "objective": "reach 2048", "notes": None, "heeded": []}
         return tool_call("press", {"key": key, "hold_ms": 0, **said})
 
     openai_fake.chat.responder = model

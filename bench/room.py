@@ -1,0 +1,156 @@
+"""Room lines (issue 36, docs/architecture.md §5): how soon advice said while he thinks becomes
+the move that heeds it, and what listening for the room costs a turn when nobody talks.
+
+1. **Line to heeding action.** A mind that thinks THINK_S per decision (a model's request, here
+   an ``asyncio.sleep``) and reads room lines; a line arrives LINE_AT_S into a decision. With
+   preemption the decision is cancelled and made again with the line: from the line to the
+   settled turn that heeds it is one model request plus the action — target ≤ 1.15× THINK_S.
+   Waiting for the decision under way to finish first would cost (THINK_S − LINE_AT_S) + THINK_S,
+   about 1.5× (printed beside it).
+2. **Overhead with no lines.** An instant mind on the sandbox, the same turns with the mind
+   reading room lines (each decision raced against the queue: a watcher task per decision) and
+   not; median wall time per turn over alternating blocks — target ≤ 1.02×.
+
+Run: ``python bench/room.py`` (``--smoke``: short thinking, few turns, nothing judged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import SMOKE, Report  # noqa: E402
+from bot import logs  # noqa: E402
+from bot.config import load_settings  # noqa: E402
+from bot.play.minds.base import DecisionView, MindInfo  # noqa: E402
+from bot.play.play_host import PlayHost, StartRequest  # noqa: E402
+from bot.play.session import SettledTurn  # noqa: E402
+from bot.worlds.sandbox.world import SandboxWorld  # noqa: E402
+
+THINK_S = 0.2 if SMOKE else 2.0
+LINE_AT_S = THINK_S / 2
+TRIALS = 2 if SMOKE else 5
+BLOCK = 10 if SMOKE else 100
+BLOCKS = 2 if SMOKE else 10
+BUTTONS = ("left", "right")
+
+
+class ThinkingMind:
+    """Thinks ``think_s`` per decision, then moves, naming every room line it was shown as heeded."""
+
+    info = MindInfo(name="thinking", label="a model that takes its time", hears_room=True)
+    name = info.name
+
+    def __init__(self, think_s: float) -> None:
+        self.think_s = think_s
+        self.thinking: asyncio.Queue[float] = asyncio.Queue()  # when each decision began
+        self.n = 0
+
+    async def decide(self, view: DecisionView) -> dict[str, Any]:
+        self.thinking.put_nowait(time.perf_counter())
+        await asyncio.sleep(self.think_s)
+        self.n += 1
+        return {
+            "intent": "walk",
+            "heeded": [line.id for line in view.room],
+            "action": {"kind": "button_press", "button": BUTTONS[self.n % 2]},
+        }
+
+    async def aclose(self) -> None:
+        return None
+
+
+class InstantMind(ThinkingMind):
+    info = replace(ThinkingMind.info, name="instant", hears_room=False)
+
+
+def _host(root: Path, mind: Any) -> PlayHost:
+    settings = load_settings(None, env={"CLANKIE_STATE": str(root)})
+    return PlayHost(
+        settings,
+        world_factory=lambda name, req, s: (SandboxWorld(seed=0, ambient=False), "sandbox-seed0", "bench"),
+        mind_factory=lambda name, w, s: mind,
+    )
+
+
+async def line_to_heeding(root: Path) -> list[float]:
+    """Seconds from each line to the settled turn that heeded it."""
+    mind = ThinkingMind(THINK_S)
+    host = _host(root / "line", mind)
+    session = await host.start(StartRequest(turns=TRIALS * 3, pace_seconds=0))
+    heeded: asyncio.Queue[tuple[str, float]] = asyncio.Queue()
+
+    def settled(turn: SettledTurn) -> None:
+        for line in turn.room:
+            if line["heeded"]:
+                heeded.put_nowait((line["id"], time.perf_counter()))
+
+    session.add_listener(settled)
+    took: list[float] = []
+    for n in range(TRIALS):
+        began = await mind.thinking.get()
+        await asyncio.sleep(max(0.0, began + LINE_AT_S - time.perf_counter()))
+        line = host.hear("text", 1000 + n, f"bench{n}", "go east")
+        assert line is not None
+        said = time.perf_counter()
+        await mind.thinking.get()  # the preempted decision, made again
+        line_id, at = await heeded.get()
+        assert line_id == line.id
+        took.append(at - said)
+    await host.stop()
+    return took
+
+
+async def per_turn(root: Path, mind: ThinkingMind) -> list[float]:
+    host = _host(root, mind)
+    session = await host.start(StartRequest(turns=BLOCK, pace_seconds=0))
+    stamps: list[float] = []
+    session.add_listener(lambda _t: stamps.append(time.perf_counter()))
+    await host.wait()
+    return [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+
+
+async def overhead(root: Path) -> tuple[float, float]:
+    listening: list[float] = []
+    deaf: list[float] = []
+    for n in range(BLOCKS):
+        hearing = ThinkingMind(0.0)
+        plain = InstantMind(0.0)
+        order = [(hearing, listening), (plain, deaf)]
+        for mind, into in order if n % 2 == 0 else reversed(order):
+            into.append(statistics.median(await per_turn(root / f"o{n}{mind.name}", mind)))
+    return statistics.median(listening), statistics.median(deaf)
+
+
+async def main() -> int:
+    logs.configure(level="WARNING")
+    report = Report("room lines (issue 36)", smoke=SMOKE)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        took = await line_to_heeding(root)
+        worst = max(took)
+        report.info("model think time", f"{THINK_S:.2f} s; the line arrives {LINE_AT_S:.2f} s into it")
+        report.info("line → heeding action (each)", ", ".join(f"{t:.3f} s" for t in took))
+        report.info(
+            "waiting for the decision under way instead", f"~{(THINK_S - LINE_AT_S + THINK_S) / THINK_S:.2f}×"
+        )
+        report.check(
+            "line → heeding action, worst / think time", worst / THINK_S, "≤ 1.15×", worst / THINK_S <= 1.15
+        )
+        listening, deaf = await overhead(root)
+        report.info("turn, mind reads room lines (median)", f"{listening * 1e3:.3f} ms")
+        report.info("turn, mind reads none (median)", f"{deaf * 1e3:.3f} ms")
+        report.check("turn overhead with no lines", listening / deaf, "≤ 1.02×", listening / deaf <= 1.02)
+    return report.exit_code()
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

@@ -1,0 +1,87 @@
+"""The evaluator's room section and ``journal story`` (journal/room.py, docs/architecture.md §9):
+lines heard, heeded, and what the turns after a heeded line showed — ``unknown`` where the
+journal cannot tell; no section at all for a journal whose turns record no room lines."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import Settings, load_settings
+from bot.play.minds.base import DecisionView
+from journal.cli import main
+from journal.evaluate import evaluate
+from journal.room import RoomTally, turn_showed
+from journal.verdicts import TurnFacts
+from tests.play.scripted import ScriptedMind, press
+from tests.play.test_room_lines import SlowWorld, start
+
+GUILD = 4242
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return load_settings(None, env={"CLANKIE_STATE": str(tmp_path / "state")})
+
+
+def heed(view: DecisionView) -> dict[str, Any]:
+    return press("right", heeded=[line.id for line in view.room])
+
+
+async def played(settings: Settings) -> Any:
+    """Four turns walking east; a line arrives during the first action and the second heeds it."""
+    world = SlowWorld()
+    hosts, session = await start(settings, world, ScriptedMind(default=heed), turns=4)
+    await world.acting.wait()
+    assert hosts.heard(GUILD, "voice", 31, "ana", "go east!") is not None
+    world.finish.set()
+    await hosts.of(GUILD).wait()
+    return session
+
+
+def run(*argv: str) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(list(argv), out, err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+async def test_the_report_credits_what_followed_a_heeded_line(settings: Settings) -> None:
+    session = await played(settings)
+    report = evaluate(session.journal_path)
+    room = report["room"]
+    assert room["linesHeard"] == 1 and room["linesHeeded"] == 1 and room["bySource"] == {"voice": 1}
+    assert room["heeded"] == [{"line": "r1", "source": "voice", "turn": 2, "showed": "moved"}]
+    assert room["showed"] == {"moved": 1} and room["decisionsPreempted"] == 0
+    text = run("eval", str(session.journal_path))
+    assert "room      1 lines heard (1 by voice), 1 heeded, 0 decisions preempted" in text
+    assert "turn 2  r1 (voice)  → moved" in text
+    assert json.loads(run("eval", "--json", str(session.journal_path)))["room"] == room
+    story = run("story", str(Path(session.journal_path).parent))
+    assert "room      1 lines heard, 1 heeded" in story
+
+
+def test_a_turn_the_journal_cannot_read_is_unknown_and_an_old_journal_has_no_section() -> None:
+    blind = TurnFacts("accepted", None, None, True, False, False, None, None)
+    assert turn_showed(blind) == "unknown"
+    tally = RoomTally()
+    tally.turn(object(), blind)  # a line of an older version: no room record
+    assert tally.section() is None
+
+
+def test_a_v5_turn_may_not_heed_a_line_it_did_not_hear() -> None:
+    from pydantic import ValidationError
+
+    from journal.schema import RoomEvidence
+
+    heard = [{"id": "r1", "source": "text", "speakerId": "5", "at": "2026-12-06T05:00:00.000Z"}]
+    assert RoomEvidence.model_validate({"heard": heard, "heeded": ["r1"], "preempted": 1}).heeded == ["r1"]
+    try:
+        RoomEvidence.model_validate({"heard": heard, "heeded": ["r2"], "preempted": 0})
+    except ValidationError as exc:
+        assert "heeded names lines the turn did not hear: r2" in str(exc)
+    else:
+        raise AssertionError("an unheard heeded id was accepted")
