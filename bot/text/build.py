@@ -43,6 +43,16 @@ def text_lane(character: Character, me_id: Callable[[], int]) -> TextLane:
 
     meter = character.plays.usage
     receipts = TextReceipts(lambda guild_id: character.play_of(guild_id).paths.receipts)
+
+    def room(guild_id: int, author_id: int, name: str, words: str) -> None:
+        character.room_line(guild_id, "text", author_id, name, words)
+
     return TextLane(
-        settings.text, thinker, me_id, receipts, Switches(settings.state_dir), budget=meter.budget
+        settings.text,
+        thinker,
+        me_id,
+        receipts,
+        Switches(settings.state_dir),
+        budget=meter.budget,
+        room=room,
     )

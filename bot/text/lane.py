@@ -99,6 +99,8 @@ class TurnTimes:
 
 Thinker = Callable[[Place, list[Line], list[Line], Usage], Coroutine[Any, Any, Thought]]
 Receipt = Callable[[discord.Message, Decision, TurnTimes, Usage | None], None]
+RoomIngress = Callable[[int, int, str, str], object]
+"""(guild id, author id, display name, words): an admitted mention as a room line for play."""
 
 
 def readable(message: discord.Message, me_id: int, limit: int) -> str:
@@ -376,10 +378,12 @@ class TextLane:
         switches: Switches,
         *,
         budget: Ceiling | None = None,
+        room: RoomIngress | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings  # bot.config.TextSettings
         self.budget = budget
+        self.room = room  # where an admitted mention also reaches the server's play (issue 36)
         self.thinker = thinker
         self.me_id = me_id
         self.receipt = receipt
@@ -429,7 +433,10 @@ class TextLane:
             lane = self.lanes[message.channel.id] = ChannelLane(
                 self, message.channel, guild.id, message.channel.id
             )
-        lane.take(Mention(message, line_of(message, me, bounds.message_chars)))
+        line = line_of(message, me, bounds.message_chars)
+        if self.room is not None:  # a room line for the server's play, if it plays (bot.play.room_lines)
+            self.room(guild.id, message.author.id, message.author.display_name, line.text)
+        lane.take(Mention(message, line))
         return "answered"
 
     async def idle(self) -> None:
