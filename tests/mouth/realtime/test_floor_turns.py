@@ -63,6 +63,11 @@ class Floor:
         self.asked.append((turn.item_id, verdict.decision))
         return f"evt_{self._n}"
 
+    def answered(self, event_id: str, *, declined: bool = False, status: str = "completed") -> None:
+        """The server created the response of `event_id`, and it ended."""
+        self.floor.response_created(event_id)
+        self.floor.response_settled(event_id, declined=declined, status=status)
+
 
 @asynccontextmanager
 async def floor_turns(tmp_path: Path, humans: frozenset[int] = frozenset({ADA, BOB})) -> AsyncIterator[Floor]:
@@ -117,7 +122,7 @@ async def test_turn_times_come_from_the_audio_timeline_not_from_when_events_arri
         room.transcripts.completed("late", "and what about the corner?")
         assert await room.decided("late") == "offered"
         # a turn that did start after the window is late, however soon it is heard
-        room.floor.response_settled("evt_2", declined=False, status="completed")
+        room.answered("evt_2")
         room.timeline.at(20.0)
         room.floor.he_finished(room.timeline.clock())
         room.timeline.at(29.5)
@@ -143,6 +148,7 @@ async def test_a_declined_offer_gives_back_its_engagement_and_two_release_the_fl
     async with floor_turns(tmp_path) as room:
         room.timeline.at(2.0)
         await room.turn("ask", ADA, 0.5, 1.8, "Clankie, what's the plan?")
+        room.answered("evt_1")
         engaged = room.floor.state.engaged_until
         assert engaged == room.timeline.clock() + ENGAGEMENT_S
         room.timeline.at(5.0)
@@ -150,13 +156,13 @@ async def test_a_declined_offer_gives_back_its_engagement_and_two_release_the_fl
         room.timeline.at(7.0)
         assert await room.turn("one", ADA, 6.0, 6.8, "I told Bob it was fine") == "offered"
         assert room.floor.state.engaged_until > engaged  # engaged by the offer, until it is settled
-        room.floor.response_settled("evt_2", declined=True, status="cancelled")
+        room.answered("evt_2", declined=True, status="cancelled")
         assert room.floor.state.holder == ADA and room.floor.state.engaged_until == engaged
         room.timeline.at(7.5)
         room.floor.he_finished(room.timeline.clock())
         room.timeline.at(9.0)
         assert await room.turn("two", ADA, 8.0, 8.8, "anyway it was fine") == "offered"
-        room.floor.response_settled("evt_3", declined=True, status="cancelled")
+        room.answered("evt_3", declined=True, status="cancelled")
         assert room.floor.state == FloorState()  # two declines in a row: the floor is nobody's
         room.timeline.at(9.5)
         room.floor.he_finished(room.timeline.clock())
@@ -181,7 +187,7 @@ async def test_a_taken_offer_between_two_declines_keeps_the_floor(tmp_path: Path
             room.floor.he_finished(room.timeline.clock())
             room.timeline.at(7.0 + 4 * n)
             assert await room.turn(item, ADA, 6.0 + 4 * n, 6.8 + 4 * n, "so what now") == "offered"
-            room.floor.response_settled(f"evt_{n + 2}", declined=declined, status="completed")
+            room.answered(f"evt_{n + 2}", declined=declined)
         assert room.floor.state.holder == ADA and room.floor.state.declines == 1
 
 
