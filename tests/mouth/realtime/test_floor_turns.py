@@ -6,7 +6,7 @@ arrive, declined offers through `response_settled`, and the unknown speaker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -40,6 +40,7 @@ class Floor:
         self.timeline = timeline
         self.transcripts = transcripts
         self.asked: list[tuple[str, str]] = []  # (item, decision) of each request
+        self.news: Callable[[str], None] | None = None  # what the server says before `ask` returns
         self._n = 0
 
     async def turn(self, item: str, who: int | None, start_s: float, end_s: float, text: str) -> str:
@@ -61,6 +62,8 @@ class Floor:
     async def ask(self, turn: FloorTurn, verdict: Verdict) -> str:
         self._n += 1
         self.asked.append((turn.item_id, verdict.decision))
+        if self.news is not None:
+            self.news(f"evt_{self._n}")
         return f"evt_{self._n}"
 
     def answered(self, event_id: str, *, declined: bool = False, status: str = "completed") -> None:
@@ -96,6 +99,11 @@ async def floor_turns(tmp_path: Path, humans: frozenset[int] = frozenset({ADA, B
     finally:
         await tasks.close()
         await WRITER.drain()  # the receipt lines are on disk
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    read = read_receipts(path / "receipts.jsonl")
+    return [{"item": r.deliveryId, **r.data} for r in read.lines if r.type == "discord.voice.floor_turn"]
 
 
 def receipts(path: Path) -> list[tuple[str, str]]:
@@ -202,3 +210,19 @@ async def test_the_unknown_speaker_is_answered_but_never_given_the_floor(tmp_pat
         assert await room.turn("again", None, 6.0, 6.8, "and then?") == "listened"
         # and their speech over his answer never counts as the holder's
         assert not room.floor.interrupts(None, 5000.0, None)
+
+
+async def test_what_the_server_said_before_the_ask_returned_still_reaches_the_receipt(tmp_path: Path) -> None:
+    async with floor_turns(tmp_path) as room:
+        room.timeline.at(2.0)
+        room.news = room.floor.response_created  # created while the create was still being sent
+        assert await room.turn("ask", ADA, 0.5, 1.8, "Clankie, what's the plan?") == "answered"
+        room.news = lambda evt: room.floor.response_settled(
+            evt, declined=False, status="refused", code="conversation_already_has_active_response"
+        )
+        room.timeline.at(4.0)
+        assert await room.turn("again", BOB, 3.0, 3.8, "Clankie, and you?") == "answered"
+    assert [(r["item"], r["sent"], r.get("status"), r.get("code")) for r in lines(tmp_path)] == [
+        ("ask", True, None, None),
+        ("again", False, "refused", "conversation_already_has_active_response"),
+    ]
