@@ -6,7 +6,8 @@ it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its rece
     await floor.committed(item_id, speaker, at)      # decided now (one human) or queued
     floor.interrupts(speaker, speech_ms, words, complete=…)  # may this speech cut him off?
     floor.he_finished(at)                            # his audio has ended
-    floor.response_settled(event_id, declined, …)    # an offered turn's outcome: its receipt
+    floor.response_created(event_id)                 # the server created the response asked for
+    floor.response_settled(event_id, declined, …)    # it ended, or never came: the receipts
 
 - **Turn times** come from the input-audio timeline, not from when the events arrived: a turn
   spans the `audio_start_ms` of its `speech_started` to the `audio_end_ms` of its
@@ -39,8 +40,19 @@ it, what was said, what the policy (`bot.mouth.floor`) makes of it, and its rece
 Receipts: one `discord.voice.floor_turn` line per committed turn, keyed by its `item_id` — the
 decision (`answered`, `offered`, `declined`, `listened`), the policy's reason code, the speaker's
 id, the mode, how many humans, and the timings (`transcriptMs`: commit → transcript;
-`decisionMs`: the policy's own time). An offered turn's line is written when its response ends,
-as `declined` when he called `stay_silent`. The transcript is never in it.
+`decisionMs`: the policy's own time). A turn he was asked to speak to is followed to the server:
+the request's event id (`ask`'s answer: its own create's, or the create it was merged into — so
+several turns may wait on one event id) and what the session tells of it:
+
+- `response_created(event_id)`: the server created that response — `sent: true`;
+- `response_settled(event_id, …)`: its response ended (`status`: `completed`, `cancelled`, …),
+  or the request never got one — `sent: false`, `status` `refused` (with the server's error
+  `code`), `timed_out`, `not_sent` or `lost`.
+
+When the line is written: a listened turn's at its verdict; an answered turn's once its create's
+fate is known (at `response.created`, or when it is refused, times out, cannot be sent or is
+lost with the socket); an offered turn's when its response ends (or never comes), as `declined`
+when he called `stay_silent`. Neither the transcript nor the server's message is ever in it.
 """
 
 from __future__ import annotations
@@ -67,6 +79,7 @@ from bot.mouth.floor import (
     may_interrupt,
     offer_settled,
 )
+from bot.mouth.realtime.response_slot import NOT_SENT
 from bot.mouth.realtime.transcripts import InputTranscripts
 from bot.mouth.receipts import ReceiptTrail
 from bot.tasks import TaskOwner
@@ -76,6 +89,7 @@ log = structlog.get_logger("clankie.mouth.floor")
 TRANSCRIPT_WAIT_S = 4.0  # a group turn whose words have not come this long after its commit: decided without
 MAX_OPEN_SPEECH = 32
 MAX_DONE = 256
+MAX_FATES = 64
 HE_WAS_SPEAKING = "he_was_speaking"  # the session's own reason: an offer while he still speaks is not made
 
 
@@ -91,7 +105,10 @@ class FloorTurn:
 
 class FloorTurnReceipt(TypedDict, total=False):
     """The data of a ``discord.voice.floor_turn`` receipt line: the floor's decision and its timings;
-    ``sent`` once the mouth asked for a response, ``status`` once an offered turn's response ended."""
+    for a turn he was asked to speak to, ``sent`` (true only once the server created the response
+    asked for: ``response.created``), ``status`` (an offered turn's response's end, or why no
+    response came: ``refused``, ``timed_out``, ``not_sent``, ``lost``) and ``code`` (the server's
+    error code of a refused create or a failed response). Codes only, never words."""
 
     decision: Required[Decision | Literal["declined"]]
     reason: Required[str]
@@ -104,6 +121,7 @@ class FloorTurnReceipt(TypedDict, total=False):
     decisionMs: Required[float]
     sent: bool
     status: str | None
+    code: str | None
 
 
 @dataclass
@@ -112,12 +130,23 @@ class _Speech:
     audio_end_ms: float | None = None
 
 
-@dataclass(frozen=True)
-class _Offer:
+@dataclass
+class _Asked:
+    """A turn whose response was asked for, waiting to hear what became of the request."""
+
     item_id: str
     receipt: FloorTurnReceipt
-    before: FloorState  # the floor the offer was decided on
-    offered: FloorState  # the floor it gave
+    before: FloorState  # the floor the verdict was given on
+    after: FloorState  # the floor it gave
+    offered: bool
+
+
+@dataclass
+class _Fate:
+    """What the session told of one request's event id so far (it may come before `ask` returns)."""
+
+    created: bool = False
+    settled: tuple[bool, str | None, str | None] | None = None  # (declined, status, code)
 
 
 Ask = Callable[[FloorTurn, Verdict], Awaitable[str | None]]  # the request's event id, None: not sent
@@ -163,7 +192,8 @@ class FloorTurns:
         self._spans: OrderedDict[str, _Speech] = OrderedDict()  # every recent item's span
         self._queue: asyncio.Queue[FloorTurn] = asyncio.Queue()
         self._consumer = False
-        self._offers: dict[str, _Offer] = {}  # request event id -> the offered turn
+        self._asked: dict[str, list[_Asked]] = {}  # request event id -> the turns it answers
+        self._fates: OrderedDict[str, _Fate] = OrderedDict()  # recent event ids' news (newest last)
         self._done: OrderedDict[str, None] = OrderedDict()  # items already decided (newest last)
 
     # -- speech -------------------------------------------------------------------------------------
@@ -327,28 +357,69 @@ class FloorTurns:
             data["decision"], data["reason"] = "listened", HE_WAS_SPEAKING
             self._write(turn.item_id, data)
             return
+        data["sent"] = False
         event_id = await self.ask(turn, verdict)
-        data["sent"] = event_id is not None
-        if verdict.decision == "offered" and event_id is not None:
-            self._offers[event_id] = _Offer(turn.item_id, data, before, verdict.state)
+        asked = _Asked(turn.item_id, data, before, verdict.state, verdict.decision == "offered")
+        if event_id is None:
+            self._settle(asked, declined=False, status=NOT_SENT, code=None)
             return
-        self._write(turn.item_id, data)
+        self._asked.setdefault(event_id, []).append(asked)
+        fate = self._fates.get(event_id)  # its news may have come while the create was being sent
+        if fate is not None and fate.created:
+            self.response_created(event_id)
+        if fate is not None and fate.settled is not None:
+            declined, status, code = fate.settled
+            self.response_settled(event_id, declined=declined, status=status, code=code)
 
-    def response_settled(self, event_id: str | None, *, declined: bool, status: str | None) -> None:
-        """The response of a request ended (or never came): an offered turn's receipt is written,
-        and the floor learns whether he took the offer (`offer_settled`). An offer whose request
-        never reached the server (refused, or the socket lost first) was neither."""
-        offer = self._offers.pop(event_id, None) if event_id is not None else None
-        if offer is None:
+    def _fate(self, event_id: str) -> _Fate:
+        fate = self._fates.get(event_id)
+        if fate is None:
+            fate = self._fates[event_id] = _Fate()
+            while len(self._fates) > MAX_FATES:
+                self._fates.popitem(last=False)
+        return fate
+
+    def response_created(self, event_id: str | None) -> None:
+        """The server created the response of a request (`response.created`): each turn it answers
+        was sent; an answered turn's receipt is written now, an offered one's when it ends."""
+        if event_id is None:
             return
-        data = offer.receipt
+        self._fate(event_id).created = True
+        waiting = self._asked.get(event_id, [])
+        for asked in waiting:
+            asked.receipt["sent"] = True
+            if not asked.offered:
+                self._write(asked.item_id, asked.receipt)
+        waiting[:] = [asked for asked in waiting if asked.offered]
+        if not waiting:
+            self._asked.pop(event_id, None)
+
+    def response_settled(
+        self, event_id: str | None, *, declined: bool, status: str | None, code: str | None = None
+    ) -> None:
+        """The response of a request ended, or none will come (`status`: `refused` with the
+        server's `code`, `timed_out`, `not_sent`, `lost`): the receipts of the turns it answers
+        that are not written yet are, and the floor learns whether he took an offer
+        (`offer_settled`). An offer whose response never started (or was lost mid-way) was
+        neither taken nor declined."""
+        if event_id is None:
+            return
+        self._fate(event_id).settled = (declined, status, code)
+        for asked in self._asked.pop(event_id, []):
+            self._settle(asked, declined=declined, status=status, code=code)
+
+    def _settle(self, asked: _Asked, *, declined: bool, status: str | None, code: str | None) -> None:
+        data = asked.receipt
         data["status"] = status
-        if declined:
-            data["decision"] = "declined"
-            self.declined.append(offer.item_id)
-        if declined or status not in ("refused", "lost"):
-            self.state = offer_settled(self.state, offer.before, offer.offered, declined=declined)
-        self._write(offer.item_id, data)
+        if code is not None:
+            data["code"] = code
+        if asked.offered:
+            if declined:
+                data["decision"] = "declined"
+                self.declined.append(asked.item_id)
+            if declined or (data["sent"] and status != "lost"):
+                self.state = offer_settled(self.state, asked.before, asked.after, declined=declined)
+        self._write(asked.item_id, data)
 
     def _write(self, item_id: str, data: FloorTurnReceipt) -> None:
         self.trail().floor_turn(item_id, data)

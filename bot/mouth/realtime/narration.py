@@ -19,7 +19,7 @@ import structlog
 from bot.mouth.briefing import narration_request_text, play_update_text
 from bot.mouth.realtime.client_events import response_create, system_text
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
-from bot.mouth.realtime.response_slot import ResponseSlot, Send
+from bot.mouth.realtime.response_slot import NOT_SENT, Failed, ResponseSlot, Send
 from bot.mouth.realtime.responses import Request
 from bot.mouth.receipts import ReceiptTrail
 from bot.play.settled_turn import SettledTurn, narration_line
@@ -29,7 +29,6 @@ log = structlog.get_logger("clankie.mouth")
 NARRATION_HOLD_S = 8.0  # a narration waits this long for a quiet moment
 
 WaitUntil = Callable[[Callable[[], bool], float], Awaitable[None]]
-Failed = Callable[[Request, str], None]
 
 
 class Narrator:
@@ -81,7 +80,7 @@ class Narrator:
         if sent:
             sent = await self.slot.ask(request, response_create(event_id, "narration")) is not None
         if not sent:
-            self.failed(request, "realtime connection not open")
+            self.failed(request, "realtime connection not open", NOT_SENT)
         return sent
 
 

@@ -1,8 +1,8 @@
 """`ResponseEvents`: the server's `response.*` events of one mouth session (docs/architecture.md §12).
 
 - `response.created`: matched to its request (`ResponseBook`), in progress for barge-in, an
-  offered turn's audio held (`Offers`), the narration's `sent` receipt, the slot's response
-  (`ResponseSlot`).
+  offered turn's audio held (`Offers`), the narration's `sent` receipt, the floor's turns it
+  answers sent (`FloorTurns.response_created`), the slot's response (`ResponseSlot`).
 - `response.output_audio.delta` / `.done`: to the playback buffer (held while an offer is
   undecided; nothing of a declined response); `response.output_audio_transcript.done`: his line
   for the next session's recap.
@@ -96,6 +96,7 @@ class ResponseEvents:
             self.barge.response_created(response.id)
             self.offers.created(response)
             self.receipts.created(response)
+            self.floor.response_created(response.request_id)
             await self.slot.created(response)
         elif kind == "response.function_call_arguments.done":
             response = self.book.get(event.response_id)
@@ -118,7 +119,7 @@ class ResponseEvents:
         requests, open_ = self.book.drop_connection()
         self.receipts.connection_lost(requests, open_)
         if follower is not None:
-            self.request_failed(follower, LOST)
+            self.request_failed(follower, LOST, "lost")
         for request in requests:
             self.floor.response_settled(request.event_id, declined=False, status="lost")
         for response in open_:
@@ -127,11 +128,12 @@ class ResponseEvents:
                 self.playback.end(item_id)
             self.floor.response_settled(response.request_id, declined=response.declined, status="lost")
 
-    def request_failed(self, request: Request, error: str) -> None:
-        """A request that will never get a response (not sent, timed out, lost with the socket)."""
+    def request_failed(self, request: Request, error: str, status: str) -> None:
+        """A request that will never get a response (`status`: `not_sent`, `timed_out`, `lost`
+        with the socket); `error` says why in words, for the narration's receipt alone."""
         self.book.request_failed(request.event_id)
         self.receipts.request_failed(request, error)
-        self.floor.response_settled(request.event_id, declined=False, status="lost")
+        self.floor.response_settled(request.event_id, declined=False, status=status)
 
     async def decline(self, response: Response) -> None:
         """He called stay_silent: the response is cancelled and none of its audio is played
@@ -177,7 +179,13 @@ class ResponseEvents:
         self.offers.forget(response.id)
         response.status = body.status
         response.done.set()
-        error = getattr(getattr(body.status_details, "error", None), "message", None)
+        failure = getattr(body.status_details, "error", None)
+        error, code = getattr(failure, "message", None), getattr(failure, "code", None)
         self.receipts.response_done(response, body.status, str(error) if error else None)
-        self.floor.response_settled(response.request_id, declined=response.declined, status=body.status)
+        self.floor.response_settled(
+            response.request_id,
+            declined=response.declined,
+            status=body.status,
+            code=str(code) if code else None,
+        )
         await self.slot.done(body.id)

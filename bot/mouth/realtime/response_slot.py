@@ -44,7 +44,9 @@ CREATE_TIMEOUT_S = 10.0
 MAX_COMMITS = 256
 
 Send = Callable[[RealtimeClientEventParam], Awaitable[bool]]
-Failed = Callable[[Request, str], None]  # a request that will never get a response, and why
+Failed = Callable[[Request, str, str], None]  # a request that will never get a response: why, its status
+TIMED_OUT = "timed_out"  # the status of a create that heard nothing back in time
+NOT_SENT = "not_sent"  # the status of a create that could not be sent
 Changed = Callable[[], Awaitable[None]]
 Outcome = Literal["sent", "merged", "follows", "not_sent"]
 
@@ -142,7 +144,7 @@ class ResponseSlot:
         self.book.request_failed(request.event_id)
         self.inflight = None
         log.warning("response_create_timed_out", origin=request.origin, after_s=self.create_timeout_s)
-        self.failed(request, f"timed out: no response.created in {self.create_timeout_s:g} s")
+        self.failed(request, f"timed out: no response.created in {self.create_timeout_s:g} s", TIMED_OUT)
         await self._next()
         if self.changed is not None:
             await self.changed()
@@ -197,4 +199,4 @@ class ResponseSlot:
             self.follower = follower or self.follower
             return
         if not await self._send(follower):
-            self.failed(follower.request, "realtime connection not open")
+            self.failed(follower.request, "realtime connection not open", NOT_SENT)

@@ -4,8 +4,8 @@
 - naming the session's own `session.update` (its `event_id`), or about
   `session.audio.input.transcription`: the session's trouble (lifecycle.Trouble) — said once,
   and the configuration sent again with the fallback transcription model;
-- naming a `response.create`: that request is refused — its receipt carries the server's code
-  and message, the floor is told, and the response slot's follower (if any) goes now;
+- naming a `response.create`: that request is refused — its narration receipt carries the
+  server's code and message, the floor's turn receipts its code (status `refused`), and the response slot's follower (if any) goes now;
 - anything else is logged: at info what is expected in a healthy call (a cancel that raced the
   server's own end of the response, a delete of an item the truncation already dropped, the
   server ending the session at its maximum length), else as a warning.
@@ -66,7 +66,7 @@ class ServerErrors:
         request = self.book.request_failed(event_id) if event_id else None
         if request is not None:
             self.receipts.request_failed(request, message, code)
-            self.floor.response_settled(request.event_id, declined=False, status="refused")
+            self.floor.response_settled(request.event_id, declined=False, status="refused", code=code)
         if event_id:
             await self.slot.refused(event_id)  # the follower, if any, goes now
         level = log.info if code in EXPECTED else log.warning

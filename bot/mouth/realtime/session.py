@@ -407,8 +407,8 @@ class MouthSession:
         self._ready = False
         self.responses.lost()
 
-    def _request_failed(self, request: Request, error: str) -> None:
-        self.responses.request_failed(request, error)
+    def _request_failed(self, request: Request, error: str, status: str) -> None:
+        self.responses.request_failed(request, error, status)
 
     async def _send(self, event: RealtimeClientEventParam) -> bool:
         conn = self._conn

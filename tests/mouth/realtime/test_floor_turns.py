@@ -6,7 +6,7 @@ arrive, declined offers through `response_settled`, and the unknown speaker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -40,6 +40,7 @@ class Floor:
         self.timeline = timeline
         self.transcripts = transcripts
         self.asked: list[tuple[str, str]] = []  # (item, decision) of each request
+        self.news: Callable[[str], None] | None = None  # what the server says before `ask` returns
         self._n = 0
 
     async def turn(self, item: str, who: int | None, start_s: float, end_s: float, text: str) -> str:
@@ -61,7 +62,14 @@ class Floor:
     async def ask(self, turn: FloorTurn, verdict: Verdict) -> str:
         self._n += 1
         self.asked.append((turn.item_id, verdict.decision))
+        if self.news is not None:
+            self.news(f"evt_{self._n}")
         return f"evt_{self._n}"
+
+    def answered(self, event_id: str, *, declined: bool = False, status: str = "completed") -> None:
+        """The server created the response of `event_id`, and it ended."""
+        self.floor.response_created(event_id)
+        self.floor.response_settled(event_id, declined=declined, status=status)
 
 
 @asynccontextmanager
@@ -93,6 +101,11 @@ async def floor_turns(tmp_path: Path, humans: frozenset[int] = frozenset({ADA, B
         await WRITER.drain()  # the receipt lines are on disk
 
 
+def lines(path: Path) -> list[dict[str, object]]:
+    read = read_receipts(path / "receipts.jsonl")
+    return [{"item": r.deliveryId, **r.data} for r in read.lines if r.type == "discord.voice.floor_turn"]
+
+
 def receipts(path: Path) -> list[tuple[str, str]]:
     read = read_receipts(path / "receipts.jsonl")
     return [
@@ -117,7 +130,7 @@ async def test_turn_times_come_from_the_audio_timeline_not_from_when_events_arri
         room.transcripts.completed("late", "and what about the corner?")
         assert await room.decided("late") == "offered"
         # a turn that did start after the window is late, however soon it is heard
-        room.floor.response_settled("evt_2", declined=False, status="completed")
+        room.answered("evt_2")
         room.timeline.at(20.0)
         room.floor.he_finished(room.timeline.clock())
         room.timeline.at(29.5)
@@ -143,6 +156,7 @@ async def test_a_declined_offer_gives_back_its_engagement_and_two_release_the_fl
     async with floor_turns(tmp_path) as room:
         room.timeline.at(2.0)
         await room.turn("ask", ADA, 0.5, 1.8, "Clankie, what's the plan?")
+        room.answered("evt_1")
         engaged = room.floor.state.engaged_until
         assert engaged == room.timeline.clock() + ENGAGEMENT_S
         room.timeline.at(5.0)
@@ -150,13 +164,13 @@ async def test_a_declined_offer_gives_back_its_engagement_and_two_release_the_fl
         room.timeline.at(7.0)
         assert await room.turn("one", ADA, 6.0, 6.8, "I told Bob it was fine") == "offered"
         assert room.floor.state.engaged_until > engaged  # engaged by the offer, until it is settled
-        room.floor.response_settled("evt_2", declined=True, status="cancelled")
+        room.answered("evt_2", declined=True, status="cancelled")
         assert room.floor.state.holder == ADA and room.floor.state.engaged_until == engaged
         room.timeline.at(7.5)
         room.floor.he_finished(room.timeline.clock())
         room.timeline.at(9.0)
         assert await room.turn("two", ADA, 8.0, 8.8, "anyway it was fine") == "offered"
-        room.floor.response_settled("evt_3", declined=True, status="cancelled")
+        room.answered("evt_3", declined=True, status="cancelled")
         assert room.floor.state == FloorState()  # two declines in a row: the floor is nobody's
         room.timeline.at(9.5)
         room.floor.he_finished(room.timeline.clock())
@@ -181,7 +195,7 @@ async def test_a_taken_offer_between_two_declines_keeps_the_floor(tmp_path: Path
             room.floor.he_finished(room.timeline.clock())
             room.timeline.at(7.0 + 4 * n)
             assert await room.turn(item, ADA, 6.0 + 4 * n, 6.8 + 4 * n, "so what now") == "offered"
-            room.floor.response_settled(f"evt_{n + 2}", declined=declined, status="completed")
+            room.answered(f"evt_{n + 2}", declined=declined)
         assert room.floor.state.holder == ADA and room.floor.state.declines == 1
 
 
@@ -196,3 +210,19 @@ async def test_the_unknown_speaker_is_answered_but_never_given_the_floor(tmp_pat
         assert await room.turn("again", None, 6.0, 6.8, "and then?") == "listened"
         # and their speech over his answer never counts as the holder's
         assert not room.floor.interrupts(None, 5000.0, None)
+
+
+async def test_what_the_server_said_before_the_ask_returned_still_reaches_the_receipt(tmp_path: Path) -> None:
+    async with floor_turns(tmp_path) as room:
+        room.timeline.at(2.0)
+        room.news = room.floor.response_created  # created while the create was still being sent
+        assert await room.turn("ask", ADA, 0.5, 1.8, "Clankie, what's the plan?") == "answered"
+        room.news = lambda evt: room.floor.response_settled(
+            evt, declined=False, status="refused", code="conversation_already_has_active_response"
+        )
+        room.timeline.at(4.0)
+        assert await room.turn("again", BOB, 3.0, 3.8, "Clankie, and you?") == "answered"
+    assert [(r["item"], r["sent"], r.get("status"), r.get("code")) for r in lines(tmp_path)] == [
+        ("ask", True, None, None),
+        ("again", False, "refused", "conversation_already_has_active_response"),
+    ]

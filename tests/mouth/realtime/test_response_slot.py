@@ -37,7 +37,7 @@ async def slot_on(wire: Wire, tasks: TaskOwner, timeout_s: float = 60.0) -> tupl
         book,
         wire.send,
         tasks,
-        lambda r, why: wire.failed.append((r.event_id, why)),
+        lambda r, why, _status: wire.failed.append((r.event_id, why)),
         create_timeout_s=timeout_s,
     )
     return slot, book
