@@ -82,7 +82,13 @@ class WalkthroughModel:
         state = json.loads(newest.split("\nstate: ", 1)[1].split("\n", 1)[0])
         action = guide.next_action(state)
         kind = action.pop("kind")
-        said = {"intent": guide.describe(state)[:200], "say": None, "objective": None, "notes": "n" * 700}
+        said = {
+            "intent": guide.describe(state)[:200],
+            "say": None,
+            "objective": None,
+            "notes": "n" * 700,
+            "heeded": [],
+        }
         return ToolCalls(
             (ToolCall(kind, {**action, **self._defaults(kind), **said}),),
             "Thinking about the next step. " * 8,

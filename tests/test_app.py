@@ -55,7 +55,7 @@ async def test_the_bot_logs_in_and_syncs_exactly_its_commands_to_the_test_guild(
 
         by_name = {c["name"]: c for c in registered}
         play = {o["name"]: o for o in by_name["play"]["options"]}
-        assert set(play) == {"start", "stop", "status", "story", "watch"}
+        assert set(play) == {"start", "stop", "hints", "status", "story", "watch"}
         start = {o["name"]: o for o in play["start"]["options"]}
         assert [c["value"] for c in start["world"]["choices"]] == ["sandbox", "browser", "pokeagent"]
         assert [c["value"] for c in start["mind"]["choices"]] == ["autopilot", "openai", "agent"]
@@ -142,7 +142,7 @@ async def test_sync_logs_in_syncs_to_the_test_guild_prints_and_exits(
     out = capsys.readouterr().out
     expected = {"play", "share", "clankie"} | ({"voice"} if "cogs.voice" in app.extensions() else set())
     assert f"Synced {len(expected)} command(s) to guild {fake.guild.id}:" in out
-    assert "/play (start, stop, status, story, watch)" in out and "/share (start, stop)" in out
+    assert "/play (start, stop, hints, status, story, watch)" in out and "/share (start, stop)" in out
     assert {c["name"] for c in fake.commands[fake.guild.id]} == expected
     assert None not in fake.commands and fake.gateway.connections == 0  # REST only, no gateway
 
