@@ -13,6 +13,10 @@ cannot be made — is a private follow-up, and the public "thinking…" reply is
 its reply once the first turn has settled (or :data:`START_WAIT_S` passed), so the answer says
 truthfully what started — or why it failed.
 
+``/play hints off|on`` (moderators) is kept in the server's state directory before it is answered
+(:mod:`bot.play.play_switches`), so a restart keeps it; a change that cannot be saved is answered
+privately with the path and the reason, and changes nothing.
+
 ``/play watch`` launches the Discord Activity (the watch page inside the call) for someone in a
 voice channel of this server, with the LAUNCH_ACTIVITY interaction callback (type 12). Where
 Discord refuses to launch it, the answer is an invite to their voice channel that opens the
@@ -38,6 +42,7 @@ from bot.config import Settings
 from bot.play.minds.factory import mind_names
 from bot.play.play_host import PlayRefused, StartRequest
 from bot.play.session import PlaySession
+from bot.play.state_dir import StateUnwritable
 from bot.tasks import TaskOwner
 from bot.url_patterns import allowed
 from bot.worlds.browser.info import INFO as BROWSER
@@ -111,9 +116,18 @@ def hints_text(on: bool) -> str:
     if on:
         return (
             "Hints on: what people say to me here (a mention, or talking to me in the call) reaches my "
-            "game as advice I weigh; I still choose every move. It stays on until a restart or `/play hints off`."
+            "game as advice I weigh; I still choose every move. It stays on, restarts included, until "
+            "`/play hints off`."
         )
-    return "Hints off: what people say to me here no longer reaches my game (until `/play hints on` or a restart)."
+    return (
+        "Hints off: what people say to me here no longer reaches my game. It stays off, restarts included, "
+        "until `/play hints on`."
+    )
+
+
+def hints_unsaved_text(on: bool, problem: StateUnwritable) -> str:
+    """The answer to a ``/play hints`` that could not be kept: nothing changed."""
+    return f"Not changed: hints stay {'on' if on else 'off'}. The change could not be saved: {problem}."
 
 
 def budget_text(session: PlaySession) -> str:
@@ -411,7 +425,12 @@ class Play(commands.Cog):
         self, interaction: discord.Interaction, state: app_commands.Transform[str, HINTS]
     ) -> None:
         host = self.character.play_of(interaction.guild_id)
-        host.set_hints(state == "on")
+        try:
+            await host.set_hints(state == "on")
+        except StateUnwritable as exc:
+            log.warning("play_hints_unsaved", guild_id=interaction.guild_id, error=str(exc))
+            await interaction.response.send_message(hints_unsaved_text(host.hints, exc), ephemeral=True)
+            return
         await interaction.response.send_message(hints_text(state == "on"), ephemeral=True)
 
     @play.command(name="status", description="What Clankie is doing in the game")

@@ -26,6 +26,7 @@ from bot.play.feed import TurnFeed
 from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
+from bot.play.play_switches import PlaySwitches
 from bot.play.progress import progress_json
 from bot.play.room_lines import RoomLine, RoomLineView, RoomSource
 from bot.play.session import PlaySession, SettledTurn
@@ -115,9 +116,9 @@ class PlayHost:
         self._tasks = TaskOwner("play")  # the running session's task and its lease heartbeat
         self._feed = TurnFeed()  # outlives sessions: listeners hear whichever one plays
         self._lock = asyncio.Lock()
-        # Room lines reach play unless a moderator said `/play hints off`. Kept in memory: no
-        # per-server play setting is persisted today, and the default (on) is what a restart gives.
-        self.hints = True
+        # Room lines reach play unless a moderator said `/play hints off` (kept on disk: a
+        # restart keeps it).
+        self.switches = PlaySwitches(self.paths.switches)
 
     # -- lifecycle -------------------------------------------------------------------------
     def reconcile(self) -> list[str]:
@@ -312,9 +313,16 @@ class PlayHost:
             log.info("room_line", run_id=s.run_id, line=line.id, source=source, speaker=line.speaker_id)
         return line
 
-    def set_hints(self, on: bool) -> None:
-        """``/play hints on|off``: off forgets the lines not heard yet."""
-        self.hints = on
+    @property
+    def hints(self) -> bool:
+        """Whether room lines reach this server's play (``/play hints``; on unless turned off)."""
+        return self.switches.hints
+
+    async def set_hints(self, on: bool) -> None:
+        """``/play hints on|off``, kept on disk before it counts (a restart keeps it); off forgets
+        the lines not heard yet. Raises :class:`StateUnwritable` — and nothing changes — when it
+        cannot be kept."""
+        await self.switches.set_hints(on)
         if not on and self.session is not None:
             self.session.room.clear()
 

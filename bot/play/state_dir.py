@@ -18,26 +18,32 @@ from pathlib import Path
 
 from bot.config import ConfigError, Settings, load_settings
 
+SWITCHES = "play-switches.json"  # bot.play.play_switches
+
 
 @dataclass(frozen=True)
 class StatePaths:
     """Where one play host keeps its state: its journals, its event log (with the lease files
-    beside it) and its voice receipt trail. A server's are its own (``<state>/guilds/<id>/``);
-    the local session's (no server: the CLI) are the configured paths, as before servers had
-    their own."""
+    beside it), its voice receipt trail and what moderators said about its play
+    (:mod:`bot.play.play_switches`). A server's are its own (``<state>/guilds/<id>/``); the
+    local session's (no server: the CLI) are the configured paths, as before servers had their
+    own, and ``<state>/play-switches.json``."""
 
     journal_dir: Path
     event_log: Path
     receipts: Path
+    switches: Path
 
     @classmethod
     def local(cls, settings: Settings) -> StatePaths:
-        return cls(settings.journal_dir, settings.event_log, settings.receipt_path)
+        return cls(
+            settings.journal_dir, settings.event_log, settings.receipt_path, settings.state_dir / SWITCHES
+        )
 
     @classmethod
     def of_guild(cls, settings: Settings, guild_id: int) -> StatePaths:
         root = settings.guild_dir(guild_id)
-        return cls(root / "journal", root / "events.jsonl", root / "voice-receipts.jsonl")
+        return cls(root / "journal", root / "events.jsonl", root / "voice-receipts.jsonl", root / SWITCHES)
 
 
 def event_log_beside(journal_dir: Path, config: Path | None = None) -> Path:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import shutil
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -13,8 +15,10 @@ import pytest
 from aiohttp import web
 from pydantic import SecretStr
 
+from bot.character import build_character
 from bot.config import Settings
 from bot.play.minds.factory import mind_names
+from bot.play.play_host import StartRequest
 from bot.worlds.browser.settings import BrowserSettings
 from bot.worlds.factory import world_names
 from bot.worlds.pokeagent.settings import PokeAgentSettings
@@ -584,9 +588,47 @@ async def test_play_hints_is_for_moderators_and_turns_room_lines_off_and_on(live
     handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.moderator)
     reply = await handle.response()
     assert reply.ephemeral and reply.content.startswith("Hints off")
+    assert "until a restart" not in reply.content and "restarts included" in reply.content
     assert live.host.hints is False
     handle = await live.fake.send_interaction("play hints", {"state": "on"}, by=live.fake.moderator)
-    assert (await handle.response()).content.startswith("Hints on")
+    reply = await handle.response()
+    assert reply.content.startswith("Hints on") and "until a restart" not in reply.content
+    assert live.host.hints is True
+
+
+async def test_play_hints_off_is_kept_across_a_restart(tmp_path: Path) -> None:
+    async with live_bot(tmp_path) as live:
+        handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.moderator)
+        assert (await handle.response()).content.startswith("Hints off")
+        guild, settings = live.fake.guild.id, live.settings
+    # a new character over the same state directory: the server's hints are still off, another's on
+    character = build_character(settings)
+    await character.start()
+    try:
+        assert character.play_of(guild).hints is False
+        assert character.play_of(guild + 1).hints is True
+        host = character.play_of(guild)
+        await host.start(StartRequest(world="sandbox", mind="autopilot", pace_seconds=0.05))
+        assert character.room_line(guild, "text", 5, "ana", "go south") is None  # the room stays out
+        await host.set_hints(True)
+        assert character.room_line(guild, "text", 5, "ana", "go south") is not None
+    finally:
+        await character.close()
+    assert json.loads((settings.guild_dir(guild) / "play-switches.json").read_text()) == {"hints": True}
+
+
+async def test_play_hints_that_cannot_be_saved_says_so_and_changes_nothing(live: Live) -> None:
+    folder = live.settings.guild_dir(live.fake.guild.id)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.write_text("a file where the server's state directory should be")
+    handle = await live.fake.send_interaction("play hints", {"state": "off"}, by=live.fake.moderator)
+    reply = await handle.response()
+    saved = folder / "play-switches.json"
+    assert reply.ephemeral and reply.content == (
+        f"Not changed: hints stay on. The change could not be saved: cannot write the play switches at "
+        f"{saved}: Not a directory ({folder} is not a directory)."
+    )
     assert live.host.hints is True
 
 

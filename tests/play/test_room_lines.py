@@ -235,10 +235,10 @@ async def test_nothing_is_heard_where_nothing_plays_or_hints_are_off(settings: S
     await gate.thinking.wait()
     assert hosts.heard(GUILD + 1, "text", 1, "ana", "go") is None  # another server's words
     host = hosts.of(GUILD)
-    host.set_hints(False)
+    await host.set_hints(False)
     assert hosts.heard(GUILD, "text", 1, "ana", "go south") is None
     assert session.room.pending() == () and len(gate.views) == 1
-    host.set_hints(True)
+    await host.set_hints(True)
     assert hosts.heard(GUILD, "text", 1, "ana", "go south") is not None
     gate.answer.set()
     await host.wait()
