@@ -589,7 +589,8 @@ class Settings(_Section):
 
     def guild_dir(self, guild_id: int) -> Path:
         """Where one server's play state lives: ``<state>/guilds/<guild id>/`` holds its
-        ``journal/``, ``events.jsonl`` and ``voice-receipts.jsonl`` (one writer per file)."""
+        ``journal/``, ``events.jsonl``, ``voice-receipts.jsonl`` and ``play-switches.json`` (one
+        writer per file)."""
         return self.state_dir / "guilds" / str(guild_id)
 
 
