@@ -100,6 +100,8 @@ async def test_the_activity_shows_a_typed_line_heeded_under_the_turn_it_led_to(
                 # the turns the socket sent: all three, the first one carrying the line it heeded
                 await frame.wait_for_function("() => document.querySelectorAll('#turns > li').length === 3")
                 turns = await frame.eval_on_selector_all("#turns > li", "els => els.map(e => e.dataset.turn)")
+                acted = await frame.text_content("#turns > li[data-turn='1'] code")
+                transport = await frame.text_content("#transport")  # the turns came over its socket
                 await page.screenshot(path=str(SCREENSHOT))
                 shot(SCREENSHOT)
     finally:
@@ -109,3 +111,5 @@ async def test_the_activity_shows_a_typed_line_heeded_under_the_turn_it_led_to(
     # the words as typed, the mention shown as Discord shows it (never a live <@id>)
     assert shown == [["1", "heeded", f"{name} (text): “@Clankie go to the left house” — heeded"]]
     assert turns == ["3", "2", "1"]
+    assert acted is not None and acted.startswith("button_press(button=down")  # he heads there
+    assert transport == "live"
