@@ -397,6 +397,7 @@ def activity_digest(s: PlaySession, *, live: bool) -> ActivityDigest:
         "sessionId": s.session_id,
         "runId": s.run_id,
         "state": s.state,
+        "ended": None if live else s.outcome,
         "world": s.spec.world,
         "mind": s.spec.mind,
         "turn": turn,

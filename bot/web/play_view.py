@@ -96,11 +96,14 @@ class ActivityDigest(TypedDict):
     play stopped. ``at``, ``intent`` and the ``last…`` fields are the last settled turn's either
     way (null before the first); ``frameSha256`` is the newest frame's (after play, the one
     ``/still?last=1`` serves), ``observationSha256`` and ``scene`` the newest observation's;
-    ``milestoneTotal`` is how many milestones the world declares (null for none)."""
+    ``milestoneTotal`` is how many milestones the world declares (null for none); ``ended`` is how an
+    ended session ended (its outcome: ``stopped``, ``budget_exhausted``, ``budget``, ``failed``),
+    null while it plays."""
 
     sessionId: str
     runId: str
     state: str
+    ended: str | None
     world: str
     mind: str
     turn: int

@@ -149,3 +149,20 @@ async def test_a_turn_that_comes_before_the_status_naming_its_session_stays(tmp_
         shown = "() => [...document.querySelectorAll('#turns li, #lines li')].map(li => li.dataset.session)"
         assert await page.evaluate(shown) == ["ses_new", "ses_new"]
         assert not await page.is_visible("#turns-empty") and not await page.is_visible("#lines-empty")
+
+
+async def test_a_play_that_used_its_turns_says_so_not_stopped(tmp_path: Path) -> None:
+    """The label says how play ended (the session's outcome), not only that it is over: a play
+    given 3 turns ends ``budget_exhausted`` and reads "out of turns"."""
+    async with served(tmp_path) as (host, url), chromium() as browser:
+        page = await browser.new_page()
+        await page.goto(url)
+        await host.start(StartRequest(world="sandbox", mind="autopilot", turns=3, pace_seconds=0.02))
+        await host.wait()
+        assert host.session is not None and host.session.outcome == "budget_exhausted"
+        label = "Last play: sandbox with autopilot, out of turns after turn 3"
+        await page.wait_for_function(f"() => document.getElementById('now-label').textContent === {label!r}")
+        async with aiohttp.ClientSession() as http:
+            async with http.get(url.rstrip("/") + BASE + "/activity") as resp:
+                body = await resp.json()
+        assert body["last"]["ended"] == "budget_exhausted" and body["last"]["state"] == "stopped"

@@ -83,7 +83,10 @@
       return parts.join(" · ") || null;
     }
 
-    const ENDED = { stopped: "stopped", failed: "failed", budget_exhausted: "ran out of budget" };
+    const ENDED = {  // a session's outcome, as the room reads it
+      stopped: "stopped", failed: "failed", budget_exhausted: "out of turns",
+      budget: "stopped at its spending limit",
+    };
     let storyTurn = null;
     function showStatus(st) {
       currentStatus = st;
@@ -99,7 +102,7 @@
       const label = $("now-label");
       label.hidden = !last;
       label.textContent = last
-        ? "Last play: " + last.world + " with " + last.mind + ", " + (ENDED[last.state] || last.state) +
+        ? "Last play: " + last.world + " with " + last.mind + ", " + (ENDED[last.ended || last.state] || last.ended || last.state) +
           " after turn " + last.turn
         : "";
       text("objective", a && a.objective);
