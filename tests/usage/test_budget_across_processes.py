@@ -257,3 +257,27 @@ async def test_a_process_that_runs_every_shard_or_has_no_all_server_limit_reads_
     assert again.budget.spent_all_day() == pytest.approx(20.0)
     assert again.budget.out(THEIRS) == "the daily budget of $10.00 is spent ($20.00, UTC day 2026-12-06)"
     await again.aclose()
+
+
+async def test_the_meter_reads_the_other_books_again_while_it_runs(tmp_path: Path, clock: FakeClock) -> None:
+    async with other_process(tmp_path) as other:
+        meter = meter_at(sharded(tmp_path, daily_usd=10.0), clock)
+        others = others_of(meter)
+        meter.refresh_s = 0.0  # the interval (20 s) is not what is tested: that it goes on is
+        refreshed = asyncio.Event()
+        real = others.refresh
+
+        async def refresh() -> None:
+            await real()
+            if others.day("2026-12-06"):
+                refreshed.set()
+
+        others.refresh = refresh  # type: ignore[method-assign]
+        await meter.start()
+        assert meter.budget.spent_all_day() == 0.0
+        await other.record(THEIRS, "2026-12-06T11:00:00", 10.0)
+        await asyncio.wait_for(refreshed.wait(), ANSWER_S)  # a refresh the meter ran by itself
+        assert meter.budget.out(MINE) == "the daily budget of $10.00 is spent ($10.00, UTC day 2026-12-06)"
+        await meter.aclose()
+        assert not meter._tasks.tasks  # the refresh ended with the meter
+        await other.close()
