@@ -69,7 +69,7 @@ class Meter:
         """Read the other processes' books once (awaited: the limits hold every server from the
         start), then again every :attr:`refresh_s` while the process runs. Nothing to do when this
         process runs every shard or no all-server limit is set."""
-        if self.budget.others is None:
+        if self.budget.others is None or self._tasks.tasks:
             return
         await self.budget.refresh_others()
         self._tasks.spawn(self._refreshing(), name="usage-others-refresh")

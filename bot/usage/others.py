@@ -65,10 +65,13 @@ class Seen:
 
 @dataclass(frozen=True)
 class Read:
-    """What one refresh read: every other server's book, and their dollars by day."""
+    """What one refresh read: every other server's book, their dollars by day, the servers whose
+    book could not be read and the lines skipped (what a check reads is made once, here)."""
 
     books: Mapping[int, Seen]
     days: Mapping[str, float]
+    unknown: frozenset[int] = frozenset()
+    skipped: int = 0
 
 
 class OtherBooks:
@@ -98,12 +101,12 @@ class OtherBooks:
     @property
     def unknown(self) -> frozenset[int]:
         """The servers whose book could not be read at the last refresh."""
-        return frozenset(g for g, seen in self._read.books.items() if not seen.readable)
+        return self._read.unknown
 
     @property
     def skipped(self) -> int:
         """The lines skipped at the last refresh (torn tails being written, lines not deltas)."""
-        return sum(seen.skipped for seen in self._read.books.values())
+        return self._read.skipped
 
     @property
     def servers(self) -> frozenset[int]:
@@ -140,7 +143,8 @@ class OtherBooks:
         for seen in books.values():
             for day, usd in seen.costs.items():
                 days[day] = days.get(day, 0.0) + usd
-        return Read(books, days)
+        unknown = frozenset(g for g, seen in books.items() if not seen.readable)
+        return Read(books, days, unknown, sum(seen.skipped for seen in books.values()))
 
     def _read_one(self, directory: Path, before: Seen | None, first: str) -> Seen:  # on a thread
         kept = {d: v for d, v in before.costs.items() if d >= first} if before is not None else {}
