@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -281,3 +282,27 @@ async def test_the_meter_reads_the_other_books_again_while_it_runs(tmp_path: Pat
         await meter.aclose()
         assert not meter._tasks.tasks  # the refresh ended with the meter
         await other.close()
+
+
+async def test_what_is_kept_of_the_other_books_is_bounded(tmp_path: Path, clock: FakeClock) -> None:
+    from bot.usage.ledger import last_days
+    from bot.usage.store import write_snapshot
+
+    days = {d: {"play": {MINI: spend(1.0)}} for d in last_days("2026-12-06", 62)}  # a book's most
+    for n in range(5):
+        write_snapshot(usage_dir(tmp_path, ((2 * n + 1) << 22)), 62, days)  # shard 1's servers
+    meter = meter_at(sharded(tmp_path, monthly_usd=100.0), clock)
+    others = others_of(meter)
+    await meter.start()
+    assert others.servers == {(2 * n + 1) << 22 for n in range(5)}
+    assert meter.budget.spent_all_month() == pytest.approx(5 * 6.0)  # December 1st to 6th
+    kept = others._read
+    assert len(kept.days) == 32 and all(len(seen.costs) == 32 for seen in kept.books.values())
+    clock.set("2026-12-20T12:00:00")  # days pass: the oldest are let go at the next refresh
+    await meter.budget.refresh_others()
+    assert min(others._read.days) == "2026-11-19" and others.reads == 5  # the books were not read again
+    for n in range(4):  # their servers gone from the state directory: forgotten
+        shutil.rmtree(usage_dir(tmp_path, ((2 * n + 1) << 22)).parent)
+    await meter.budget.refresh_others()
+    assert others.servers == {9 << 22}
+    await meter.aclose()
