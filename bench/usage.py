@@ -12,6 +12,10 @@
   of a server that made few calls a day against one that made a hundred times as many: the
   ledger keeps day totals, so the read costs the same (judged: the busy server's read ≤ 1.5× the
   quiet one's, best of 7 each), and ``clankie usage``'s read from disk likewise (printed).
+* **The other processes' books** — a process running shard 0 of 2 reads the books of the other
+  process's servers (each 30 days of three parts) for the all-server limits, on a thread every
+  20 s (``bot.usage.others``): the first read and a read when no book changed (printed), and a
+  check of the limits (``Budget.out``) with them counted, which reads no disk (printed, µs).
 
 ``--smoke`` runs every part at a tiny size and judges nothing (a test runs it so it cannot rot).
 """
@@ -41,6 +45,7 @@ TURN_WARM = 10 if SMOKE else 50
 TURN_PAIRS = 5 if SMOKE else 500  # (on, off, off, on) each: 2 000 turns of ~17 ms timed
 DAYS = 30
 QUIET, BUSY = (2, 20) if SMOKE else (10, 1000)  # calls a day
+OTHER_SERVERS = 20 if SMOKE else 1000
 _MEMORY_DIR = "/dev/shm" if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
 
 
@@ -159,6 +164,52 @@ def reading(report: Report, root: Path) -> None:
     )
 
 
+async def others_refresh(report: Report, root: Path) -> None:
+    from bot.config import Settings
+    from bot.usage.ledger import last_days, usage_dir
+    from bot.usage.meter import Meter
+    from bot.usage.store import write_snapshot
+    from tests.usage.clock import FakeClock, at
+
+    clock = FakeClock(at("2026-12-06T12:00:00"))
+    counts = {"calls": 40, "input": 40_000, "input_cached": 8000, "output": 1600}
+    days = {
+        d: {p: {"gpt-4.1-mini": dict(counts)} for p in ("play", "voice", "consult")}
+        for d in last_days("2026-12-06", DAYS)
+    }
+    theirs = [((n << 1) | 1) << 22 for n in range(OTHER_SERVERS)]  # shard 1 of 2
+    for guild_id in theirs:
+        write_snapshot(usage_dir(root, guild_id), 120 * DAYS, days)
+    settings = Settings.model_validate(
+        {
+            "paths": {"state_dir": root},
+            "discord": {"shard_count": 2, "shard_ids": [0]},
+            "budget": {"daily_usd": 1e9},
+        }
+    )
+    meter = Meter(settings, clock=clock)
+    others = meter.budget.others
+    assert others is not None
+    wall, cpu = time.perf_counter(), time.process_time()
+    await meter.budget.refresh_others()
+    first = (time.perf_counter() - wall, time.process_time() - cpu)
+    assert len(others.servers) == OTHER_SERVERS and others.reads == OTHER_SERVERS
+    wall, cpu = time.perf_counter(), time.process_time()
+    await meter.budget.refresh_others()
+    again = (time.perf_counter() - wall, time.process_time() - cpu)
+    assert others.reads == OTHER_SERVERS  # nothing changed: nothing read
+    report.info(
+        f"the other process's {OTHER_SERVERS} books ({DAYS} days each), read on a thread: first / unchanged",
+        f"{first[0] * 1e3:.1f} / {again[0] * 1e3:.1f} ms wall, {first[1] * 1e3:.1f} / {again[1] * 1e3:.1f} ms CPU",
+    )
+    mine = 2 << 22
+    check = best_of(lambda: [meter.budget.out(mine) for _ in range(1000)], 5, time.process_time) / 1000
+    report.info(
+        "a check of the limits, the other process's servers counted (no disk)", f"{check * 1e6:.1f} µs"
+    )
+    await meter.aclose()
+
+
 async def _close(*ledgers: Any) -> None:
     for ledger in ledgers:
         await ledger.aclose()
@@ -180,6 +231,7 @@ def main() -> int:
         root = Path(tmp)
         asyncio.run(turn_overhead(report, root / "turns"))
         reading(report, root / "read")
+        asyncio.run(others_refresh(report, root / "others"))
     return report.exit_code()
 
 

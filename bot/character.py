@@ -89,6 +89,7 @@ class Character:
         for host in self.plays:
             await asyncio.to_thread(host.index.refresh)
         await asyncio.to_thread(self.plays.usage.load)  # the usage books, off the loop too
+        await self.plays.usage.start()  # the other processes' books, for the all-server limits
         self.calls.start()
         await self.web.start_metrics()
         if not self.settings.web.enabled:

@@ -467,8 +467,9 @@ class GuildBudget(_Section):
 
 class BudgetSettings(_Section):
     """What he may spend (docs/architecture.md §5 "What he costs"), in US dollars as priced by
-    ``[prices]``; None: no limit. ``daily_usd``/``monthly_usd`` hold all the servers this process
-    runs together, ``guild_daily_usd``/``guild_monthly_usd`` each server, and ``[budget.guilds]``
+    ``[prices]``; None: no limit. ``daily_usd``/``monthly_usd`` hold all the servers of the bot
+    together (the other processes' as read from their books: :mod:`bot.usage.others`),
+    ``guild_daily_usd``/``guild_monthly_usd`` each server, and ``[budget.guilds]``
     one server's own (a moderator may lower a server's further with ``/clankie budget``). Days and
     months are UTC."""
 

@@ -1,7 +1,9 @@
 """The ceiling he keeps (``[budget]``, docs/architecture.md §5 "What he costs").
 
 Limits are in dollars as ``[prices]`` prices the ledger's counts, per UTC day and UTC month:
-``daily_usd``/``monthly_usd`` for every server this process runs together, ``guild_daily_usd``/
+``daily_usd``/``monthly_usd`` for every server of the bot together (this process's counted live,
+the other processes' read from their books at most :data:`bot.usage.others.REFRESH_S` late:
+:mod:`bot.usage.others`), ``guild_daily_usd``/
 ``guild_monthly_usd`` for each server (``[budget.guilds."<id>"]`` gives one server its own), and a
 moderator may lower their server's further (``/clankie budget``; kept in its usage directory,
 ``ceiling.json``), never above the operator's. Tokens of a model with no price cannot be counted
@@ -13,8 +15,9 @@ against a limit (their cost is unknown); ``clankie usage`` shows them as such.
   new turn and ends ``budget``, the mouth says so once and leaves the call (:meth:`first_said`
   keeps each part to one line per server and window).
 
-What is spent is kept as running sums (a server's day, all servers' day), updated as each call is
-recorded, so a check is a few dictionary look-ups: a month is at most 31 of them."""
+What is spent is kept as running sums (a server's day, all this process's servers' day), updated
+as each call is recorded, and the other processes' sums as last read, so a check is a few
+dictionary look-ups (a month is at most 31 of them) and never reads the disk."""
 
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from bot.config import BudgetSettings, ModelPrice
 from bot.usage.costing import day_cost, dollars
 from bot.usage.kinds import Counts
 from bot.usage.ledger import UsageLedger, last_days, usage_dir
+from bot.usage.others import OtherBooks
 from bot.usage.prices import cost_of
 
 log = structlog.get_logger("clankie.usage")
@@ -64,9 +68,11 @@ class Budget:
         ledger: UsageLedger,
         prices: Mapping[str, ModelPrice],
         owns: Callable[[int], bool] = lambda _guild: True,
+        others: OtherBooks | None = None,
     ) -> None:
         self.settings = settings
-        self.owns = owns  # the servers this process runs (its shards'): the all-server limits' scope
+        self.owns = owns  # the servers this process runs (its shards'), counted live
+        self.others = others  # the other processes' servers, as last read (None: there are none)
         self.ledger = ledger
         self.prices = prices
         self._days: dict[tuple[int | None, str], float] = {}
@@ -148,12 +154,25 @@ class Budget:
         return self._all_days
 
     def spent_all_day(self) -> float:
-        return self._every_day().get(self.ledger.today(), 0.0)
+        """Every server's dollars today: this process's live, the others' as last read."""
+        today = self.ledger.today()
+        return self._every_day().get(today, 0.0) + (self.others.day(today) if self.others else 0.0)
 
     def spent_all_month(self) -> float:
         today = self.ledger.today()
-        every = self._every_day()
-        return sum(every.get(d, 0.0) for d in last_days(today, int(today[8:10])))
+        every, others = self._every_day(), self.others
+        return sum(
+            every.get(d, 0.0) + (others.day(d) if others else 0.0) for d in last_days(today, int(today[8:10]))
+        )
+
+    async def refresh_others(self) -> None:
+        """Read the other processes' books again (off the event loop; see :mod:`bot.usage.others`)."""
+        if self.others is not None:
+            await self.others.refresh()
+
+    def _floor(self) -> bool:
+        """Whether every server's sums are only a floor (a book of another process is unreadable)."""
+        return self.others is not None and bool(self.others.unknown)
 
     def _recorded(self, guild_id: int | None, _part: str, model: str, counts: Counts) -> None:
         usd = cost_of(self.prices, model, counts) or 0.0
@@ -189,23 +208,27 @@ class Budget:
         return found[1] if found[0] in (f"day {today}", f"month {today[:7]}") else None
 
     # -- the ceiling --------------------------------------------------------------------------
-    def _checks(self, guild_id: int | None) -> list[tuple[str, str, float, float | None]]:
-        """(window, what, spent, limit) for each limit that applies."""
+    def _checks(self, guild_id: int | None) -> list[tuple[str, str, float, float, str]]:
+        """(window, what, spent, limit, "at least " when spent is only a floor) for each limit
+        that applies."""
         today = self.ledger.today()
         month = today[:7]
         own = self.limits(guild_id)
-        checks: list[tuple[str, str, float, float | None]] = []
+        checks: list[tuple[str, str, float, float, str]] = []
         if own.daily_usd is not None:
-            checks.append((f"day {today}", "this server's daily", self.spent_day(guild_id), own.daily_usd))
+            checks.append(
+                (f"day {today}", "this server's daily", self.spent_day(guild_id), own.daily_usd, "")
+            )
         if own.monthly_usd is not None:
             checks.append(
-                (f"month {month}", "this server's monthly", self.spent_month(guild_id), own.monthly_usd)
+                (f"month {month}", "this server's monthly", self.spent_month(guild_id), own.monthly_usd, "")
             )
+        floor = "at least " if self._floor() else ""
         if self.settings.daily_usd is not None:
-            checks.append((f"day {today}", "the daily", self.spent_all_day(), self.settings.daily_usd))
+            checks.append((f"day {today}", "the daily", self.spent_all_day(), self.settings.daily_usd, floor))
         if self.settings.monthly_usd is not None:
             checks.append(
-                (f"month {month}", "the monthly", self.spent_all_month(), self.settings.monthly_usd)
+                (f"month {month}", "the monthly", self.spent_all_month(), self.settings.monthly_usd, floor)
             )
         return checks
 
@@ -216,9 +239,12 @@ class Budget:
 
     def out_window(self, guild_id: int | None) -> tuple[str, str] | None:
         """The window that is spent (``day 2026-12-06``, ``month 2026-12``) and why; None."""
-        for window, what, spent, limit in self._checks(guild_id):
-            if limit is not None and spent >= limit:
-                return window, f"{what} budget of {dollars(limit)} is spent ({dollars(spent)}, UTC {window})"
+        for window, what, spent, limit, floor in self._checks(guild_id):
+            if spent >= limit:
+                return (
+                    window,
+                    f"{what} budget of {dollars(limit)} is spent ({floor}{dollars(spent)}, UTC {window})",
+                )
         return None
 
     def first_said(self, guild_id: int | None, who: str) -> bool:
@@ -234,15 +260,15 @@ class Budget:
         return True
 
     def _maybe_warn(self, guild_id: int | None) -> None:
-        for window, what, spent, limit in self._checks(guild_id):
-            if limit is None or not limit or spent < limit * self.settings.warn_at:
+        for window, what, spent, limit, floor in self._checks(guild_id):
+            if not limit or spent < limit * self.settings.warn_at:
                 continue
             key = (guild_id, window)
             if key in self._warned:
                 continue
             self._warned.add(key)
             share = min(spent / limit, 1.0)
-            text = f"{share:.0%} of {what} budget of {dollars(limit)} is spent (UTC {window})"
+            text = f"{floor}{share:.0%} of {what} budget of {dollars(limit)} is spent (UTC {window})"
             self._notices[guild_id] = (window, text)
             log.warning("usage_budget_notice", guild_id=guild_id, notice=text)
             for listener in self.on_notice:

@@ -4,7 +4,8 @@ guild's commands reach only it) and a restart of one leaves the other's gateway 
 was; with Redis and max_concurrency 1 their logins never start together (no two IDENTIFYs
 within 5 s, on the fake's own clock), and the Redis password is in neither log; an unreachable
 Redis is one sentence and exit 1; and both play their own servers on one state directory, one
-killed with SIGKILL and restarted closing its own dead session and nothing of the other's."""
+killed with SIGKILL and restarted closing its own dead session and nothing of the other's; and
+`[budget] daily_usd` holds the servers of both processes together."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.cluster import IDENTIFY_WINDOW_S
+from bot.usage.ledger import UsageLedger, usage_dir
 from journal.oplog import read_events
 from tests.cluster.processes import ClankieRun, clankie_runs, restart, start_run, write_config
 from tests.cluster.redis_server import RedisServer, free_port
@@ -187,3 +189,36 @@ async def restart_killed(fake: DiscordFake, runs: list[ClankieRun], index: int) 
     runs[index] = new
     await new.wait_event("discord_ready", 60)
     await fake.flush()
+
+
+async def test_the_daily_limit_of_every_server_holds_across_processes(tmp_path: Path) -> None:
+    """`[budget] daily_usd` counts every process's servers: the server of shard 1 spent $5 today
+    (its book, as its process wrote it), so process 0, which owns only shard 0's server and
+    spent nothing, has read that book by the time it is ready and refuses play there too —
+    without writing a byte under the other server's directory."""
+    fake, second = await two_guilds()
+    state = tmp_path / "state"
+    theirs = UsageLedger(state)  # shard 1's server's calls today (the real clock: its process's)
+    theirs.record(second.guild.id, "play", "gpt-4.1-mini", {"calls": 1, "input": 12_500_000})  # $5
+    await theirs.aclose()
+    book = usage_dir(state, second.guild.id)
+    before = {p.name: p.read_bytes() for p in book.iterdir()}
+    config = "[budget]\ndaily_usd = 1.0\n"
+    try:
+        async with clankie_runs(
+            fake, tmp_path, shard_count=2, groups=[[0], [1]], state_dir=state, extra_config=config
+        ):
+            said = await play_start(fake, fake.moderator, fake.text_channel)
+            assert said.startswith("Play can't start: the daily budget of $1.00 is spent ($5.00, UTC day "), (
+                said
+            )
+            said = await play_start(fake, second.moderator, second.text_channel)  # its own, live
+            assert said.startswith("Play can't start: the daily budget of $1.00 is spent ($5.00, UTC day "), (
+                said
+            )
+            assert not usage_dir(state, fake.guild.id).exists()  # nothing was spent in A
+        assert {
+            p.name: p.read_bytes() for p in book.iterdir()
+        } == before  # shard 1's process spent nothing more
+    finally:
+        await fake.stop()

@@ -101,31 +101,3 @@ async def test_a_moderator_lowers_their_servers_limit_never_above_the_operators(
     assert again.usage.budget.limits(RICH).daily_usd == 0.5  # kept on disk
     assert again.usage.budget.limits(POOR).daily_usd == 1.0
     await again.close()
-
-
-async def test_the_limit_of_all_servers_counts_this_processs_servers_only(
-    tmp_path: Path, clock: FakeClock
-) -> None:
-    from bot.config import Settings
-    from bot.usage.meter import Meter
-
-    mine, theirs = 10 << 22, 11 << 22  # of shard 0 and shard 1 of 2
-    other = Meter(Settings.model_validate({"paths": {"state_dir": tmp_path}}))
-    other.ledger.clock = clock
-    other.ledger.record(theirs, "voice", "gpt-realtime", {"calls": 1, "output_audio": 1_000_000})  # $64
-    await other.aclose()  # another process's server, on the same state volume
-    settings = Settings.model_validate(
-        {
-            "paths": {"state_dir": tmp_path},
-            "discord": {"shard_count": 2, "shard_ids": [0]},
-            "budget": {"daily_usd": 10.0},
-        }
-    )
-    meter = Meter(settings)
-    meter.ledger.clock = clock
-    assert meter.budget.out(mine) is None  # the other process's $64 is not this one's
-    meter.ledger.record(mine, "play", "gpt-4.1-mini", {"calls": 1, "input": 20_000_000})  # $8
-    meter.ledger.record(None, "play", "gpt-4.1-mini", {"calls": 1, "input": 5_000_000})  # $2, local
-    assert meter.budget.spent_all_day() == pytest.approx(10.0)
-    assert meter.budget.out(mine) == "the daily budget of $10.00 is spent ($10.00, UTC day 2026-12-06)"
-    await meter.aclose()
