@@ -44,3 +44,4 @@ class Meter:
 
     async def aclose(self) -> None:
         await self.ledger.aclose()
+        await self.budget.said.aclose()
