@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import structlog
+
 from bot import metrics
 from bot.config import Settings
 from bot.usage.budget import Budget
@@ -13,6 +15,9 @@ from bot.usage.kinds import Counts, Part
 from bot.usage.ledger import Clock, UsageLedger
 from bot.usage.prices import cost_of
 from bot.usage.scope import UsageScope
+from bot.usage.unpriced import unpriced
+
+log = structlog.get_logger("clankie.usage")
 
 
 class Meter:
@@ -22,6 +27,13 @@ class Meter:
         self.ledger = UsageLedger(settings.state_dir, clock=clock)
         self.budget = Budget(settings.budget, self.ledger, self.prices, owns=self._owns)
         self.ledger.listeners.append(self._to_metrics)
+        for gap in unpriced(settings, self.prices):  # once, at start: a limit these calls slip past
+            log.warning(
+                "usage_unpriced_under_budget",
+                model=gap.model,
+                setting=f"[openai] {gap.key}",
+                problem=gap.sentence(),
+            )
 
     def _to_metrics(self, guild_id: int | None, part: str, model: str, counts: Counts) -> None:
         metrics.usage_counted(part, model, counts, cost_of(self.prices, model, counts), guild_id)
