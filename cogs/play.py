@@ -189,7 +189,7 @@ def status_text(character: Character, guild_id: int | None) -> str:
             lines.append(
                 f"Last session: {last.spec.world} with {last.spec.mind}, {last.turns_taken} turn(s), ended {last.outcome or last.state}."
             )
-            if last.error and last.outcome == "failed":
+            if last.error and last.outcome in ("failed", "budget"):  # both end for a reason
                 lines.append(f"Why: {_clip(last.error, 400)}")
         lines.append("A moderator can start one with `/play start`.")
         if link:

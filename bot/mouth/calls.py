@@ -314,17 +314,19 @@ class Calls:
 
     # -- leaving ----------------------------------------------------------------------------------
     # -- the money budget ---------------------------------------------------------------------
-    def _counted(self, guild_id: int | None, _part: str, _model: str, _counts: object) -> None:
-        """A model call was counted: if it spent the server's budget while he is in its call, he
-        says so once (for the server and window) and leaves (docs/architecture.md §12)."""
-        if guild_id is None or self.closed:
+    def _counted(self, _guild_id: int | None, _part: str, _model: str, _counts: object) -> None:
+        """A model call was counted: in every call whose server's budget is now spent, he says so
+        once (for the server and window) and leaves (docs/architecture.md §12). Every call, not
+        only the counted server's: a call anywhere (or local play) can spend the limit of all
+        servers, and then each server's call ends, as the one that spent it."""
+        if self.closed:
             return
-        link = self.links.get(guild_id)
         budget = self._plays.usage.budget
-        if link is None or link.leaving or budget.out(guild_id) is None:
-            return
-        if budget.first_said(guild_id, "voice"):
-            self.endings.spawn(self._out_of_budget(link), f"voice-budget-{guild_id}")
+        for guild_id, link in list(self.links.items()):
+            if link.leaving or budget.out(guild_id) is None:
+                continue
+            if budget.first_said(guild_id, "voice"):
+                self.endings.spawn(self._out_of_budget(link), f"voice-budget-{guild_id}")
 
     async def _out_of_budget(self, link: CallLink) -> None:
         log.warning(

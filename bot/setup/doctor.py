@@ -6,6 +6,7 @@ enough for the application; the bot is in ``[discord] test_guild_id``; its permi
 and in the voice channel ``--channel`` names, cover :data:`bot.setup.needs.NEEDS`; the server's
 slash commands are this code's. This machine and OpenAI (:mod:`bot.setup.local_checks`): the key
 works and ``[openai] model`` and ``realtime_model`` are among its models (``GET /v1/models``);
+with a ``[budget]`` limit, every configured model has a price (:mod:`bot.usage.unpriced`);
 Chromium runs; libopus loads; davey's version is in range; the state, journal and receipt
 directories can be written; the web port is free. With shards or ``[cluster] redis_url``
 configured (:func:`bot.cluster.cluster_checks`): which shards this process runs, and whether
@@ -24,6 +25,7 @@ from bot.config import Settings
 from bot.setup.activity_checks import activity_checks
 from bot.setup.discord_checks import discord_checks
 from bot.setup.local_checks import (
+    budget_check,
     chromium_check,
     davey_check,
     openai_checks,
@@ -37,6 +39,7 @@ from bot.setup.report import Check, summary
 async def all_checks(settings: Settings, channel: str | None = None) -> list[Check]:
     checks = await discord_checks(settings, channel)
     checks += await openai_checks(settings)
+    checks += budget_check(settings)  # only when [budget] sets a limit
     checks.append(await chromium_check(settings))
     checks += [opus_check(), davey_check(), state_check(settings), web_port_check(settings)]
     checks += await cluster_checks(settings)  # only when shards or Redis are configured

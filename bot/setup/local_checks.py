@@ -12,6 +12,7 @@ from bot.config import Settings
 from bot.play.state_dir import StateUnwritable, check_state
 from bot.setup.commands import RECORD_FILE
 from bot.setup.report import Check, failed, not_checked, passed
+from bot.usage.unpriced import any_limit, unpriced
 from bot.web.auth import WebConfigError, check_bind
 from bot.worlds.browser.settings import BrowserSettings
 
@@ -86,6 +87,23 @@ def _models(settings: Settings, ids: list[str]) -> Check:
         some = [i for i in ids if ("realtime" in i) == realtime][:4]
         fixes.append(f"set [openai] {key} to one that is" + (f" ({', '.join(some)})" if some else ""))
     return failed("models", found, "; ".join(fixes))
+
+
+def budget_check(settings: Settings) -> list[Check]:
+    """With a ``[budget]`` limit set: every configured model has a price for each kind it is
+    billed by (else its calls count as nothing against the limit). No limit: no check."""
+    if not any_limit(settings.budget):
+        return []
+    gaps = unpriced(settings)
+    if not gaps:
+        return [passed("budget prices", "every configured model is priced, so [budget] counts all its calls")]
+    return [
+        failed(
+            "budget prices",
+            "; ".join(g.sentence() for g in gaps) + ": its calls count as $0 against [budget]",
+            "; ".join(dict.fromkeys(g.fix() for g in gaps)),
+        )
+    ]
 
 
 def _executable(configured: str) -> str | None:

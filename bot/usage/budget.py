@@ -9,11 +9,12 @@ moderator may lower their server's further (``/clankie budget``; kept in its usa
 ``ceiling.json``), never above the operator's. Tokens of a model with no price cannot be counted
 against a limit (their cost is unknown); ``clankie usage`` shows them as such.
 
-- At ``warn_at`` (80%) of a limit, one notice for the server and window (:meth:`Budget.notice`
+- At ``warn_at`` (80%) of a limit, one notice for the server, window and limit (:meth:`Budget.notice`
   while the window lasts, shown by ``/clankie usage``; :attr:`Budget.on_notice` listeners; logged).
 - At a limit, :meth:`Budget.out` says why in a sentence, until the window turns: play starts no
   new turn and ends ``budget``, the mouth says so once and leaves the call (:meth:`first_said`
   keeps each part to one line per server and window).
+- What was noticed and said is kept on disk (:mod:`bot.usage.said`), so a restart says neither again.
 
 What is spent is kept as running sums (a server's day, all this process's servers' day), updated
 as each call is recorded, and the other processes' sums as last read, so a check is a few
@@ -37,6 +38,7 @@ from bot.usage.kinds import Counts
 from bot.usage.ledger import UsageLedger, last_days, usage_dir
 from bot.usage.others import OtherBooks
 from bot.usage.prices import cost_of
+from bot.usage.said import SaidBook
 
 log = structlog.get_logger("clankie.usage")
 
@@ -78,9 +80,7 @@ class Budget:
         self._days: dict[tuple[int | None, str], float] = {}
         self._all_days: dict[str, float] | None = None  # every server's, once all were read
         self._lowered: dict[int, Limits] = {}
-        self._warned: set[tuple[int | None, str]] = set()
-        self._said: set[tuple[int | None, str, str]] = set()
-        self._notices: dict[int | None, tuple[str, str]] = {}  # server → (window, text)
+        self.said = SaidBook(ledger.state_dir, ledger.today)  # notices and lines given, kept on disk
         self._day_seen = ""  # the last UTC day a call was recorded on (what is kept is pruned then)
         self.on_notice: list[Callable[[int | None, str], None]] = []
         ledger.listeners.append(self._recorded)
@@ -125,7 +125,7 @@ class Budget:
         lowered = Limits(daily_usd, monthly_usd)
         await asyncio.to_thread(_write_ceiling, usage_dir(self.ledger.state_dir, guild_id), lowered)
         self._lowered[guild_id] = lowered
-        self._warned = {w for w in self._warned if w[0] != guild_id}
+        self.said.forget_notices(guild_id)
         return self.limits(guild_id)
 
     # -- spent ------------------------------------------------------------------------------
@@ -194,18 +194,11 @@ class Budget:
         self._days = {k: v for k, v in self._days.items() if k[1] >= first}
         if self._all_days is not None:
             self._all_days = {d: v for d, v in self._all_days.items() if d >= first}
-        live = (f"day {today}", f"month {today[:7]}")
-        self._warned = {w for w in self._warned if w[1] in live}
-        self._said = {s for s in self._said if s[2] in live}
-        self._notices = {g: n for g, n in self._notices.items() if n[0] in live}
+        self.said.prune(today)
 
     def notice(self, guild_id: int | None) -> str | None:
         """The server's last notice, while its window lasts."""
-        found = self._notices.get(guild_id)
-        if found is None:
-            return None
-        today = self.ledger.today()
-        return found[1] if found[0] in (f"day {today}", f"month {today[:7]}") else None
+        return self.said.last_notice(guild_id)
 
     # -- the ceiling --------------------------------------------------------------------------
     def _checks(self, guild_id: int | None) -> list[tuple[str, str, float, float, str]]:
@@ -253,23 +246,16 @@ class Budget:
         window = self.out_window(guild_id)
         if window is None:
             return False
-        key = (guild_id, who, window[0])
-        if key in self._said:
-            return False
-        self._said.add(key)
-        return True
+        return self.said.first(guild_id, who, window[0])
 
     def _maybe_warn(self, guild_id: int | None) -> None:
         for window, what, spent, limit, floor in self._checks(guild_id):
             if not limit or spent < limit * self.settings.warn_at:
                 continue
-            key = (guild_id, window)
-            if key in self._warned:
-                continue
-            self._warned.add(key)
             share = min(spent / limit, 1.0)
             text = f"{floor}{share:.0%} of {what} budget of {dollars(limit)} is spent (UTC {window})"
-            self._notices[guild_id] = (window, text)
+            if not self.said.notice(guild_id, window, what, text):  # once a server, window and limit
+                continue
             log.warning("usage_budget_notice", guild_id=guild_id, notice=text)
             for listener in self.on_notice:
                 listener(guild_id, text)

@@ -23,6 +23,7 @@ from bot.usage.ledger import Clock, UsageLedger
 from bot.usage.others import REFRESH_S, OtherBooks
 from bot.usage.prices import cost_of
 from bot.usage.scope import UsageScope
+from bot.usage.unpriced import unpriced
 
 log = structlog.get_logger("clankie.usage")
 
@@ -42,6 +43,13 @@ class Meter:
         self.ledger.listeners.append(self._to_metrics)
         self.refresh_s = REFRESH_S
         self._tasks = TaskOwner("usage-others")
+        for gap in unpriced(settings, self.prices):  # once, at start: a limit these calls slip past
+            log.warning(
+                "usage_unpriced_under_budget",
+                model=gap.model,
+                setting=f"[openai] {gap.key}",
+                problem=gap.sentence(),
+            )
 
     def _to_metrics(self, guild_id: int | None, part: str, model: str, counts: Counts) -> None:
         metrics.usage_counted(part, model, counts, cost_of(self.prices, model, counts), guild_id)
@@ -91,3 +99,4 @@ class Meter:
     async def aclose(self) -> None:
         await self._tasks.close()
         await self.ledger.aclose()
+        await self.budget.said.aclose()

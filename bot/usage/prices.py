@@ -37,8 +37,13 @@ def price_cost(price: ModelPrice, counts: Counts) -> float | None:
 def cost_of(prices: Mapping[str, ModelPrice], model: str, counts: Counts) -> float | None:
     """The dollars ``counts`` of ``model`` cost; None when unknown (no price for the model or a
     kind). A dated snapshot name (``gpt-4.1-mini-2025-04-14``) takes its model's price."""
-    price = prices.get(model) or prices.get(_undated(model))
+    price = price_of(prices, model)
     return None if price is None else price_cost(price, counts)
+
+
+def price_of(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The model's row of ``[prices]`` (a dated snapshot name takes its model's), or None."""
+    return prices.get(model) or prices.get(_undated(model))
 
 
 def _undated(model: str) -> str:

@@ -641,3 +641,31 @@ async def test_status_echoing_what_the_room_said_pings_nobody(live: Live) -> Non
     handle = await live.fake.send_interaction("play status", by=live.fake.member)
     reply = await handle.response()
     assert reply.data["allowed_mentions"] == {"parse": []}  # before: the bot's default, which pings users
+
+
+async def test_status_after_play_ended_budget_says_which_budget_is_spent(
+    tmp_path: Path,
+    openai_fake: FakeOpenAI,  # noqa: F811
+) -> None:
+    from tests.fakes.openai import Structured
+    from tests.fakes.openai.chat import chat_usage
+
+    openai_fake.chat.usage = chat_usage(1_000_000, 0)  # $0.40 a turn on gpt-4.1-mini
+    openai_fake.chat.responder = lambda body: Structured(
+        wire_decision({"kind": "button_press", "button": "right"}, intent="walk east")
+    )
+
+    def configure(settings: Settings) -> None:
+        using(openai_fake)(settings)
+        settings.budget.guild_daily_usd = 1.0
+
+    async with live_bot(tmp_path, configure) as live:
+        handle = await live.fake.send_interaction(
+            "play start", {"world": "sandbox", "mind": "openai", "turns": 10}, by=live.fake.moderator
+        )
+        assert (await handle.response(within=3)).deferred
+        await handle.reply_text(within=20)
+        assert await live.host.wait() == "budget"
+        status = await (await live.fake.send_interaction("play status")).response()
+        assert "Last session: sandbox with openai, 3 turn(s), ended budget." in status.content, status.content
+        assert "Why: this server's daily budget of $1.00 is spent ($1.20, UTC day " in status.content

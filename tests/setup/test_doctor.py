@@ -266,3 +266,27 @@ async def test_the_text_lanes_channels_are_checked_for_what_it_needs_there(setup
     setup.settings.text.channels = [12345]
     code, lines = await setup.doctor()
     assert "not a channel of the test server" in line(lines, "text channels")
+
+
+async def test_a_budget_limit_with_an_unpriced_model_is_named_with_the_fix(setup: Setup) -> None:
+    await setup.sync()
+    setup.settings.budget.daily_usd = 5.0
+    code, lines = await setup.doctor()
+    assert code == 0 and line(lines, "budget prices").startswith(
+        "✓ budget prices: every configured model is priced"
+    )
+    setup.settings.openai.model = "gpt-4o-mini-2024-07-18"  # a dated snapshot takes its model's price
+    setup.openai.models.ids = [*setup.openai.models.ids, "gpt-4o-mini-2024-07-18", "my-local-model"]
+    code, lines = await setup.doctor()
+    assert code == 0, lines
+    setup.settings.openai.model = "my-local-model"
+    code, lines = await setup.doctor()
+    assert code == 1 and lines[-1].endswith("checks failed")
+    assert line(lines, "budget prices") == (
+        "✗ budget prices: [openai] model my-local-model (play, the captain, the text lane) has no price "
+        'in [prices]: its calls count as $0 against [budget] — fix: add [prices."my-local-model"] with '
+        "its per-million-token prices (and source, checked)"
+    )
+    setup.settings.budget.daily_usd = None  # no limit: nothing to check
+    code, lines = await setup.doctor()
+    assert code == 0 and not [x for x in lines if "budget prices" in x]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,52 @@ async def test_a_low_daily_limit_ends_play_budget_said_once_and_a_restart_keeps_
     again.budget.daily_usd = 0.1
     code, out = await run("demo --no-web --turns 5 --pace 0".split(), again)
     assert code == 2 and len(playing_fake.chat.requests) == 2
+
+
+def test_clankie_usage_across_servers_ends_with_all_of_them_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.config import Settings
+    from bot.usage.meter import Meter
+    from tests.usage.clock import FakeClock, at
+
+    now = at("2026-12-06T12:00:00")
+    clock = FakeClock(now)
+    meter = Meter(Settings.model_validate({"paths": {"state_dir": tmp_path / "state"}}), clock=clock)
+    record = meter.ledger.record
+    record(1001, "play", "gpt-4.1-mini", {"calls": 1, "input": 1_000_000})  # $0.40
+    record(2002, "voice", "gpt-realtime", {"calls": 1, "output_audio": 10_000})  # $0.64
+    record(2002, "text", "my-local-model", {"calls": 1, "input": 1_000})  # no price
+    record(None, "play", "gpt-4.1-mini", {"calls": 1, "input": 500_000})  # $0.20, clankie play
+    clock.set("2026-12-03T09:00:00")
+    record(2002, "play", "gpt-4.1-mini", {"calls": 1, "input": 1_000_000})  # $0.40, three days ago
+    clock.set("2026-10-01T09:00:00")
+    record(1001, "play", "gpt-4.1-mini", {"calls": 1, "input": 9_000_000})  # over 30 days ago
+    asyncio.run(meter.aclose())
+
+    monkeypatch.setenv("CLANKIE_STATE", str(tmp_path / "state"))
+    monkeypatch.delenv("CLANKIE_CONFIG", raising=False)
+    monkeypatch.setattr("bot.logs.configure", lambda **_: None)
+    monkeypatch.setattr("time.time", lambda: now)  # `clankie usage` reads today off the clock
+    assert main(["usage"]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    blocks = "\n".join(shown).split("\nserver ")
+    assert shown[1] == "local (clankie play / demo)" and len(blocks) == 3
+    assert blocks[1].startswith("1001\n") and blocks[2].startswith("2002\n")
+    every = shown[shown.index("all servers") :]
+    assert every == [
+        "all servers",
+        "  today (2026-12-06 UTC):",
+        "    voice              1 calls       10,000 tokens  $0.6400",
+        "    play               2 calls    1,500,000 tokens  $0.6000",
+        "    text               1 calls        1,000 tokens  unknown (no price for my-local-model)",
+        "    total              4 calls    1,511,000 tokens  unknown (≥ $1.24; no price for my-local-model)",
+        "  last 30 days:",
+        "    voice              1 calls       10,000 tokens  $0.6400",
+        "    play               3 calls    2,500,000 tokens  $1.00",
+        "    text               1 calls        1,000 tokens  unknown (no price for my-local-model)",
+        "    total              5 calls    2,511,000 tokens  unknown (≥ $1.64; no price for my-local-model)",
+    ]
+    assert main(["usage", "--guild", "2002"]) == 0  # one server: no block of all of them
+    one = capsys.readouterr().out
+    assert "server 2002" in one and "all servers" not in one and "server 1001" not in one
