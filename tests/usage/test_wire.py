@@ -153,6 +153,7 @@ async def test_a_realtime_response_with_audio_and_cached_tokens_is_counted_as_vo
         # billed by duration: 3.25 s of audio at $0.006 a minute
         ("whisper-1", {"calls": 1, "audio_ms": 3250}, 3.25 / 60 * 0.006),
     ],
+    ids=["gpt-4o-mini-transcribe", "gpt-4o-transcribe", "whisper-1"],
 )
 async def test_an_input_transcription_is_counted_as_its_model_is_billed(
     openai_fake: FakeOpenAI, tmp_path: Path, model: str, counts: dict[str, int], cost: float

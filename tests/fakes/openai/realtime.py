@@ -297,18 +297,27 @@ class RealtimeFake:
         audio for whisper-1, tokens for the gpt-4o transcribe models: events.transcription_usage).
         Raises when the session never turned input transcription on."""
         conn = self._connection(None)
-        if not conn.transcribing:
+        model = conn.transcription_model
+        if model is None:
             raise RuntimeError(
                 "the session has no audio.input.transcription: the service sends no transcripts"
             )
-        job = self._transcribe(conn, item_id, text, delay_s, pieces, seconds)
+        ev.transcription_usage(model)  # a model of unknown billing raises here, not in a task
+        job = self._transcribe(conn, item_id, text, delay_s, pieces, model, seconds)
         if wait:
             await job
         else:
             self._spawn(job)
 
     async def _transcribe(
-        self, conn: RealtimeConnection, item_id: str, text: str, delay_s: float, pieces: int, seconds: float
+        self,
+        conn: RealtimeConnection,
+        item_id: str,
+        text: str,
+        delay_s: float,
+        pieces: int,
+        model: str,
+        seconds: float,
     ) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
@@ -317,7 +326,6 @@ class RealtimeFake:
         for start in range(0, len(words), size):
             chunk = " ".join(words[start : start + size])
             await self.send(ev.transcription_delta(item_id, chunk if start == 0 else " " + chunk), conn)
-        model = conn.transcription_model or ev.DEFAULT_TRANSCRIPTION_MODEL
         await self.send(ev.transcription_completed(item_id, text, model, seconds=seconds), conn)
 
     async def transcription_failed(self, item_id: str, message: str = "transcription failed") -> None:

@@ -107,17 +107,16 @@ def test_a_transcriptions_usage_is_shaped_by_its_model() -> None:
         ev.transcription_usage("gpt-nobody")
 
 
-SESSION: Any = {
-    "type": "realtime",
-    "audio": {"input": {"transcription": {"model": "whisper-1"}}},
-}
+def transcribing_with(model: str) -> Any:
+    """A `session.update`'s session that turns input transcription on with `model`."""
+    return {"type": "realtime", "audio": {"input": {"transcription": {"model": model}}}}
 
 
 async def test_the_realtime_fake_bills_a_transcription_by_the_sessions_model(openai_fake: FakeOpenAI) -> None:
     client = openai_fake.client()
     async with client.realtime.connect(model="gpt-realtime") as conn:
         await next_of(conn, "session.created")
-        await conn.session.update(session=SESSION)
+        await conn.session.update(session=transcribing_with("whisper-1"))
         await next_of(conn, "session.updated")
         await openai_fake.realtime.transcribe("item_1", "hello there", seconds=2.5)
         done = await next_of(conn, "conversation.item.input_audio_transcription.completed")
@@ -125,13 +124,13 @@ async def test_the_realtime_fake_bills_a_transcription_by_the_sessions_model(ope
         tokens = ev.transcription_completed("item_1", "hello", "gpt-4o-mini-transcribe")
         with pytest.raises(ValueError, match="whisper-1 is billed by duration, but the usage says 'tokens'"):
             await openai_fake.realtime.send(tokens)
-        await conn.session.update(
-            session={
-                "type": "realtime",
-                "audio": {"input": {"transcription": {"model": "gpt-4o-transcribe"}}},
-            }
-        )
+        await conn.session.update(session=transcribing_with("gpt-4o-transcribe"))
         await next_of(conn, "session.updated")
         await openai_fake.realtime.transcribe("item_2", "hello again")
         done = await next_of(conn, "conversation.item.input_audio_transcription.completed")
         assert done.usage.type == "tokens"
+        # a model whose billing the fake was not told: refused at the call, not lost in a task
+        await conn.session.update(session=transcribing_with("gpt-live-transcribe"))
+        await next_of(conn, "session.updated")
+        with pytest.raises(ValueError, match="does not know how 'gpt-live-transcribe' transcriptions"):
+            await openai_fake.realtime.transcribe("item_3", "hello", wait=False)
