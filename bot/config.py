@@ -425,14 +425,18 @@ class ModelPrice(BaseModel):
 
 
 _PAGE = "https://openai.com/api/pricing/"
-_CHECKED = "2025-09-01"  # as last read; this build had no network to read them again
+_FIRST = "2025-09-01"  # the day the figures were first written down with; no reading of it is recorded
+_HERE = "2026-12-06"  # the day this build wrote or compared them, without network
 
 
-def _p(**prices: float) -> ModelPrice:
-    return ModelPrice(source=_PAGE, checked=_CHECKED, **prices)
+def _p(checked: str = _FIRST, source: str = _PAGE, **prices: float) -> ModelPrice:
+    return ModelPrice(source=source, checked=checked, **prices)
 
 
+# What is known of each row is said beside it in config.example.toml, which lists them all and
+# must equal this table (tests/usage/test_prices.py). None was read from the live page here.
 DEFAULT_PRICES: dict[str, ModelPrice] = {
+    # unverified; every figure equals a stored copy of the gpt-realtime-1.5 model page (same tier)
     "gpt-realtime": _p(
         input=4.0,
         input_cached=0.4,
@@ -443,12 +447,22 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
         output=16.0,
         output_audio=64.0,
     ),
+    # unverified; out 2025-10-06, so dated the day it was written here and compared with stored copies
     "gpt-realtime-mini": _p(
-        input=0.6, input_cached=0.06, input_audio=10.0, input_audio_cached=0.3, output=2.4, output_audio=20.0
+        _HERE,
+        input=0.6,
+        input_cached=0.06,
+        input_audio=10.0,
+        input_audio_cached=0.3,
+        output=2.4,
+        output_audio=20.0,
     ),
+    # unverified, and a stored copy of the model pages lists other audio figures (config.example.toml)
     "gpt-4o-mini-transcribe": _p(input=1.25, input_audio=3.0, output=5.0),
     "gpt-4o-transcribe": _p(input=2.5, input_audio=6.0, output=10.0),
-    "whisper-1": _p(audio_minute=0.006),
+    # read from a stored copy of the model page
+    "whisper-1": _p(_HERE, "https://developers.openai.com/api/docs/models/whisper-1", audio_minute=0.006),
+    # unverified
     "gpt-4.1": _p(input=2.0, input_cached=0.5, output=8.0),
     "gpt-4.1-mini": _p(input=0.4, input_cached=0.1, output=1.6),
     "gpt-4.1-nano": _p(input=0.1, input_cached=0.025, output=0.4),

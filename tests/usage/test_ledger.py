@@ -19,14 +19,9 @@ CALL = {"calls": 1, "input": 100, "input_cached": 20, "output": 7}
 def test_a_chat_completions_usage_reads_cached_tokens_apart() -> None:
     from openai.types.completion_usage import CompletionUsage
 
-    usage = CompletionUsage.model_validate(
-        {
-            "prompt_tokens": 120,
-            "completion_tokens": 7,
-            "total_tokens": 127,
-            "prompt_tokens_details": {"cached_tokens": 20},
-        }
-    )
+    from tests.fakes.openai.chat import chat_usage
+
+    usage = CompletionUsage.model_validate(chat_usage(120, 7, cached=20))  # as the fake sends it
     assert chat_counts(usage) == CALL
 
 
@@ -52,12 +47,14 @@ def test_a_transcription_reads_by_duration_or_by_tokens() -> None:
         ConversationItemInputAudioTranscriptionCompletedEvent as Done,
     )
 
-    from tests.fakes.openai.events import transcription_completed, transcription_tokens_usage
+    from tests.fakes.openai.events import transcription_completed
 
-    by_time = Done.model_validate({"event_id": "e", **transcription_completed("i", "hi", seconds=2.5)})
+    by_time = Done.model_validate(
+        {"event_id": "e", **transcription_completed("i", "hi", "whisper-1", seconds=2.5)}
+    )
     assert transcription_counts(by_time.usage) == {"calls": 1, "audio_ms": 2500}
     by_tokens = Done.model_validate(
-        {"event_id": "e", **transcription_completed("i", "hi", usage=transcription_tokens_usage(40, 0, 8))}
+        {"event_id": "e", **transcription_completed("i", "hi", "gpt-4o-mini-transcribe")}
     )
     assert transcription_counts(by_tokens.usage) == {"calls": 1, "input_audio": 40, "output": 8}
 

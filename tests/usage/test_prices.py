@@ -4,11 +4,12 @@ negative price, is refused naming the key."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from bot.config import DEFAULT_PRICES, ConfigError, load_settings
+from bot.config import DEFAULT_PRICES, ConfigError, ModelPrice, load_settings
 from bot.usage.prices import cost_of
 
 
@@ -18,10 +19,40 @@ def settings_from_toml(tmp_path: Path, text: str):  # type: ignore[no-untyped-de
     return load_settings(path, env={})
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
 def test_every_built_in_price_says_where_and_when_it_was_read() -> None:
     assert DEFAULT_PRICES and all(
-        p.source.startswith("https://openai.com/") and p.checked for p in DEFAULT_PRICES.values()
+        p.source.startswith(("https://openai.com/", "https://developers.openai.com/")) and p.checked
+        for p in DEFAULT_PRICES.values()
     )
+
+
+def test_config_example_lists_the_built_in_prices_exactly() -> None:
+    rows = tomllib.loads((REPO / "config.example.toml").read_text())["prices"]
+    assert {model: ModelPrice.model_validate(row) for model, row in rows.items()} == DEFAULT_PRICES
+    assert load_settings(REPO / "config.example.toml", env={}).prices == DEFAULT_PRICES
+
+
+# The day each model came out: the date in its first snapshot's name (gpt-realtime-2025-08-28,
+# gpt-realtime-mini-2025-10-06, gpt-4o-mini-transcribe-2025-03-20 — gpt-4o-transcribe came with
+# it —, gpt-4.1-2025-04-14 and its -mini and -nano, gpt-4o-mini-2024-07-18).
+CAME_OUT = {
+    "gpt-realtime": "2025-08-28",
+    "gpt-realtime-mini": "2025-10-06",
+    "gpt-4o-mini-transcribe": "2025-03-20",
+    "gpt-4o-transcribe": "2025-03-20",
+    "gpt-4.1": "2025-04-14",
+    "gpt-4.1-mini": "2025-04-14",
+    "gpt-4.1-nano": "2025-04-14",
+    "gpt-4o-mini": "2024-07-18",
+}
+
+
+def test_no_built_in_price_claims_a_reading_before_its_model_came_out() -> None:
+    early = {m: p.checked for m, p in DEFAULT_PRICES.items() if p.checked < CAME_OUT.get(m, "")}
+    assert early == {}
 
 
 def test_a_row_of_the_file_replaces_one_model_and_adds_another(tmp_path: Path) -> None:

@@ -1,11 +1,13 @@
 """Every model call's ``usage``, as the OpenAI fake sends it in the real shapes, reaches the
 ledger of the server and part that made it: a play turn, a consult, a realtime response with
-audio and cached tokens, and an input transcription billed by duration."""
+audio and cached tokens, and an input transcription — billed by tokens by the gpt-4o transcribe
+models, by duration by whisper-1, as the fake sends it for the session's transcription model."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 
 from bot.captain.consult import Captain
@@ -27,10 +29,17 @@ from tests.play.wire import wire_decision
 GUILD = 4242
 
 
-def settings_for(fake: FakeOpenAI, tmp_path: Path, **budget: float) -> Settings:
+def settings_for(
+    fake: FakeOpenAI, tmp_path: Path, transcription_model: str = "gpt-4o-mini-transcribe", **budget: float
+) -> Settings:
     return Settings.model_validate(
         {
-            "openai": OpenAISettings(base_url=fake.base_url, api_key=SecretStr("test"), max_retries=0),
+            "openai": OpenAISettings(
+                base_url=fake.base_url,
+                api_key=SecretStr("test"),
+                max_retries=0,
+                transcription_model=transcription_model,
+            ),
             "web": WebSettings(enabled=False),
             "paths": PathSettings(state_dir=tmp_path / "state", receipt_path=tmp_path / "r.jsonl"),
             "budget": budget,
@@ -92,7 +101,7 @@ async def test_a_consults_usage_is_counted_as_consult_for_its_server(
     await plays.close()
 
 
-async def test_a_realtime_response_and_a_transcription_by_duration_are_counted(
+async def test_a_realtime_response_with_audio_and_cached_tokens_is_counted_as_voice(
     openai_fake: FakeOpenAI, tmp_path: Path
 ) -> None:
     from bot.character import build_character
@@ -113,8 +122,7 @@ async def test_a_realtime_response_and_a_transcription_by_duration_are_counted(
             text_in=300, audio_in=2000, cached_text=256, cached_audio=1024, audio_out=400
         )
         await openai_fake.realtime.send(ev.response_done("resp_1", "completed", [], usage))
-        await openai_fake.realtime.send(ev.transcription_completed("item_1", "hello there", seconds=3.25))
-        await session.wait_until(lambda: "transcription" in meter.ledger.day(GUILD))
+        await session.wait_until(lambda: "voice" in meter.ledger.day(GUILD))
     finally:
         await session.close()
         await character.close()
@@ -128,7 +136,48 @@ async def test_a_realtime_response_and_a_transcription_by_duration_are_counted(
         "output": 24,
         "output_audio": 400,
     }
-    assert day["transcription"]["gpt-4o-mini-transcribe"] == {"calls": 1, "audio_ms": 3250}
     tallies = by_part(meter.prices, [day])
     assert tallies["voice"].cost is not None and tallies["voice"].cost > 0
-    assert tallies["transcription"].cost is None  # a token-priced model billed by duration: unknown
+
+
+@pytest.mark.parametrize(
+    ("model", "counts", "cost"),
+    [
+        # billed by tokens: the fake's default transcription usage, 40 audio tokens in, 8 text out
+        (
+            "gpt-4o-mini-transcribe",
+            {"calls": 1, "input_audio": 40, "output": 8},
+            40 / 1e6 * 3.0 + 8 / 1e6 * 5.0,
+        ),
+        ("gpt-4o-transcribe", {"calls": 1, "input_audio": 40, "output": 8}, 40 / 1e6 * 6.0 + 8 / 1e6 * 10.0),
+        # billed by duration: 3.25 s of audio at $0.006 a minute
+        ("whisper-1", {"calls": 1, "audio_ms": 3250}, 3.25 / 60 * 0.006),
+    ],
+    ids=["gpt-4o-mini-transcribe", "gpt-4o-transcribe", "whisper-1"],
+)
+async def test_an_input_transcription_is_counted_as_its_model_is_billed(
+    openai_fake: FakeOpenAI, tmp_path: Path, model: str, counts: dict[str, int], cost: float
+) -> None:
+    from bot.character import build_character
+    from bot.mouth.realtime.session import MouthSession
+
+    character = build_character(settings_for(openai_fake, tmp_path, transcription_model=model))
+    meter = character.plays.usage
+    session = MouthSession(
+        character.in_call(GUILD, 77),
+        client=openai_fake.client(),
+        pump_interval=None,
+        usage=meter.scope(GUILD, "voice"),
+    )
+    await session.start()
+    try:
+        await session.wait_until(lambda: session.listening)
+        assert openai_fake.realtime.connections[-1].transcription_model == model
+        await openai_fake.realtime.transcribe("item_1", "hello there", seconds=3.25)
+        await session.wait_until(lambda: "transcription" in meter.ledger.day(GUILD))
+    finally:
+        await session.close()
+        await character.close()
+    day = UsageLedger(tmp_path / "state").day(GUILD)
+    assert day == {"transcription": {model: counts}}
+    assert by_part(meter.prices, [day])["transcription"].cost == pytest.approx(cost)

@@ -13,16 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
-from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolUnionParam
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
 from .sequence import sequence_problem
 from .strict import rejection, strict_schemas
-from .validate import UnionChecker, strict_validator
+from .validate import ModelChecker, UnionChecker, strict_validator
 
 _MESSAGES = UnionChecker(ChatCompletionMessageParam, "role", "chat message")
 _TOOLS = UnionChecker(ChatCompletionToolUnionParam, "type", "tool")
 _BODY = strict_validator(CompletionCreateParamsNonStreaming)
+ANSWERS = ModelChecker(ChatCompletion, "chat completion")  # what the API sends: no unknown keys
 
 
 @dataclass(frozen=True)
@@ -271,22 +272,27 @@ class ChatFake:
                 for call in reply.calls
             ]
             finish = "tool_calls"
-        return web.json_response(
-            {
-                "id": f"chatcmpl-fake{next(self._ids)}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": self.usage if self.usage is not None else chat_usage(1, 1),
-            }
-        )
+        number = next(self._ids)
+        answer = {
+            "id": f"chatcmpl-fake{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": self.usage if self.usage is not None else chat_usage(1, 1),
+        }
+        problem = ANSWERS.problem(answer, f"chat answer chatcmpl-fake{number}")
+        if problem is not None:  # the script (or `usage`) asks for an answer the API cannot send
+            self.violations.append(problem)
+            return _error(500, problem, "fake_invalid_answer")
+        return web.json_response(answer)
 
 
 def chat_usage(prompt: int, completion: int, cached: int = 0) -> dict[str, Any]:
     """A chat completion's `usage` as the real API sends it (openai/types/completion_usage.py
     `CompletionUsage`: the cached tokens are part of `prompt_tokens`, told in
-    `prompt_tokens_details.cached_tokens`)."""
+    `prompt_tokens_details.cached_tokens`). Every answer's `usage` is checked against that type
+    with unknown keys refused (`ANSWERS`)."""
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from bot.config import OpenAISettings
+
 _ids = itertools.count(1)
 
 RATE = 24_000  # Realtime audio: 24 kHz mono pcm16
@@ -267,17 +269,55 @@ def transcription_delta(item_id: str, delta: str, content_index: int = 0) -> dic
     }
 
 
-def transcription_completed(
-    item_id: str, transcript: str, seconds: float = 1.0, usage: dict[str, Any] | None = None
+# How the service bills an input transcription, by model — the `usage` it sends follows it
+# (`conversation_item_input_audio_transcription_completed_event.py`: `UsageTranscriptTextUsageTokens`,
+# `type: "tokens"`, "for models billed by token usage"; `UsageTranscriptTextUsageDuration`,
+# `type: "duration"`, "for models billed by audio input duration"). Which model is which, from the
+# same package's `types/audio/`: `transcription_create_params.py` says `gpt-4o-transcribe` and
+# `gpt-4o-mini-transcribe` answer only `json` and that streaming "is not supported for the
+# `whisper-1` model"; the streamed `transcription_text_done_event.py` carries only the tokens
+# usage, and `verbose_json`'s `transcription_verbose.py` (whisper-1's) only the duration one.
+# OpenAI's model page (developers.openai.com/api/docs/models/gpt-4o-transcribe) prices
+# gpt-4o-transcribe per million audio tokens; whisper-1 is priced per minute of audio.
+TRANSCRIPTION_BILLED_BY: dict[str, str] = {
+    "gpt-4o-transcribe": "tokens",
+    "gpt-4o-mini-transcribe": "tokens",
+    "whisper-1": "duration",
+}
+DEFAULT_TRANSCRIPTION_MODEL = OpenAISettings.model_fields["transcription_model"].default
+"""The bot's own default `[openai] transcription_model` (bot/config.py)."""
+
+
+def transcription_usage(
+    model: str, seconds: float = 1.0, audio_tokens: int = 40, text_out: int = 8
 ) -> dict[str, Any]:
-    # `usage` is required; a duration-billed model (whisper-1 style) reports seconds of audio, a
-    # token-billed one `transcription_tokens_usage` (UsageTranscriptTextUsageTokens)
+    """The `usage` of an input transcription by `model`, in the shape the service bills that
+    model by: seconds of audio for `whisper-1`, tokens for the gpt-4o transcribe models."""
+    billed_by = TRANSCRIPTION_BILLED_BY.get(model)
+    if billed_by is None:
+        known = ", ".join(sorted(TRANSCRIPTION_BILLED_BY))
+        raise ValueError(f"the fake does not know how {model!r} transcriptions are billed (known: {known})")
+    if billed_by == "duration":
+        return {"type": "duration", "seconds": seconds}
+    return transcription_tokens_usage(audio_in=audio_tokens, text_out=text_out)
+
+
+def transcription_completed(
+    item_id: str,
+    transcript: str,
+    model: str = DEFAULT_TRANSCRIPTION_MODEL,
+    *,
+    seconds: float = 1.0,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A transcript of `item_id` by `model`; its required `usage` in that model's shape
+    (`transcription_usage`) unless `usage` is given."""
     return {
         "type": "conversation.item.input_audio_transcription.completed",
         "item_id": item_id,
         "content_index": 0,
         "transcript": transcript,
-        "usage": usage if usage is not None else {"type": "duration", "seconds": seconds},
+        "usage": usage if usage is not None else transcription_usage(model, seconds),
     }
 
 

@@ -3,7 +3,8 @@
 Every client event is parsed and checked against the `openai` package's own client-event
 types (strictly: unknown keys are violations, as they are for the real service). Every event
 is recorded. The test pushes server events (checked against `RealtimeServerEvent` before they
-leave) and waits for client events with `wait_for_client_event`.
+leave; inside every `usage` strictly: a key its type has no field for, at any depth — a
+misspelled `cached_tokns`, say — is refused) and waits for client events with `wait_for_client_event`.
 
 What it plays of the service, each with its source in the `openai` package (`types/realtime/`):
 - input transcription (`transcribe`, `transcription_failed`): only when the session configured
@@ -11,7 +12,10 @@ What it plays of the service, each with its source in the `openai` package (`typ
   text comes as `conversation.item.input_audio_transcription.delta` pieces and one `.completed`,
   or one `.failed`, each naming its item — after a scripted delay, so two turns' transcripts can
   arrive in either order ("Transcription runs asynchronously with Response creation",
-  `conversation_item_input_audio_transcription_completed_event.py`);
+  `conversation_item_input_audio_transcription_completed_event.py`). A `.completed` carries its
+  `usage` in the shape the session's transcription model is billed by — tokens, or seconds of
+  audio for whisper-1 (events.py `TRANSCRIPTION_BILLED_BY`, with its sources); a test that
+  pushes the other shape is refused;
 - `response.cancel` (`response_cancel_event_param.py`): the active scripted response is cancelled
   (later audio is not sent, it finishes `cancelled`); with none in progress the service "will
   respond with an error" — `response_cancel_not_active`;
@@ -49,13 +53,12 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 from openai.types.realtime import RealtimeClientEventParam, RealtimeServerEvent
-from pydantic import TypeAdapter, ValidationError
 
 from . import events as ev
-from .validate import UnionChecker
+from .validate import ModelChecker, UnionChecker
 
 CLIENT_EVENTS = UnionChecker(RealtimeClientEventParam, "type", "client event")
-_SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(RealtimeServerEvent)  # type: ignore[arg-type]
+SERVER_EVENTS = ModelChecker(RealtimeServerEvent, "server event", under="usage")
 
 Predicate = Callable[[dict[str, Any]], bool]
 
@@ -70,12 +73,22 @@ async def next_of(conn: Any, kind: str, timeout: float = 5.0) -> Any:  # noqa: A
                 return event
 
 
-def server_event_problem(event: dict[str, Any]) -> str | None:
-    try:
-        _SERVER_EVENT.validate_python(event)
-    except ValidationError as exc:
-        return str(exc)[:1500]
+def _billing_problem(event: dict[str, Any], model: str | None) -> str | None:
+    """A transcript whose `usage` is not in the shape the session's transcription model is
+    billed by (events.TRANSCRIPTION_BILLED_BY, with its sources)."""
+    if event.get("type") != "conversation.item.input_audio_transcription.completed" or model is None:
+        return None
+    billed_by = ev.TRANSCRIPTION_BILLED_BY.get(model)
+    sent = (event.get("usage") or {}).get("type")
+    if billed_by is not None and sent != billed_by:
+        return f"{model} is billed by {billed_by}, but the usage says {sent!r}"
     return None
+
+
+def server_event_problem(event: dict[str, Any]) -> str | None:
+    """None when `event` is a server event the service could send, else what is wrong with it
+    (unknown keys inside its `usage` included, at any depth)."""
+    return SERVER_EVENTS.problem(event, str(event.get("type")))
 
 
 @dataclass
@@ -102,10 +115,16 @@ class RealtimeConnection:
         return bool(self.in_progress) or self.unanswered_creates > 0
 
     @property
+    def transcription_model(self) -> str | None:
+        """The input transcription model the session configured (None: transcription is off)."""
+        transcription = ((self.session.get("audio") or {}).get("input") or {}).get("transcription")
+        model = transcription.get("model") if isinstance(transcription, dict) else None
+        return model if isinstance(model, str) and model else None
+
+    @property
     def transcribing(self) -> bool:
         """The session configured input transcription (a model named)."""
-        transcription = ((self.session.get("audio") or {}).get("input") or {}).get("transcription")
-        return isinstance(transcription, dict) and bool(transcription.get("model"))
+        return self.transcription_model is not None
 
     @property
     def vad_answers(self) -> bool:
@@ -239,6 +258,9 @@ class RealtimeFake:
         if problem:
             raise ValueError(f"test pushed an invalid server event {event.get('type')!r}: {problem}")
         conn = self._connection(connection)
+        misbilled = _billing_problem(event, conn.transcription_model)
+        if misbilled:
+            raise ValueError(f"test pushed a transcription the service would not send: {misbilled}")
         if event["type"] == "response.created":  # however it was sent: a response is in progress
             conn.unanswered_creates = max(0, conn.unanswered_creates - 1)
             conn.in_progress.add(event["response"]["id"])
@@ -260,24 +282,42 @@ class RealtimeFake:
             self._spawn(self._auto_response(conn, None))
 
     async def transcribe(
-        self, item_id: str, text: str, *, delay_s: float = 0.0, pieces: int = 2, wait: bool = True
+        self,
+        item_id: str,
+        text: str,
+        *,
+        delay_s: float = 0.0,
+        pieces: int = 2,
+        wait: bool = True,
+        seconds: float = 1.0,
     ) -> None:
         """The transcript of committed item `item_id`: `pieces` delta events, then `completed`,
         `delay_s` after this call (`wait=False`: sent by the fake on its own, this returns at
-        once). Raises when the session never turned input transcription on."""
+        once). Its `usage` is billed as the session's transcription model is (`seconds` of
+        audio for whisper-1, tokens for the gpt-4o transcribe models: events.transcription_usage).
+        Raises when the session never turned input transcription on."""
         conn = self._connection(None)
-        if not conn.transcribing:
+        model = conn.transcription_model
+        if model is None:
             raise RuntimeError(
                 "the session has no audio.input.transcription: the service sends no transcripts"
             )
-        job = self._transcribe(conn, item_id, text, delay_s, pieces)
+        ev.transcription_usage(model)  # a model of unknown billing raises here, not in a task
+        job = self._transcribe(conn, item_id, text, delay_s, pieces, model, seconds)
         if wait:
             await job
         else:
             self._spawn(job)
 
     async def _transcribe(
-        self, conn: RealtimeConnection, item_id: str, text: str, delay_s: float, pieces: int
+        self,
+        conn: RealtimeConnection,
+        item_id: str,
+        text: str,
+        delay_s: float,
+        pieces: int,
+        model: str,
+        seconds: float,
     ) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
@@ -286,7 +326,7 @@ class RealtimeFake:
         for start in range(0, len(words), size):
             chunk = " ".join(words[start : start + size])
             await self.send(ev.transcription_delta(item_id, chunk if start == 0 else " " + chunk), conn)
-        await self.send(ev.transcription_completed(item_id, text), conn)
+        await self.send(ev.transcription_completed(item_id, text, model, seconds=seconds), conn)
 
     async def transcription_failed(self, item_id: str, message: str = "transcription failed") -> None:
         conn = self._connection(None)
