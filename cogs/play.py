@@ -134,6 +134,11 @@ def budget_text(session: PlaySession) -> str:
     return f"{session.spec.max_turns} turns / {session.spec.max_minutes:g} min"
 
 
+ECHO = discord.AllowedMentions.none()
+"""For every message that carries what a model wrote (a mind's intent, which it may copy from a
+room line; a failure's reason): it pings nobody, whatever it says (the bot's default pings users)."""
+
+
 def started_text(session: PlaySession, link: str | None) -> str:
     spec = session.spec
     if session.state == "failed":
@@ -321,7 +326,7 @@ async def report_failure(interaction: discord.Interaction, session: PlaySession,
     text = started_text(session, None)
     if not interaction.is_expired():
         try:
-            await interaction.followup.send(text)
+            await interaction.followup.send(text, allowed_mentions=ECHO)
             return
         except discord.HTTPException as exc:
             if (exc.status, exc.code) != (401, INVALID_WEBHOOK_TOKEN):
@@ -398,9 +403,9 @@ class Play(commands.Cog):
         text = started_text(session, _link(self.character, interaction.guild_id))
         view = watch_view(self.character.settings) if session.state not in ("failed", "stopped") else None
         if view is None:
-            await interaction.edit_original_response(content=text)
+            await interaction.edit_original_response(content=text, allowed_mentions=ECHO)
         else:
-            await interaction.edit_original_response(content=text, view=view)
+            await interaction.edit_original_response(content=text, view=view, allowed_mentions=ECHO)
         if session.state in ("failed", "stopped"):  # the reply said how it ended
             await ended.aclose()
             return

@@ -17,6 +17,7 @@ from bot.setup.commands import declared, differences, place
 from bot.setup.needs import Overwrite, base_permissions, channel_permissions, labels, missing
 from bot.setup.report import Check, failed, not_checked, passed
 from bot.setup.rest import logged_in, token_of
+from bot.text.switches import Switches
 
 GUILD_ID_FIX = (
     "set [discord] test_guild_id to your server's id (Discord: User Settings → Advanced → "
@@ -38,12 +39,18 @@ def _names(channel: str | None, text: bool = False) -> list[str]:
 
 
 def _text_channels(settings: Settings) -> list[int]:
-    """The channels ``[text]`` keeps the text lane to in the test server ([] every channel, or
-    the lane off there: nothing more to check than the server's permissions)."""
+    """The channels the text lane is kept to in the test server ([] every channel, or the lane
+    off there: nothing more to check than the server's permissions): what moderators said with
+    ``/clankie text`` (``<state>/text-lane.json``) wins over ``[text]``, as it does for the lane
+    itself (:meth:`bot.text.lane.TextLane.bounds`)."""
     guild_id = settings.discord.test_guild_id
-    if guild_id is None or not settings.text.enabled_in(guild_id):
+    if guild_id is None:
         return []
-    return settings.text.channels_in(guild_id)
+    said = Switches(settings.state_dir).of(guild_id)
+    enabled = settings.text.enabled_in(guild_id) if said.enabled is None else said.enabled
+    if not enabled:
+        return []
+    return list(settings.text.channels_in(guild_id) if said.channels is None else said.channels)
 
 
 async def discord_checks(settings: Settings, channel: str | None = None) -> list[Check]:
@@ -149,8 +156,9 @@ def _text_check(
     if unknown:
         return failed(
             "text channels",
-            f"[text] channels names {', '.join(unknown)}, not a channel of the test server",
-            "put the ids of the server's text channels in [text] channels (or [] for every channel)",
+            f"the text lane is kept to {', '.join(unknown)}, not a channel of the test server",
+            "put the ids of the server's text channels in [text] channels (or [] for every channel), "
+            "or name the lane's channels again with /clankie text on channel:#…",
         )
     problems = []
     for channel_id in wanted:

@@ -48,6 +48,7 @@ from bot.web.share_types import Place
 log = structlog.get_logger("clankie.text")
 
 Decision = Literal["answered", "folded", "rate_limited", "off", "failed", "budget"]
+HISTORY_PAGE = 100  # messages read back after a restart: one GET /channels/{id}/messages (its most)
 TYPING_EVERY_S = 8.0  # Discord shows typing for about 10 s per call
 TOO_SLOW = "Sorry, I couldn't think that through in time. Try me again in a bit?"
 FAILED = "Sorry, something went wrong while I was thinking. Try me again in a bit?"
@@ -164,19 +165,26 @@ class ChannelLane:
 
     async def _rebuild(self, before: int | None) -> None:
         """The lane from the channel's own recent history: his messages and those mentioning him
-        (without Message Content, what comes back with words in it)."""
+        (without Message Content, what comes back with words in it). One page of the channel's
+        newest ``HISTORY_PAGE`` messages is read, whatever they are, and the newest
+        ``history_messages`` of those that are the lane's are kept: in a busy channel his lines
+        are few among the rest."""
         self.rebuilt = True
         bounds = self.lane.bounds(self.guild_id)
         me = self.lane.me_id()
+        kept = 0
         try:
             history = self.channel.history(
-                limit=bounds.history_messages, before=discord.Object(before) if before else None
+                limit=HISTORY_PAGE, before=discord.Object(before) if before else None
             )
-            async for message in history:
+            async for message in history:  # newest first
                 if message.id in self.conversation or not message.content.strip():
                     continue
                 if message.author.id == me or (not message.author.bot and mentions_me(message, me)):
                     self.conversation.add(line_of(message, me, bounds.message_chars))
+                    kept += 1
+                    if kept >= bounds.history_messages:  # older ones would not be kept
+                        break
         except discord.HTTPException as exc:
             log.warning("text_history_unread", channel_id=self.channel_id, status=exc.status)
 

@@ -7,6 +7,7 @@ import socket
 
 from pydantic import SecretStr
 
+from bot.text.switches import Switch, Switches
 from bot.worlds.browser.settings import BrowserSettings
 from tests.fakes.discord.model import ATTACH_FILES, CONNECT, SEND_MESSAGES, SPEAK, VIEW_CHANNEL
 from tests.fakes.discord.model import READ_MESSAGE_HISTORY as HISTORY
@@ -290,3 +291,20 @@ async def test_a_budget_limit_with_an_unpriced_model_is_named_with_the_fix(setup
     setup.settings.budget.daily_usd = None  # no limit: nothing to check
     code, lines = await setup.doctor()
     assert code == 0 and not [x for x in lines if "budget prices" in x]
+
+
+async def test_the_channels_a_moderator_chose_with_clankie_text_are_the_ones_checked(setup: Setup) -> None:
+    fake = setup.discord
+    await setup.sync()
+    guild = fake.guild.id
+    switches = Switches(setup.settings.state_dir)  # what `/clankie text on channel:#general` keeps
+    await switches.set(guild, Switch(enabled=True, channels=(fake.text_channel.id,)))
+    await fake.set_overwrite(fake.text_channel, fake.guild.everyone_role, deny=ATTACH_FILES)
+    code, lines = await setup.doctor()  # [text] says every channel; the moderator said #general
+    assert code == 1
+    assert line(lines, "text channels").startswith("✗ text channels: missing Attach Files in #general")
+    setup.settings.text.channels = [fake.text_channel.id]
+    await switches.set(guild, Switch(enabled=False, channels=(fake.text_channel.id,)))
+    code, lines = await setup.doctor()  # a moderator turned the lane off: nothing to check there
+    assert code == 0, lines
+    assert not [x for x in lines if x[2:].startswith("text channels")]

@@ -56,3 +56,57 @@ async def test_on_with_a_channel_keeps_him_to_it_and_survives_a_restart(
     assert len(openai_fake.chat.requests) == 1
     assert receipts(again)[-1]["deliveryId"] == str(unheard.id)
     assert receipts(again)[-1]["data"]["decision"] == "off"
+
+
+async def test_off_then_on_keeps_him_to_the_channels_text_names(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """``on`` alone goes back to ``[text] channels``; it never widens them to every channel."""
+    openai_fake.chat.script(Text("hi from random"))
+    async with text_bot(tmp_path, openai_fake) as live:
+        fake = live.fake
+        random = await fake.add_channel("random")
+        live.settings.text.channels = [random.id]
+        off = await fake.send_interaction("clankie text off", by=fake.moderator)
+        assert "won't answer" in (await off.response()).content
+        on = await fake.send_interaction("clankie text on", by=fake.moderator)
+        assert (
+            await on.response()
+        ).content == f"I'll answer messages that mention me only in <#{random.id}>."
+        unheard = await fake.say(fake.member, "in general")
+        asked = await fake.say(fake.member, "in random", channel=random)
+        (reply,) = await replies(fake, channel=random)
+        assert reply.reference is asked
+        await settled(live)
+        assert fake.bot_messages(fake.text_channel) == []
+    saved = json.loads((live.settings.state_dir / "text-lane.json").read_text())
+    assert saved == {str(fake.guild.id): {"enabled": True, "channels": None}}
+    decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
+    assert decisions == {str(unheard.id): "off", str(asked.id): "answered"}
+
+
+async def test_off_with_a_channel_takes_that_one_away(openai_fake: FakeOpenAI, tmp_path: Path) -> None:
+    openai_fake.chat.script(Text("hi from random"))
+    async with text_bot(tmp_path, openai_fake) as live:
+        fake = live.fake
+        random = await fake.add_channel("random")
+        for channel in (fake.text_channel, random):
+            await (await fake.send_interaction("clankie text on", {"channel": channel})).response()
+        refused = await fake.send_interaction("clankie text off", {"channel": random}, by=fake.member)
+        assert "Only moderators" in (await refused.response()).content
+        off = await fake.send_interaction("clankie text off", {"channel": fake.text_channel})
+        answer = await off.response()
+        assert (
+            answer.ephemeral
+            and answer.content == f"I'll answer messages that mention me only in <#{random.id}>."
+        )
+        unheard = await fake.say(fake.member, "in general")
+        asked = await fake.say(fake.member, "in random", channel=random)
+        (reply,) = await replies(fake, channel=random)
+        assert reply.reference is asked
+        await settled(live)
+        assert fake.bot_messages(fake.text_channel) == []
+        last = await fake.send_interaction("clankie text off", {"channel": random})
+        assert "won't answer" in (await last.response()).content  # the last one gone: the lane is off
+    decisions = {r["deliveryId"]: r["data"]["decision"] for r in receipts(live)}
+    assert decisions == {str(unheard.id): "off", str(asked.id): "answered"}

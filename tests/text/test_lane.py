@@ -327,3 +327,39 @@ async def test_a_refused_picture_still_posts_the_words_and_says_so(
         assert [r.status for r in refused] == [413]
         await settled(live)
     assert receipts(live)[0]["data"]["decision"] == "answered"
+
+
+async def test_a_rebuild_in_a_busy_channel_finds_his_lines_among_many_others(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """After a restart one page of history is read (Discord's most, 100), not ``history_messages``
+    messages of any kind, and the newest of the lane's lines in it are kept, within the bound."""
+    openai_fake.chat.script(Text("Reply one."), Text("Reply two."), Text("Reply three."))
+    fake = __import__("tests.fakes.discord", fromlist=["DiscordFake"]).DiscordFake()
+    await fake.start()
+
+    def small(settings) -> None:
+        settings.text.history_messages = 3
+
+    try:
+        async with text_bot(tmp_path, openai_fake, small, fake=fake):
+            await fake.say(fake.member, "first question")
+            await replies(fake, 1)
+            await fake.say(fake.member, "second question")
+            await replies(fake, 2)
+        for index in range(40):  # the channel goes on without him
+            await fake.say(
+                fake.moderator if index % 2 else fake.member, f"chatter {index}", mention_bot=False
+            )
+        async with text_bot(tmp_path, openai_fake, small, fake=fake):
+            await fake.say(fake.moderator, "third question")
+            await replies(fake, 3)
+    finally:
+        await fake.stop()
+    third = openai_fake.chat.requests[2].messages
+    said = json.dumps(third)
+    assert "second question" in said and {"role": "assistant", "content": "Reply two."} in third
+    assert "third question" in said and "chatter" not in said
+    assert "first question" not in said and "Reply one." not in said  # past the lane's bound of 3
+    reads = fake.requests_to("list_messages")  # once per start of the lane: one page, its most
+    assert [r.query["limit"] for r in reads] == ["100", "100"]
