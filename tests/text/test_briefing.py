@@ -45,7 +45,7 @@ async def test_the_text_briefing_says_what_people_say_reaches_his_game_as_advice
         await openai_fake.chat.wait_for_requests(2)  # the mind is thinking
         await fake.say(fake.member, "go south!")
         await replies(fake, 2)
-        host.set_hints(False)  # `/play hints off`
+        await host.set_hints(False)  # `/play hints off`
         await fake.say(fake.member, "go north!")
         await replies(fake, 3)
         await settled(live)
