@@ -598,7 +598,7 @@ class MouthSession:
         tools = self.host.registry.export("mouth", offered=[STAY_SILENT_NAME]) if offered else None
         event_id = "evt_turn_" + uuid.uuid4().hex[:16]
         speaker = self._speaker(turn.speaker) if turn.speaker is not None else None
-        request = Request(event_id, "user", speaker, offered=offered)
+        request = Request(event_id, "user", speaker, offered=offered, acknowledge=verdict.acknowledge)
         create = response_create(event_id, "user", instructions=instructions, tools=tools)
         return await self.slot.ask(request, create, turn.item_id)
 
