@@ -181,6 +181,10 @@ class MouthSession:
         self._ready = False
         self._closing = asyncio.Event()
         self._session_update_id: str | None = None
+        # the input transcription model in use (the server's `session.updated` says which; after
+        # the fallback it is `FALLBACK_TRANSCRIPTION_MODEL`): what its usage is counted under
+        self._asked_transcription = self.settings.openai.transcription_model
+        self.transcription_model = self._asked_transcription
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
@@ -397,6 +401,7 @@ class MouthSession:
         the server refused the configuration or its model failed (lifecycle.Trouble)."""
         voice, self._session_update_id = self.settings.voice, "evt_sess_" + uuid.uuid4().hex[:16]
         fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
+        self._asked_transcription = fallback or self.settings.openai.transcription_model
         brief, tools = self._briefing(), self.host.registry.export("mouth")
         update = session_update(self.settings.openai, brief, tools, voice.floor, voice.names, fallback)
         update["event_id"] = self._session_update_id
@@ -516,7 +521,7 @@ class MouthSession:
             self.trouble.transcript_heard()
             self._heard(event.item_id, event.transcript)
             if self.usage is not None:
-                self.usage.transcription(self.settings.openai.transcription_model, event.usage)
+                self.usage.transcription(self.transcription_model, event.usage)
             if self.floor_mode == "addressed" and self.speaking:
                 await self._maybe_interrupt(event.item_id, event.transcript)
         elif kind == "conversation.item.input_audio_transcription.failed":
@@ -527,6 +532,7 @@ class MouthSession:
                 await self.errors.said("transcription", error.code, error.message or "", None)
         elif kind == "session.updated":
             self._ready = True
+            self.transcription_model = transcription_model_of(event.session, self._asked_transcription)
         elif kind == "error":
             await self.errors.error(event.error)
 
@@ -626,3 +632,11 @@ class MouthSession:
     @staticmethod
     def _now() -> float:
         return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
+
+
+def transcription_model_of(session: Any, asked: str) -> str:
+    """The input transcription model a `session.updated` names (`session.audio.input.
+    transcription.model`), or the one the configuration asked for when it names none."""
+    audio_in = getattr(getattr(session, "audio", None), "input", None)
+    model = getattr(getattr(audio_in, "transcription", None), "model", None)
+    return model if isinstance(model, str) and model else asked

@@ -23,6 +23,8 @@ from bot.mouth.realtime.lifecycle import (
     FALLBACK_TRANSCRIPTION_MODEL,
     RECAP_HEADER,
 )
+from bot.usage.ledger import UsageLedger
+from bot.usage.scope import UsageScope
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai import events as ev
@@ -214,3 +216,41 @@ async def test_an_error_about_the_transcription_model_is_said_once_and_replaced(
             "param": param,
         }
     ]
+
+
+async def test_transcription_usage_is_counted_under_the_model_in_use_after_the_fallback(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    ledger = UsageLedger(tmp_path / "state")
+    usage = UsageScope(ledger, 42, "voice")
+    try:
+        async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB}), usage=usage) as session:
+            room = Room(openai_fake, session)
+            heard = await room.say(ADA)
+            await room.heard(heard, "so the weather turned again")  # 1 s by duration, the default
+            await room.decided(heard)
+            for _ in range(FAILED_TRANSCRIPTS_IN_A_ROW):
+                item = await room.say(ADA)
+                await openai_fake.realtime.transcription_failed(item, "the model is unavailable")
+                await room.decided(item)
+            fallback = await openai_fake.realtime.wait_for_client_event(
+                "session.update", lambda e: "audio" in e["session"] and e is not first_update(openai_fake)
+            )
+            assert (
+                fallback["session"]["audio"]["input"]["transcription"]["model"]
+                == FALLBACK_TRANSCRIPTION_MODEL
+            )
+            await session.wait_until(lambda: session.transcription_model == FALLBACK_TRANSCRIPTION_MODEL)
+            item = await room.say(BOB)
+            await openai_fake.realtime.send(ev.transcription_completed(item, "and now it rains", seconds=2.5))
+            await room.decided(item)
+        assert ledger.day(42)["transcription"] == {
+            "gpt-4o-mini-transcribe": {"calls": 1, "audio_ms": 1000},
+            FALLBACK_TRANSCRIPTION_MODEL: {"calls": 1, "audio_ms": 2500},
+        }
+    finally:
+        await ledger.aclose()
+
+
+def first_update(fake: FakeOpenAI) -> dict[str, Any]:
+    return fake.realtime.connections[0].events[0]
