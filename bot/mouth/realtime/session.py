@@ -403,7 +403,15 @@ class MouthSession:
         fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
         self._asked_transcription = fallback or self.settings.openai.transcription_model
         brief, tools = self._briefing(), self.host.registry.export("mouth")
-        update = session_update(self.settings.openai, brief, tools, voice.floor, voice.names, fallback)
+        update = session_update(
+            self.settings.openai,
+            brief,
+            tools,
+            voice.floor,
+            voice.names,
+            fallback,
+            truncation=self.trouble.truncation,
+        )
         update["event_id"] = self._session_update_id
         await self._send(update)
 
