@@ -140,6 +140,7 @@ class MouthSession:
         create_timeout_s: float = CREATE_TIMEOUT_S,
         rotate_after_s: float = ROTATE_AFTER_S,
         clock: Callable[[], float] = time.monotonic,
+        floor_clock: Callable[[], float] = time.monotonic,
         side_talk_keep: int = KEEP_LISTENED,
         usage: UsageScope | None = None,
     ) -> None:
@@ -175,6 +176,7 @@ class MouthSession:
         self._made_client: Any | None = None  # the client this session made (and so closes)
         self._name_of = name_of or (lambda _uid: None)
         self._pump_interval = pump_interval
+        self._floor_clock = floor_clock  # the floor's clock (`FloorTurns.clock`): turn times, engagement
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
         self._conn: Any | None = None
@@ -205,6 +207,7 @@ class MouthSession:
             busy=lambda: self.speaking,
             heard=self._room_line,
             transcript_wait_s=transcript_wait_s,
+            clock=floor_clock,
             position_ms=lambda: self.mixer.position_ms,
         )
         self.mixer.tracker.humans = self.humans  # only the call's humans are a turn's speaker
@@ -637,9 +640,8 @@ class MouthSession:
         if self.usage is not None:
             self.usage.realtime(self.settings.openai.realtime_model, usage)
 
-    @staticmethod
-    def _now() -> float:
-        return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
+    def _now(self) -> float:
+        return self._floor_clock()
 
 
 def transcription_model_of(session: Any, asked: str) -> str:
