@@ -14,14 +14,19 @@ of the last pull is late (network jitter) or has stopped, the others wait for th
 than `RESYNC_S` starts the silence cadence over instead of sending the missed frames in a burst.
 
 `PumpClock` is plain arithmetic on the times it is given, so its rules are tested on a fake
-clock; `wait_until_ready` is the asyncio half (one future, woken by `wake()` from the feed or by
-a timer at the due time).
+clock; `ReadyWaiter` is the asyncio half (one future, woken by `wake()` from the feed or by
+a timer at the due time), and `pump` the loop that pulls by both (a task of the mouth session).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+
+import structlog
+
+log = structlog.get_logger("clankie.mouth")
 
 FRAME_S = 0.02
 LATE_GRACE_S = 0.005  # how long the others wait, past the frame's time, for a late speaker
@@ -74,3 +79,28 @@ class ReadyWaiter:
         finally:
             timer.cancel()
             self._waiter = None
+
+
+async def pump(
+    ready: Callable[[], bool],
+    waiter: ReadyWaiter,
+    tick: Callable[[], Awaitable[None]],
+    interval: float = FRAME_S,
+    label: str = "voice",
+) -> None:
+    """Forever: `tick()` (one pull, sent) as soon as the mixer is `ready()` — `waiter` is woken by
+    the feed — or when the clock says a frame is due. A tick that fails is logged; the next goes on."""
+    loop = asyncio.get_running_loop()
+    clock = PumpClock.starting(loop.time(), interval)
+    while True:
+        arrived = ready()
+        if not arrived:
+            await waiter.until(clock.due)
+            arrived = ready()
+            if not arrived and loop.time() < clock.due:
+                continue
+        try:
+            await tick()
+        except Exception:
+            log.exception("mouth_pump_failed", label=label)
+        clock.pulled(loop.time(), arrived=arrived)

@@ -102,11 +102,13 @@ def session_update(
     names: Sequence[str] = (),
     fallback_transcription: str | None = None,
     *,
+    truncation: bool = True,
     event_id: str | None = None,
 ) -> SessionUpdateEventParam:
     """The whole configuration. `fallback_transcription`: the server refused this configuration
-    or its transcription model fails (lifecycle.Trouble): that model instead, and no truncation
-    policy (the fields a refusal is likeliest about beside the model)."""
+    or its transcription model fails (lifecycle.Trouble): that model instead. `truncation` false:
+    without the truncation policy — only once the server refused it (lifecycle.Trouble), since
+    without it every reply bills the whole conversation."""
     audio_in: RealtimeAudioConfigInputParam = {
         "format": AUDIO_FORMAT.copy(),
         "turn_detection": turn_detection(settings, floor),
@@ -124,7 +126,7 @@ def session_update(
         "tools": list(tools),
         "tool_choice": "auto",
     }
-    if fallback_transcription is None:
+    if truncation:
         session["truncation"] = TRUNCATION
     update: SessionUpdateEventParam = {"type": "session.update", "session": session}
     if event_id is not None:

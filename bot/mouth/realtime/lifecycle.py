@@ -13,8 +13,11 @@
   failing transcription model (an `error` about `session.audio.input.transcription`, or
   `FAILED_TRANSCRIPTS_IN_A_ROW` transcripts failed with none heard between) — is said once per
   session (a warning log and a `discord.voice.session_error` receipt with the server's code,
-  message and param), and the mouth falls back rather than stay deaf: the configuration is sent
-  again with the fallback transcription model and without the `truncation` policy.
+  message and param), and the mouth falls back rather than stay deaf (`Trouble.fall_back`): the
+  configuration is sent again with the fallback transcription model, still with its `truncation`
+  policy (without it every reply of the call bills its whole conversation). The policy is left
+  out only when the server's error names it (`error.param` under `session.truncation`), or when
+  the fallback configuration is refused too with no word of which field.
 """
 
 from __future__ import annotations
@@ -131,6 +134,7 @@ class Trouble:
         self.label = label
         self.said: list[tuple[TroubleKind, str | None]] = []  # (what, code), newest last
         self.fallback = False  # the configuration asks for the fallback transcription model
+        self.truncation = True  # the configuration sets the truncation policy (the server took it)
         self._failed_in_a_row = 0
         self._said_now: set[TroubleKind] = set()
 
@@ -157,6 +161,22 @@ class Trouble:
         ReceiptTrail(self.receipt_path).session_error(f"voice-session:{self.label}", data)
         return True
 
+    def fall_back(self, what: TroubleKind, param: str | None) -> bool:
+        """What the next configuration leaves out after this trouble; True when it changed (the
+        configuration is to be sent again). An error naming the truncation policy drops the
+        policy alone; anything else asks for the fallback transcription model first, and a
+        configuration refused again after that, naming nothing, drops the policy too."""
+        if names_truncation(param):
+            changed, self.truncation = self.truncation, False
+            return changed
+        if not self.fallback:
+            self.fallback = True
+            return True
+        if what == "session_update" and param is None and self.truncation:
+            self.truncation = False
+            return True
+        return False
+
     def transcript_heard(self) -> None:
         self._failed_in_a_row = 0
 
@@ -164,3 +184,8 @@ class Trouble:
         """One more transcript failed; True when that makes the model a failing one."""
         self._failed_in_a_row += 1
         return self._failed_in_a_row >= FAILED_TRANSCRIPTS_IN_A_ROW
+
+
+def names_truncation(param: str | None) -> bool:
+    """The server's `error.param` (`RealtimeError.param`) names the truncation policy."""
+    return isinstance(param, str) and "truncation" in param.split(".")

@@ -8,15 +8,19 @@ at most one create in flight — sent, and not yet ended by its `response.done`,
 time-out or the socket's loss — and at most one follower:
 
 - free: the create is sent now;
-- busy with another turn's answer, and the new turn's item was committed before that create went
-  out: *merged*, nothing is sent — the server took the commit before the create (one ordered
-  socket), so the item is already in the context that answer reads (a narration or a tool's
-  follow-up in flight is not an answer to anyone: the turn follows it);
+- busy with another turn's answer that serves this turn too (`serves`: a plain answer serves
+  every turn, an offer or an acknowledgement only turns of its own kind), and the new turn's item
+  was committed before that create went out: *merged*, nothing is sent — the server took the
+  commit before the create (one ordered socket), so the item is already in the context that
+  answer reads (a narration or a tool's follow-up in flight is not an answer to anyone, and a
+  turn addressed to him is never merged into an offer he may decline nor into a name-alone
+  "yeah?": the turn follows it);
 - busy otherwise: it *follows* — sent as soon as the in-flight response is done. A second
-  follower merges into the first (sent later, it reads every item committed until then). When
-  the response in flight answers a turn and has no audio yet (nothing of it heard), it is
-  cancelled so the follower answers both turns without a wait; one that is being heard is let
-  finish.
+  follower merges into the first (sent later, it reads every item committed until then); when
+  the first is an offer or an acknowledgement that does not serve the second turn, it becomes a
+  plain answer to both (`answering_both`). When the response in flight answers a turn and has no
+  audio yet (nothing of it heard), it is cancelled so the follower answers both turns without a
+  wait; one that is being heard is let finish.
 
 A create that hears back neither `response.created` nor an `error` within `create_timeout_s`
 is given up (`failed`: its receipt says so) and the slot is free again. A response the server
@@ -33,7 +37,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import structlog
-from openai.types.realtime import RealtimeClientEventParam, ResponseCreateEventParam
+from openai.types.realtime import (
+    RealtimeClientEventParam,
+    RealtimeResponseCreateParamsParam,
+    ResponseCreateEventParam,
+)
 
 from bot.mouth.realtime.responses import Request, Response, ResponseBook
 from bot.tasks import TaskOwner
@@ -55,6 +63,30 @@ Outcome = Literal["sent", "merged", "follows", "not_sent"]
 class _Ask:
     request: Request
     event: ResponseCreateEventParam
+
+
+def serves(target: Request, request: Request) -> bool:
+    """Does the response asked for by `target` serve `request`'s turn too (so it may merge)? A
+    plain answer serves every turn; an offer (he may decline it: `stay_silent`) or an
+    acknowledgement (a short "yeah?") serves only turns of its own kind — a turn addressed to him
+    merged into an offer would go unanswered when the offer is declined."""
+    return target.kind == "answer" or target.kind == request.kind
+
+
+def answering_both(follower: _Ask, request: Request) -> _Ask:
+    """The waiting follower, an offer or an acknowledgement, and a turn it does not serve: the
+    follower becomes a plain answer (no `stay_silent`, no acknowledgement instructions) under its
+    own event id, so the turns already waiting on that id are answered by it, and on behalf of the
+    newest turn's speaker."""
+    kept = follower.request
+    merged = Request(kept.event_id, "user", request.speaker or kept.speaker)
+    event: ResponseCreateEventParam = {**follower.event}
+    body: RealtimeResponseCreateParamsParam = {**event.get("response", {})}
+    body.pop("instructions", None)
+    body.pop("tools", None)
+    body.pop("tool_choice", None)
+    event["response"] = body
+    return _Ask(merged, event)
 
 
 class ResponseSlot:
@@ -107,12 +139,16 @@ class ResponseSlot:
         seq = self._commit_seq.get(item_id) if item_id is not None else None
         inflight = self.inflight
         if inflight is not None and inflight.origin == "user" and self.follower is None and seq is not None:
-            if seq <= self._inflight_commits:
+            if seq <= self._inflight_commits and serves(inflight, request):
                 self._record(request, "merged")
                 return inflight.event_id
-        if self.follower is not None:
+        follower = self.follower
+        if follower is not None:
+            if request.origin == "user" and follower.request.origin == "user":
+                if not serves(follower.request, request):  # it becomes a plain answer to both
+                    self.follower = answering_both(follower, request)
             self._record(request, "merged")
-            return self.follower.request.event_id
+            return follower.request.event_id
         self.follower = _Ask(request, event)
         self._record(request, "follows")
         await self._cancel_unheard()

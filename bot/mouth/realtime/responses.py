@@ -19,6 +19,7 @@ from typing import Literal
 from bot.tools.context import Speaker
 
 Origin = Literal["user", "narration", "tool"]
+Kind = Literal["answer", "offer", "acknowledgement"]
 MAX_TRACKED = 128
 
 
@@ -31,6 +32,12 @@ class Request:
     run_id: str | None = None
     turn: int | None = None
     offered: bool = False  # an offered turn's: `stay_silent` is among its tools
+    acknowledge: bool = False  # his name said alone: asks for a short acknowledgement only
+
+    @property
+    def kind(self) -> Kind:
+        """What a turn's response is asked to do: answer, offer (may decline) or acknowledge."""
+        return "offer" if self.offered else "acknowledgement" if self.acknowledge else "answer"
 
 
 @dataclass

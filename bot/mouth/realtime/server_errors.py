@@ -3,7 +3,8 @@
 
 - naming the session's own `session.update` (its `event_id`), or about
   `session.audio.input.transcription`: the session's trouble (lifecycle.Trouble) — said once,
-  and the configuration sent again with the fallback transcription model;
+  and the configuration sent again with the fallback transcription model (or, when the error
+  names the `truncation` policy, without that policy);
 - naming a `response.create`: that request is refused — its narration receipt carries the
   server's code and message, the floor's turn receipts its code (status `refused`), and the response slot's follower (if any) goes now;
 - anything else is logged: at info what is expected in a healthy call (a cancel that raced the
@@ -73,8 +74,7 @@ class ServerErrors:
         level("mouth_server_error", label=self.label, code=code, message=message)
 
     async def said(self, what: TroubleKind, code: str | None, message: str, param: str | None) -> None:
-        """Said once a session; then the configuration again with the fallback model."""
+        """Said once a session; then the configuration again, falling back (`Trouble.fall_back`)."""
         self.trouble.say(what, code, message, param)
-        if not self.trouble.fallback:
-            self.trouble.fallback = True
+        if self.trouble.fall_back(what, param):
             await self.configure()

@@ -6,36 +6,26 @@
     PlaybackSource(session.playback)   # 48 kHz stereo frames out (discord_audio)
     await session.close()
 
-- Audio in: while a socket is open the room mixer is pulled as frames arrive (`room_pump`: as
-  soon as every speaker of the last pull has their next frame; a frame of silence every 20 ms
-  when nobody talks) and what is pulled goes out at once as one `input_audio_buffer.append`
-  (every pulled frame is sent, so the mixer's timeline is the server's `audio_start_ms` /
-  `audio_end_ms` timeline).
-- Audio out: `response.output_audio.delta` → the playback buffer (`response_events`).
-- Turns and the floor (`[voice] floor`, docs/architecture.md §12): speech_started/stopped/
-  committed feed the SpeakerTracker, and each committed turn goes to `floor_turns.FloorTurns`
-  with its dominant speaker. Addressed floor: the server's VAD only hears; the turn's words come
-  from input transcription (`transcripts.InputTranscripts`); the policy answers, offers (with
-  `stay_silent`) or listens. Open floor: the server's VAD answers every turn.
-- One response at a time (`response_slot.ResponseSlot`): every `response.create` — a turn's
-  answer, a narration (`narration.Narrator`), a tool's follow-up — goes through the slot: sent,
-  merged into the one in flight, or following it; a create unanswered in time is given up.
-- Offers (`offers.Offers`): an offered turn's audio is held until its first output item takes
-  it; a declined one is never heard, and its `stay_silent` call always gets its output.
-- Barge-in: speech that may cut him off (open floor: any speech_started; addressed: what
-  `FloorTurns.interrupts` allows — the holder after 300 ms of speech, or settled words that
-  address him, never his name alone) while he speaks → playback cleared at once, `response.cancel`,
-  `conversation.item.truncate` at the played position.
-- Cost: the configuration sets a `truncation` policy; side talk only listened to is deleted from
-  the conversation after a while (`side_talk.SideTalk`).
-- Humans in the call: `humans()` (given by `Calls`); by default the speakers heard so far. Only
-  they count toward a turn's speaker (`SpeakerTracker.humans`).
-- Tools: tool_runner.ToolRunner (mouth surface only, speaker of the answered turn).
-- Lifecycle (`lifecycle`): a dropped socket is reopened with capped exponential backoff and the
-  reply it cut ends; before the server's maximum session length the session rotates at a quiet
-  moment; a new session of the same call is briefed again and gets a short recap; a refused
-  configuration or failing transcription model is said once and falls back (`server_errors`).
-  Nothing here raises into the bot.
+The session wires its parts and owns what they share (the mixer, the playback buffer, the
+response book, the floor); each part keeps its own story (docs/architecture.md §12):
+
+- Audio in: while a socket is open the mixer is pulled as frames arrive (`room_pump`; a frame of
+  silence every 20 ms when nobody talks) and each pull goes out at once as one
+  `input_audio_buffer.append`, so the mixer's timeline is the server's `audio_start_ms` /
+  `audio_end_ms` timeline. Audio out: `response_events` → the playback buffer.
+- The socket (`connection.Connection`): reopened with capped backoff; a loss ends the reply it
+  cut. What it is asked to be (`configuration.Configuration`): briefing, floor, tools,
+  `truncation` policy, and what the troubles took out (`lifecycle.Trouble`, `server_errors`).
+- Server events (`server_events.ServerEvents`): `response.*` to `response_events`, VAD and
+  commits to the speaker tracker and the floor (`floor_turns.FloorTurns`), transcripts to
+  `transcripts.InputTranscripts`; barge-in by `interruptions.Interruptions`.
+- The floor's verdicts go to the server as creates (`turn_answers.TurnAnswers`) through the one
+  response slot (`response_slot.ResponseSlot`), as do narration (`narration.Narrator`) and tool
+  follow-ups (`tool_runner.ToolRunner`); offers' audio is held until taken (`offers.Offers`).
+- Cost: side talk only listened to leaves the conversation after a while (`side_talk`).
+- Lifecycle (`lifecycle`): rotation before the server's maximum session length at a quiet
+  moment, a recap for the next session. Nothing here raises into the bot.
+- Humans in the call: `humans()` (given by `Calls`); by default the speakers heard so far.
 - Threads: `start()` has the interpreter hand its lock over within 1 ms (`lock_handover`).
 - Tasks: the connection, the pump and the slot's watches are tasks of the session's
   `TaskOwner`, the tool calls of the tool runner's; `close()` ends them all before it returns.
@@ -57,50 +47,33 @@ from bot import metrics
 from bot.config import Settings
 from bot.mouth.audio import RoomMixer
 from bot.mouth.bargein import BargeIn
-from bot.mouth.briefing import (
-    PlayBrief,
-    PlayReader,
-    briefing,
-    response_instructions,
-)
-from bot.mouth.floor import Verdict
+from bot.mouth.briefing import PlayReader
 from bot.mouth.lock_handover import hand_over_promptly
 from bot.mouth.playback import PlaybackBuffer
-from bot.mouth.realtime.client_events import (
-    append_audio,
-    delete_item,
-    instructions_update,
-    response_create,
-    session_update,
-    system_text,
-)
-from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurn, FloorTurns
-from bot.mouth.realtime.lifecycle import (
-    FALLBACK_TRANSCRIPTION_MODEL,
-    ROTATE_AFTER_S,
-    Recap,
-    Rotation,
-    Trouble,
-    WaitingTurns,
-)
+from bot.mouth.realtime.client_events import append_audio, delete_item, response_create, system_text
+from bot.mouth.realtime.configuration import Configuration
+from bot.mouth.realtime.connection import Connection
+from bot.mouth.realtime.floor_turns import TRANSCRIPT_WAIT_S, FloorTurns
+from bot.mouth.realtime.interruptions import Interruptions
+from bot.mouth.realtime.lifecycle import ROTATE_AFTER_S, Recap, Rotation, Trouble, WaitingTurns
 from bot.mouth.realtime.narration import NARRATION_HOLD_S, Narrator
 from bot.mouth.realtime.narration_receipts import NarrationReceipts
 from bot.mouth.realtime.offers import Offers
 from bot.mouth.realtime.response_events import ResponseEvents
-from bot.mouth.realtime.response_slot import CREATE_TIMEOUT_S, ResponseSlot
+from bot.mouth.realtime.response_slot import CREATE_TIMEOUT_S, ResponseSlot, Send
 from bot.mouth.realtime.responses import Request, ResponseBook
-from bot.mouth.realtime.server_errors import ServerErrors
+from bot.mouth.realtime.server_events import ServerEvents
 from bot.mouth.realtime.side_talk import KEEP_LISTENED, SideTalk
 from bot.mouth.realtime.tool_runner import ToolRunner
 from bot.mouth.realtime.transcripts import InputTranscripts
+from bot.mouth.realtime.turn_answers import TurnAnswers
 from bot.mouth.receipts import ReceiptTrail
-from bot.mouth.room_pump import FRAME_S, PumpClock, ReadyWaiter
+from bot.mouth.room_pump import FRAME_S, ReadyWaiter, pump
 from bot.play.settled_turn import SettledTurn
 from bot.tasks import TaskOwner
 from bot.tools.base import Surface
 from bot.tools.context import Speaker, ToolContext
 from bot.tools.registry import ToolRegistry
-from bot.tools.silence import STAY_SILENT_NAME
 from bot.usage.scope import UsageScope
 
 log = structlog.get_logger("clankie.mouth")
@@ -140,6 +113,7 @@ class MouthSession:
         create_timeout_s: float = CREATE_TIMEOUT_S,
         rotate_after_s: float = ROTATE_AFTER_S,
         clock: Callable[[], float] = time.monotonic,
+        floor_clock: Callable[[], float] = time.monotonic,
         side_talk_keep: int = KEEP_LISTENED,
         usage: UsageScope | None = None,
     ) -> None:
@@ -169,23 +143,46 @@ class MouthSession:
         self.trouble = Trouble(self.receipt_path, label)
         self.receipts = NarrationReceipts(self.receipt_path, self.book, self.playback, played_wait_s)
         self.connects = 0
-        self.connect_failures = 0  # attempts that never opened a socket
-        self.briefings: list[str] = []
-        self._client = client
-        self._made_client: Any | None = None  # the client this session made (and so closes)
         self._name_of = name_of or (lambda _uid: None)
         self._pump_interval = pump_interval
-        self._initial_backoff = initial_backoff
-        self._max_backoff = max_backoff
+        self._floor_clock = floor_clock  # the floor's clock (`FloorTurns.clock`): turn times, engagement
         self._conn: Any | None = None
         self._ready = False
         self._closing = asyncio.Event()
-        self._session_update_id: str | None = None
+        self.connection = Connection(
+            self.settings,
+            client,
+            opened=self._opened,
+            event=self._on_event,
+            lost=self._lost,
+            changed=self._notify,
+            rotation=self.rotation,
+            closing=self._closing,
+            initial_backoff=initial_backoff,
+            max_backoff=max_backoff,
+            label=label,
+        )
         self._started = False
         self._room_ready = ReadyWaiter()
         self._changed = asyncio.Condition()
         voice = self.settings.voice
         self.floor_mode = voice.floor
+        out: Send = lambda event: self._send(event)  # noqa: E731 (read at each call: probes wrap `_send`)
+        self.configuration = Configuration(
+            settings=self.settings,
+            registry=host.registry,
+            play_host=lambda: host.play_host,
+            floor=voice.floor,
+            trouble=self.trouble,
+            send=out,
+        )
+        self.answers = TurnAnswers(
+            registry=host.registry,
+            brief=self.configuration.latest,
+            slot=self.slot,
+            name_of=self._name_of,
+            play_host=lambda: host.play_host,
+        )
         self.transcripts = InputTranscripts()
         self.humans: Callable[[], frozenset[int]] = humans or self._heard_speakers
         self.floor = FloorTurns(
@@ -193,14 +190,15 @@ class MouthSession:
             voice.names,
             self.humans,
             self.transcripts,
-            self._answer_turn,
+            self.answers.answer,
             lambda: ReceiptTrail(self.receipt_path),
             self._tasks,
             name_of=self._name_of,
             changed=self._after_floor_turn,
             busy=lambda: self.speaking,
-            heard=self._room_line,
+            heard=self.answers.room_line,
             transcript_wait_s=transcript_wait_s,
+            clock=floor_clock,
             position_ms=lambda: self.mixer.position_ms,
         )
         self.mixer.tracker.humans = self.humans  # only the call's humans are a turn's speaker
@@ -217,16 +215,6 @@ class MouthSession:
             label=label,
             hold_s=narration_hold_s,
         )
-        self.errors = ServerErrors(
-            book=self.book,
-            receipts=self.receipts,
-            floor=self.floor,
-            slot=self.slot,
-            trouble=self.trouble,
-            configure=self._configure,
-            session_update_id=lambda: self._session_update_id,
-            label=label,
-        )
         self.responses = ResponseEvents(
             book=self.book,
             barge=self.barge,
@@ -241,8 +229,53 @@ class MouthSession:
             label=label,
             billed=self._billed,
         )
+        self.interruptions = Interruptions(
+            mixer=self.mixer,
+            floor=self.floor,
+            transcripts=self.transcripts,
+            barge=self.barge,
+            offers=self.offers,
+            receipts=self.receipts,
+            speaking=lambda: self.speaking,
+            send=out,
+            label=label,
+        )
+        self.events = ServerEvents(
+            mixer=self.mixer,
+            floor=self.floor,
+            transcripts=self.transcripts,
+            waiting=self.waiting,
+            slot=self.slot,
+            book=self.book,
+            recap=self.recap,
+            trouble=self.trouble,
+            receipts=self.receipts,
+            responses=self.responses,
+            interruptions=self.interruptions,
+            configuration=self.configuration,
+            answers=self.answers,
+            usage=usage,
+            now=self._now,
+            ready=self._configured,
+            label=label,
+        )
 
     # -- state ------------------------------------------------------------------------------
+    @property
+    def briefings(self) -> list[str]:
+        """The briefings sent, newest last (`Configuration`)."""
+        return self.configuration.briefings
+
+    @property
+    def transcription_model(self) -> str:
+        """The input transcription model in use, as the server's `session.updated` names it."""
+        return self.configuration.transcription_model
+
+    @property
+    def connect_failures(self) -> int:
+        """Attempts that never opened a socket."""
+        return self.connection.connect_failures
+
     @property
     def listening(self) -> bool:
         """A socket is open and the session has been configured (briefed)."""
@@ -274,9 +307,12 @@ class MouthSession:
             return
         self._started = True
         hand_over_promptly()  # voice's threads must not wait 5 ms slices for the interpreter lock
-        self._tasks.spawn(self._run(), f"mouth-{self.label}")
+        self._tasks.spawn(self.connection.run(), f"mouth-{self.label}")
         if self._pump_interval is not None:
-            self._tasks.spawn(self._pump(self._pump_interval), f"mouth-pump-{self.label}")
+            room = pump(
+                self._mixer_ready, self._room_ready, lambda: self.tick(), self._pump_interval, self.label
+            )
+            self._tasks.spawn(room, f"mouth-pump-{self.label}")
 
     async def close(self) -> None:
         self._closing.set()
@@ -288,9 +324,7 @@ class MouthSession:
                 log.debug("mouth_close_error", error=str(exc)[:200])
         await self._tasks.close()
         await self.tools.close()
-        if self._made_client is not None:  # its connection pool (it would close on a later loop)
-            client, self._made_client, self._client = self._made_client, None, None
-            await client.close()
+        await self.connection.aclose()
         self.playback.clear()
         await self.receipts.drain()  # its last receipts (a lost socket's failures) are on disk
         await self._notify()
@@ -308,73 +342,11 @@ class MouthSession:
     def forget(self, user_id: int) -> None:
         self.mixer.forget(user_id)
 
-    def _room_line(self, speaker: int | None, words: str) -> None:
-        """A voice turn answered or offered to him reaches his play as a room line (advice), when
-        his server plays with hints on. A host with no play to steer (a reader without ``hear``)
-        and a turn whose speaker is unknown give none."""
-        hear = getattr(self.host.play_host, "hear", None)
-        if speaker is None or not callable(hear):
-            return
-        hear("voice", speaker, self._name_of(speaker) or f"user {speaker}", words)
-
     def _heard_speakers(self) -> frozenset[int]:
         """The default `humans`: everyone whose audio reached the mixer and was not forgotten."""
         return frozenset(self.mixer.speakers)
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            from openai import AsyncOpenAI
-
-            cfg = self.settings.openai
-            key = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
-            self._client = self._made_client = AsyncOpenAI(
-                api_key=key or "not-needed", base_url=cfg.base_url, max_retries=0
-            )
-        return self._client
-
     # -- the connection ---------------------------------------------------------------------
-    async def _run(self) -> None:
-        failures = 0
-        while not self._closing.is_set():
-            opened = False
-            try:
-                async with self._get_client().realtime.connect(
-                    model=self.settings.openai.realtime_model
-                ) as conn:
-                    opened = True
-                    await self._opened(conn)
-                    async for event in conn:
-                        failures = 0
-                        try:
-                            await self._handle(event)
-                            self._watch_speaking()
-                        except Exception:  # one odd event must not cost the connection
-                            log.exception("mouth_event_failed", type=getattr(event, "type", None))
-                        await self._notify()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.connect_failures += not opened
-                log.warning(
-                    "mouth_socket_lost" if opened else "mouth_connect_failed",
-                    label=self.label,
-                    error=f"{type(exc).__name__}: {str(exc)[:300]}",
-                )
-            finally:
-                self._lost()
-                await self._notify()
-            if self._closing.is_set():
-                break
-            if self.rotation.pending:  # our own rotation: a new session at once
-                self.rotation.pending, failures = False, 0
-                continue
-            failures += 1
-            delay = min(self._max_backoff, self._initial_backoff * 2 ** min(failures - 1, 10))
-            try:
-                await asyncio.wait_for(self._closing.wait(), delay)
-            except TimeoutError:
-                pass
-
     async def _opened(self, conn: Any) -> None:
         self._conn = conn
         self._ready = False
@@ -386,21 +358,14 @@ class MouthSession:
         self.rotation.opened()
         self.waiting.clear()
         self.connects += 1
-        await self._configure()
+        await self.configuration.configure()
         recap = self.recap.text() if self.connects > 1 else None
         if recap is not None:  # a new session of the same call: the last lines of it, as context
             await self._send(system_text(recap))
         log.info("mouth_connected", label=self.label, connects=self.connects, recap=recap is not None)
 
-    async def _configure(self) -> None:
-        """The whole configuration (`session.update`), with the fallback transcription model once
-        the server refused the configuration or its model failed (lifecycle.Trouble)."""
-        voice, self._session_update_id = self.settings.voice, "evt_sess_" + uuid.uuid4().hex[:16]
-        fallback = FALLBACK_TRANSCRIPTION_MODEL if self.trouble.fallback else None
-        brief, tools = self._briefing(), self.host.registry.export("mouth")
-        update = session_update(self.settings.openai, brief, tools, voice.floor, voice.names, fallback)
-        update["event_id"] = self._session_update_id
-        await self._send(update)
+    def _configured(self) -> None:
+        self._ready = True
 
     def _lost(self) -> None:
         self._conn = None
@@ -424,17 +389,11 @@ class MouthSession:
         return True
 
     # -- briefing and play --------------------------------------------------------------------
-    def _briefing(self) -> str:
-        text = briefing(PlayBrief.of(self.host.play_host), self.floor_mode)
-        self.briefings.append(text)
-        del self.briefings[:-8]
-        return text
-
     async def rebrief(self) -> bool:
         """Play started or stopped: the session's instructions follow (if a socket is open)."""
         if self._conn is None:
             return False
-        return await self._send(instructions_update(self._briefing()))
+        return await self.configuration.rebrief()
 
     async def play_update(self, settled: SettledTurn) -> bool:
         return await self.narrator.play_update(settled)
@@ -456,22 +415,6 @@ class MouthSession:
     def _mixer_ready(self) -> bool:
         return self.listening and self.mixer.ready()
 
-    async def _pump(self, interval: float) -> None:
-        loop = asyncio.get_running_loop()
-        clock = PumpClock.starting(loop.time(), interval)
-        while True:
-            arrived = self._mixer_ready()
-            if not arrived:
-                await self._room_ready.until(clock.due)
-                arrived = self._mixer_ready()
-                if not arrived and loop.time() < clock.due:
-                    continue
-            try:
-                await self.tick()
-            except Exception:
-                log.exception("mouth_pump_failed", label=self.label)
-            clock.pulled(loop.time(), arrived=arrived)
-
     async def tick(self) -> None:
         """One step of the pump: the mixed frame due now — and every further frame the mixer is
         ready with (a burst) — goes to the model at once; narration playback is settled."""
@@ -481,9 +424,7 @@ class MouthSession:
                 frames.append(self.mixer.pull())
             sent = await self._send(append_audio(b"".join(frames)))
             metrics.room_to_model(self.mixer.take_oldest(), sent)
-            if self.floor_mode == "addressed" and self.speaking:
-                for item_id, _start in self.floor.open_speech():
-                    await self._maybe_interrupt(item_id, None)
+            await self.interruptions.over_him()
         changed = self.receipts.settle()
         changed |= self._watch_speaking()
         if changed:
@@ -492,115 +433,12 @@ class MouthSession:
             await self.rotation.rotate(self._conn, self.label)
 
     # -- server events --------------------------------------------------------------------------
+    async def _on_event(self, event: Any) -> None:
+        await self._handle(event)  # looked up at each event: probes wrap `_handle`
+        self._watch_speaking()
+
     async def _handle(self, event: Any) -> None:
-        kind = getattr(event, "type", None)
-        if (
-            isinstance(kind, str)
-            and kind.startswith("response.")
-            and await self.responses.handle(kind, event)
-        ):
-            return
-        if kind == "input_audio_buffer.speech_started":
-            await self._speech_started(event)
-        elif kind == "input_audio_buffer.speech_stopped":
-            self.mixer.tracker.speech_stopped(event.item_id, float(event.audio_end_ms))
-            self.floor.speech_stopped(event.item_id, float(event.audio_end_ms))
-        elif kind == "input_audio_buffer.committed":
-            await self._committed(event.item_id)
-        elif kind == "conversation.item.input_audio_transcription.delta":
-            partial = self.transcripts.delta(event.item_id, event.delta)
-            if self.floor_mode == "addressed" and self.speaking:
-                await self._maybe_interrupt(event.item_id, partial)
-        elif kind == "conversation.item.input_audio_transcription.completed":
-            self.transcripts.completed(event.item_id, event.transcript)
-            self.trouble.transcript_heard()
-            self._heard(event.item_id, event.transcript)
-            if self.usage is not None:
-                self.usage.transcription(self.settings.openai.transcription_model, event.usage)
-            if self.floor_mode == "addressed" and self.speaking:
-                await self._maybe_interrupt(event.item_id, event.transcript)
-        elif kind == "conversation.item.input_audio_transcription.failed":
-            self.transcripts.failed(event.item_id)
-            log.info("mouth_transcription_failed", label=self.label, item_id=event.item_id)
-            if self.trouble.transcript_failed():
-                error = event.error
-                await self.errors.said("transcription", error.code, error.message or "", None)
-        elif kind == "session.updated":
-            self._ready = True
-        elif kind == "error":
-            await self.errors.error(event.error)
-
-    async def _speech_started(self, event: Any) -> None:
-        start_ms = float(event.audio_start_ms)
-        self.mixer.tracker.speech_started(event.item_id, start_ms)
-        self.floor.speech_started(event.item_id, start_ms)
-        if self.floor_mode == "open":
-            await self._barge_in()  # the server's VAD has already cut the response: as before the floor
-        elif self.speaking:
-            await self._maybe_interrupt(event.item_id, None)
-
-    async def _maybe_interrupt(self, item_id: str, partial: str | None) -> None:
-        """Addressed floor: cut him off if this speech may (`FloorTurns.interrupts`). A turn already
-        decided never does: he may be answering it."""
-        if self.floor.decided_already(item_id):
-            return
-        tracker = self.mixer.tracker
-        span = tracker.span(item_id)
-        if span is None:
-            return
-        start_ms, end_ms = span
-        if end_ms is None:  # still speaking: who is loudest so far, and for how long
-            speaker, speech_ms = tracker.dominant_since(start_ms), self.mixer.position_ms - start_ms
-        else:
-            speaker, speech_ms = tracker.speaker_of(item_id), end_ms - start_ms
-        if self.floor.interrupts(
-            speaker, max(0.0, speech_ms), partial, complete=self.transcripts.complete(item_id)
-        ):
-            await self._barge_in()
-
-    async def _barge_in(self) -> None:
-        was_speaking = self.speaking
-        events = self.barge.speech_started()  # playback is silent when this returns
-        self.offers.drop_held()  # nor is an offer's held audio ever heard
-        if was_speaking:
-            self.receipts.barge_in()
-        for outgoing in events:
-            await self._send(outgoing)
-        if events:
-            log.info("mouth_barge_in", label=self.label, events=[e["type"] for e in events])
-
-    def _heard(self, item_id: str, text: str) -> None:
-        """A turn's words, for the recap of a next session (memory only)."""
-        user_id = self.mixer.tracker.speaker_of(item_id)
-        self.recap.heard(self._speaker(user_id).name if user_id is not None else "someone", text)
-
-    async def _committed(self, item_id: str) -> None:
-        self.slot.committed(item_id)
-        self.waiting.committed(item_id, self._now())
-        user_id = self.mixer.tracker.committed(item_id)
-        if user_id is None:
-            self.book.last_user_speaker = None
-        else:
-            self.book.last_user_speaker = self._speaker(user_id)
-        log.info("mouth_turn_committed", label=self.label, item_id=item_id, speaker=user_id)
-        await self.floor.committed(item_id, user_id, self._now())
-
-    def _speaker(self, user_id: int) -> Speaker:
-        return Speaker(id=str(user_id), name=self._name_of(user_id) or f"user {user_id}")
-
-    async def _answer_turn(self, turn: FloorTurn, verdict: Verdict) -> str | None:
-        """The floor's verdict on a turn (answered or offered): our own `response.create`."""
-        offered = verdict.decision == "offered"
-        instructions = None
-        if offered or verdict.acknowledge:
-            brief = self.briefings[-1] if self.briefings else self._briefing()
-            instructions = response_instructions(brief, acknowledge=verdict.acknowledge, offered=offered)
-        tools = self.host.registry.export("mouth", offered=[STAY_SILENT_NAME]) if offered else None
-        event_id = "evt_turn_" + uuid.uuid4().hex[:16]
-        speaker = self._speaker(turn.speaker) if turn.speaker is not None else None
-        request = Request(event_id, "user", speaker, offered=offered)
-        create = response_create(event_id, "user", instructions=instructions, tools=tools)
-        return await self.slot.ask(request, create, turn.item_id)
+        await self.events.handle(event)
 
     async def _after_floor_turn(self) -> None:
         for item_id in self.side_talk.decided(self.floor.decided):  # old side talk leaves the context
@@ -623,6 +461,5 @@ class MouthSession:
         if self.usage is not None:
             self.usage.realtime(self.settings.openai.realtime_model, usage)
 
-    @staticmethod
-    def _now() -> float:
-        return time.monotonic()  # the floor's clock (`FloorTurns.clock`)
+    def _now(self) -> float:
+        return self._floor_clock()

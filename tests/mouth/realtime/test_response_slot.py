@@ -113,3 +113,65 @@ async def test_a_create_nobody_answers_times_out_and_the_follower_goes() -> None
         assert [r.event_id for r in book.pending] == ["evt_2"]
     finally:
         await tasks.close()
+
+
+def turn(
+    event_id: str, *, offered: bool = False, acknowledge: bool = False
+) -> tuple[Request, ResponseCreateEventParam]:
+    """A turn's request: an offer carries `stay_silent` and instructions, an acknowledgement its
+    instructions (as the session's `_answer_turn` asks them)."""
+    tools: list[Any] | None = [{"type": "function", "name": "stay_silent"}] if offered else None
+    instructions = "offer" if offered else "acknowledge" if acknowledge else None
+    create = response_create(event_id, "user", instructions=instructions, tools=tools)
+    return Request(event_id, "user", offered=offered, acknowledge=acknowledge), create
+
+
+async def test_an_addressed_turn_never_merges_into_an_offer_or_an_acknowledgement() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, book = await slot_on(wire, tasks)
+        for kind in ("offered", "acknowledge"):
+            slot.committed(f"item_{kind}")
+            slot.committed(f"item_{kind}_q")
+            assert (
+                await slot.ask(*turn(f"evt_{kind}", **{kind: True}), item_id=f"item_{kind}") == f"evt_{kind}"
+            )
+            # committed before that create went out, but it may be declined / only a "yeah?"
+            assert await slot.ask(*turn(f"evt_{kind}_q"), item_id=f"item_{kind}_q") == f"evt_{kind}_q"
+            assert slot.outcomes[-1][1] == "follows"
+            response = book.created(f"resp_{kind}", {"clankie_request": f"evt_{kind}"})
+            await slot.created(response)
+            await slot.done(response.id)
+            assert wire.creates()[-1] == f"evt_{kind}_q"
+            response = book.created(f"resp_{kind}_q", {"clankie_request": f"evt_{kind}_q"})
+            await slot.created(response)
+            await slot.done(response.id)
+        # a turn of the same kind is served by it: two names said alone, one "yeah?"
+        slot.committed("item_n1")
+        slot.committed("item_n2")
+        assert await slot.ask(*turn("evt_n1", acknowledge=True), item_id="item_n1") == "evt_n1"
+        assert await slot.ask(*turn("evt_n2", acknowledge=True), item_id="item_n2") == "evt_n1"
+        assert slot.outcomes[-1][1] == "merged"
+    finally:
+        await tasks.close()
+
+
+async def test_a_waiting_offer_becomes_a_plain_answer_when_an_addressed_turn_joins_it() -> None:
+    wire, tasks = Wire(), TaskOwner("slot-test")
+    try:
+        slot, book = await slot_on(wire, tasks)
+        slot.committed("item_a")
+        assert await slot.ask(*turn("evt_a"), item_id="item_a") == "evt_a"
+        slot.committed("item_offer")  # after the answer's create went out: both follow it
+        slot.committed("item_q")
+        assert await slot.ask(*turn("evt_offer", offered=True), item_id="item_offer") == "evt_offer"
+        assert await slot.ask(*turn("evt_q"), item_id="item_q") == "evt_offer"  # the same create ...
+        assert slot.outcomes[-1][1] == "merged"
+        await slot.created(book.created("resp_a", {"clankie_request": "evt_a"}))
+        await slot.done("resp_a")
+        [follow] = [e for e in wire.sent if e.get("event_id") == "evt_offer"]
+        assert "tools" not in follow["response"] and "instructions" not in follow["response"]  # ... plain
+        assert follow["response"]["metadata"]["clankie_request"] == "evt_offer"
+        assert [r.kind for r in book.pending] == ["answer"]
+    finally:
+        await tasks.close()

@@ -23,6 +23,8 @@ from bot.mouth.realtime.lifecycle import (
     FALLBACK_TRANSCRIPTION_MODEL,
     RECAP_HEADER,
 )
+from bot.usage.ledger import UsageLedger
+from bot.usage.scope import UsageScope
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai import events as ev
@@ -153,12 +155,52 @@ async def test_a_rejected_session_update_is_said_once_and_falls_back(
             first, second = (e for e in updates if e["type"] == "session.update")
             assert first["session"]["audio"]["input"]["transcription"]["model"] == "gpt-4o-mini-transcribe"
             fallback = second["session"]["audio"]["input"]["transcription"]["model"]
-            assert fallback == FALLBACK_TRANSCRIPTION_MODEL and "truncation" not in second["session"]
+            assert fallback == FALLBACK_TRANSCRIPTION_MODEL
+            assert second["session"]["truncation"] == TRUNCATION  # a reply still bills a bounded context
+            assert openai_fake.realtime.connections[0].session["truncation"] == TRUNCATION
     said = [e for e in logs if e["event"] == "mouth_session_trouble"]
     assert [(e["what"], e["code"], e["param"]) for e in said] == [("session_update", "invalid_value", param)]
     assert session_errors(tmp_path / "receipts.jsonl") == [
         {"what": "session_update", "code": "invalid_value", "message": message, "param": param}
     ]
+
+
+async def test_a_refused_truncation_policy_is_left_out_and_the_transcription_model_kept(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    message = "Invalid value: 2.0. Expected a number between 0 and 1."
+    param = "session.truncation.retention_ratio"
+    openai_fake.realtime.reject_session_update(message, param=param)
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        assert session.listening
+        first, second = (
+            e for e in openai_fake.realtime.connections[0].events if e["type"] == "session.update"
+        )
+        assert first["session"]["truncation"] == TRUNCATION and "truncation" not in second["session"]
+        model = second["session"]["audio"]["input"]["transcription"]["model"]
+        assert model == "gpt-4o-mini-transcribe"  # the model was not what the server refused
+        assert session.transcription_model == "gpt-4o-mini-transcribe"
+    assert session_errors(tmp_path / "receipts.jsonl") == [
+        {"what": "session_update", "code": "invalid_value", "message": message, "param": param}
+    ]
+
+
+async def test_a_fallback_refused_again_without_a_param_leaves_the_truncation_policy_out(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    openai_fake.realtime.reject_session_update("Invalid session configuration.", param=None, times=2)
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        assert session.listening  # the third configuration was taken
+        updates = [e for e in openai_fake.realtime.connections[0].events if e["type"] == "session.update"]
+        shapes = [
+            (u["session"]["audio"]["input"]["transcription"]["model"], "truncation" in u["session"])
+            for u in updates
+        ]
+        assert shapes == [
+            ("gpt-4o-mini-transcribe", True),
+            (FALLBACK_TRANSCRIPTION_MODEL, True),  # the model first: the policy kept
+            (FALLBACK_TRANSCRIPTION_MODEL, False),  # refused again, naming nothing: the policy too
+        ]
 
 
 async def test_a_failing_transcription_model_is_said_once_and_replaced(
@@ -178,6 +220,7 @@ async def test_a_failing_transcription_model_is_said_once_and_replaced(
             if "audio" in u["session"]
         ]
         assert models == ["gpt-4o-mini-transcribe", FALLBACK_TRANSCRIPTION_MODEL]
+        assert all(u["session"]["truncation"] == TRUNCATION for u in updates if "audio" in u["session"])
         assert session.listening
     errors = session_errors(tmp_path / "receipts.jsonl")
     assert errors == [
@@ -214,3 +257,41 @@ async def test_an_error_about_the_transcription_model_is_said_once_and_replaced(
             "param": param,
         }
     ]
+
+
+async def test_transcription_usage_is_counted_under_the_model_in_use_after_the_fallback(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    ledger = UsageLedger(tmp_path / "state")
+    usage = UsageScope(ledger, 42, "voice")
+    try:
+        async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB}), usage=usage) as session:
+            room = Room(openai_fake, session)
+            heard = await room.say(ADA)
+            await room.heard(heard, "so the weather turned again")  # 1 s by duration, the default
+            await room.decided(heard)
+            for _ in range(FAILED_TRANSCRIPTS_IN_A_ROW):
+                item = await room.say(ADA)
+                await openai_fake.realtime.transcription_failed(item, "the model is unavailable")
+                await room.decided(item)
+            fallback = await openai_fake.realtime.wait_for_client_event(
+                "session.update", lambda e: "audio" in e["session"] and e is not first_update(openai_fake)
+            )
+            assert (
+                fallback["session"]["audio"]["input"]["transcription"]["model"]
+                == FALLBACK_TRANSCRIPTION_MODEL
+            )
+            await session.wait_until(lambda: session.transcription_model == FALLBACK_TRANSCRIPTION_MODEL)
+            item = await room.say(BOB)
+            await openai_fake.realtime.send(ev.transcription_completed(item, "and now it rains", seconds=2.5))
+            await room.decided(item)
+        assert ledger.day(42)["transcription"] == {
+            "gpt-4o-mini-transcribe": {"calls": 1, "audio_ms": 1000},
+            FALLBACK_TRANSCRIPTION_MODEL: {"calls": 1, "audio_ms": 2500},
+        }
+    finally:
+        await ledger.aclose()
+
+
+def first_update(fake: FakeOpenAI) -> dict[str, Any]:
+    return fake.realtime.connections[0].events[0]

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from bot.mouth.realtime.session import MouthSession
 from journal.oplog import read_receipts
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai import events as ev
 from tests.mouth.realtime.test_session import response_done
-from tests.mouth.realtime.test_session_floor import ADA, BOB, Room, creates, floor_mouth
+from tests.mouth.realtime.test_session_floor import ADA, BOB, Room, creates, floor_mouth, floor_receipts
 from tests.mouth.realtime.test_tool_runner import narration_turn
 
 
@@ -179,3 +180,75 @@ async def test_an_offer_taken_is_heard_whole(openai_fake: FakeOpenAI, tmp_path: 
         await session.tick()
         assert not session.speaking
         assert session.floor.declined == []
+
+
+def tool_names(create: dict[str, Any]) -> list[str]:
+    return [t["name"] for t in create["response"].get("tools", [])]
+
+
+async def test_a_question_heard_before_an_offer_went_out_is_answered_after_the_offer_is_declined(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        room = Room(openai_fake, session)
+        greeting = await room.say(ADA)
+        await room.heard(greeting, "Clankie, are you there?")
+        await openai_fake.realtime.wait_for_client_event("response.create")
+        await room.he_answers()
+        follow = await room.say(ADA)
+        question = await room.say(BOB)  # committed before the offer's create goes out
+        await room.heard(follow, "and I told Bob it was fine")
+        assert await room.decided(follow) == "offered"
+        offer = await openai_fake.realtime.wait_for_client_event("response.create")
+        assert "stay_silent" in tool_names(offer)
+        await room.heard(question, "Clankie, which way is the lab?")
+        assert await room.decided(question) == "answered"
+        await room.barrier()
+        assert session.slot.outcomes[-1][1] == "follows"  # not merged into an offer he may decline
+        # the model declines the offer
+        script = openai_fake.realtime.begin_response()
+        await script.start()
+        call_item, call_id = ev.new_id("item"), ev.new_id("call")
+        added = ev.function_call_item(call_item, call_id, "stay_silent", "", "in_progress")
+        await openai_fake.realtime.send(ev.output_item_added(script.response_id, added, output_index=1))
+        await openai_fake.realtime.send(
+            ev.function_call_arguments_done(script.response_id, call_item, call_id, "stay_silent", "{}")
+        )
+        await script.finish()
+        answer = await openai_fake.realtime.wait_for_client_event("response.create")
+        assert "stay_silent" not in tool_names(answer) and "instructions" not in answer["response"]
+        assert answer["event_id"] == session.slot.outcomes[-1][0]
+        await room.he_answers()  # Bob hears his answer
+        assert session.floor.declined == [follow]
+        assert refused(openai_fake) == 0 and len(creates(openai_fake)) == 3
+    receipts = {r["item"]: r for r in floor_receipts(tmp_path / "receipts.jsonl")}
+    assert receipts[follow]["decision"] == "declined"
+    assert (receipts[question]["decision"], receipts[question]["sent"]) == ("answered", True)
+    assert receipts[question]["speaker"] == str(BOB)
+
+
+async def test_a_question_heard_before_a_name_alone_went_out_gets_more_than_yeah(
+    openai_fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB})) as session:
+        room = Room(openai_fake, session)
+        name = await room.say(BOB)
+        question = await room.say(ADA)  # committed before the acknowledgement's create goes out
+        await room.heard(name, "Clankie?")
+        ack = await openai_fake.realtime.wait_for_client_event("response.create")
+        assert "very short acknowledgement" in ack["response"]["instructions"]
+        await room.heard(question, "Clankie, which way is the lab?")
+        assert await room.decided(question) == "answered"
+        await room.barrier()
+        assert session.slot.outcomes[-1][1] == "follows"  # a "yeah?" does not answer her
+        script = openai_fake.realtime.begin_response()
+        await script.start()  # created, nobody has heard it: cancelled for the answer that follows
+        await openai_fake.realtime.wait_for_client_event("response.cancel")
+        await script.finish()
+        answer = await openai_fake.realtime.wait_for_client_event("response.create")
+        assert "instructions" not in answer["response"]  # the session's own: a real answer
+        await room.he_answers()
+        assert refused(openai_fake) == 0 and len(creates(openai_fake)) == 2
+    receipts = {r["item"]: r for r in floor_receipts(tmp_path / "receipts.jsonl")}
+    assert (receipts[question]["decision"], receipts[question]["sent"]) == ("answered", True)
+    assert receipts[name]["acknowledge"] is True
