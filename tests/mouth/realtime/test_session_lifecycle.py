@@ -268,7 +268,7 @@ async def test_transcription_usage_is_counted_under_the_model_in_use_after_the_f
         async with floor_mouth(openai_fake, tmp_path, frozenset({ADA, BOB}), usage=usage) as session:
             room = Room(openai_fake, session)
             heard = await room.say(ADA)
-            await room.heard(heard, "so the weather turned again")  # 1 s by duration, the default
+            await room.heard(heard, "so the weather turned again")  # by tokens, as gpt-4o-mini-transcribe
             await room.decided(heard)
             for _ in range(FAILED_TRANSCRIPTS_IN_A_ROW):
                 item = await room.say(ADA)
@@ -283,10 +283,14 @@ async def test_transcription_usage_is_counted_under_the_model_in_use_after_the_f
             )
             await session.wait_until(lambda: session.transcription_model == FALLBACK_TRANSCRIPTION_MODEL)
             item = await room.say(BOB)
-            await openai_fake.realtime.send(ev.transcription_completed(item, "and now it rains", seconds=2.5))
+            await openai_fake.realtime.send(
+                ev.transcription_completed(
+                    item, "and now it rains", FALLBACK_TRANSCRIPTION_MODEL, seconds=2.5
+                )
+            )
             await room.decided(item)
         assert ledger.day(42)["transcription"] == {
-            "gpt-4o-mini-transcribe": {"calls": 1, "audio_ms": 1000},
+            "gpt-4o-mini-transcribe": {"calls": 1, "input_audio": 40, "output": 8},
             FALLBACK_TRANSCRIPTION_MODEL: {"calls": 1, "audio_ms": 2500},
         }
     finally:
