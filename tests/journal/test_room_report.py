@@ -63,8 +63,16 @@ async def test_the_report_credits_what_followed_a_heeded_line(settings: Settings
     assert "room      1 lines heard (1 by voice), 1 heeded, 0 decisions preempted" in text
     assert "turn 2  r1 (voice)  → moved" in text
     assert json.loads(run("eval", "--json", str(session.journal_path)))["room"] == room
-    story = run("story", str(Path(session.journal_path).parent))
-    assert "room      1 lines heard, 1 heeded" in story
+    story = run("story", str(Path(session.journal_path).parent)).splitlines()
+    at = story.index("room      1 lines heard, 1 heeded")  # the journey's count, then each sitting's section
+    assert story[at + 1 : at + 4] == [
+        f"  {session.run_id}  1 lines heard (1 by voice), 1 heeded, 0 decisions preempted",
+        "  heeded →  1 moved",
+        "    turn 2  r1 (voice)  → moved",
+    ]
+    told = json.loads(run("story", "--json", str(Path(session.journal_path).parent)))
+    assert told["room"] == [{"runId": session.run_id, **room}]
+    assert told["card"]["roomLines"] == {"heard": 1, "heeded": 1}
 
 
 def test_a_turn_the_journal_cannot_read_is_unknown_and_an_old_journal_has_no_section() -> None:
