@@ -27,7 +27,7 @@ from bot.play.minds.base import Mind
 from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.progress import progress_json
-from bot.play.room_lines import RoomLine, RoomLineView, RoomSource
+from bot.play.room_lines import RoomLine, RoomSource
 from bot.play.session import PlaySession, SettledTurn
 from bot.play.session_spec import SessionSpec
 from bot.play.state_dir import StatePaths, StateUnwritable, check_state
@@ -317,11 +317,6 @@ class PlayHost:
         self.hints = on
         if not on and self.session is not None:
             self.session.room.clear()
-
-    def room_lines(self) -> list[RoomLineView]:
-        """The last few room lines of the session playing now (or that played last)."""
-        s = self.session
-        return s.room.shown() if s is not None else []
 
     # -- what others read ------------------------------------------------------------------
     def subscribe(self) -> AsyncGenerator[SettledTurn, None]:
