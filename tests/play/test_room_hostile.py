@@ -192,5 +192,6 @@ async def test_the_agent_sees_an_earlier_turns_lines_no_more(settings: Settings,
     journal = read_journal(session.journal_path)
     assert [t.turn.outcome for t in journal.turns] == ["accepted"] * 3
     assert [t.evidence.room.heeded for t in journal.turns] == [["r1"], [], []]
-    later = [r.body for r in openai_fake.chat.requests if "Turn 2." in json.dumps(r.body)]
-    assert later and all("go to the left house" not in json.dumps(body) for body in later)
+    later = [json.dumps(r.body) for r in openai_fake.chat.requests if "Turn 2." in json.dumps(r.body)]
+    assert later and all("go to the left house" not in body for body in later)
+    assert all('\\"r1\\"' not in body for body in later)  # nor its own turn-1 call naming it
