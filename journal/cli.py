@@ -32,9 +32,10 @@ from journal.dialect import Dialect, dialect_of
 from journal.evaluate import VERDICTS, evaluate_each
 from journal.journeys import JourneyIndex, RunInfo
 from journal.metrics import metrics_text
+from journal.ours import OURS
 from journal.reader import JournalError, validated_lines
 from journal.report import JsonRows, Report, SpoolError, run_ends
-from journal.room import room_text
+from journal.room import RoomSection, room_text
 
 __all__ = ["EventLogFinder", "build_parser", "main"]
 
@@ -205,8 +206,17 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _report(index.errors, err)
         raise _UsageError(f"{args.directory}: no journey {journey!r}")
     dialects = sorted({r.dialect for r in index.runs(journey)})
+    errors = list(index.errors)
+    rooms = _room_sections(index.runs(journey), errors) if card.roomLines is not None else []
     if args.json:
-        _dump({"journeyId": journey, "dialects": dialects, "card": card.model_dump(mode="json")}, out)
+        story: dict[str, Any] = {
+            "journeyId": journey,
+            "dialects": dialects,
+            "card": card.model_dump(mode="json"),
+        }
+        if rooms:
+            story["room"] = [{"runId": run_id, **section} for run_id, section in rooms]
+        _dump(story, out)
     else:
         out.write(
             f"journey   {journey}  ({' + '.join(dialects)} journal{'s' if len(dialects) > 1 else ''})\n"
@@ -223,11 +233,32 @@ def _story(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if card.roomLines is not None:
             room = card.roomLines
             out.write(f"room      {room.heard} lines heard, {room.heeded} heeded\n")
+            for run_id, section in rooms:  # each sitting's: what followed the lines it heeded
+                first, *rest = room_text(section)
+                out.write(f"  {run_id}  {first.removeprefix('room').lstrip()}\n")
+                out.writelines(f"  {text}\n" for text in rest)
         for m in card.moments:
             toward = f"  (toward {m.toward})" if m.toward else ""
             said = f'  says "{m.said}"' if m.said else ""
             out.write(f"  {m.at}  {m.effect}{toward}{said}\n")
-    return _report(index.errors, err)
+    return _report(errors, err)
+
+
+def _room_sections(runs: list[RunInfo], errors: list[JournalError]) -> list[tuple[str, RoomSection]]:
+    """The evaluator's room section of each sitting that records room lines (journal/room.py),
+    oldest first; a sitting that cannot be evaluated is reported and skipped."""
+    out: list[tuple[str, RoomSection]] = []
+    for run in runs:
+        if run.dialect != OURS.name:
+            continue  # room lines are our turn version 5; the original service's journals have none
+        try:
+            section = evaluate_each(run.path).report.get("room")
+        except JournalError as exc:
+            errors.append(exc)
+            continue
+        if section is not None:
+            out.append((run.runId, section))
+    return out
 
 
 def _action_text(action: Any, dialect: Dialect) -> str:

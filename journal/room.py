@@ -138,7 +138,7 @@ class RoomTally:
 
 
 def room_text(section: RoomSection) -> list[str]:
-    """The section as lines of text (``journal eval`` and ``journal story``)."""
+    """The section as lines of text (``journal eval``; ``journal story`` shows each sitting's)."""
     sources = ", ".join(f"{n} by {s}" for s, n in sorted(section["bySource"].items())) or "none"
     showed = ", ".join(f"{n} {name}" for name, n in section["showed"].items()) or "-"
     out = [

@@ -13,9 +13,11 @@ runs and, for each settled turn:
   `MouthSession.narrate`; with no mouth at all it is refused
   (`play_refusal{reason: no_voice_session}`). Every outcome leaves a receipt keyed by the
   turn's delivery id; a suppressed turn's update goes out at once instead.
-It also re-briefs every mouth when play starts or stops (the play host has no lifecycle stream,
-so the active session is watched, and checked again on every settled turn); a play update still
-waiting goes out just before the re-briefing.
+It also re-briefs every mouth when play starts or stops, and when a moderator turns hints on or off
+while he plays (`/play hints`: the briefing says whether what the room says reaches his game) —
+the play host has no lifecycle stream, so the active session and its hints are watched, and
+checked again on every settled turn; a play update still waiting goes out just before the
+re-briefing.
 
 Its tasks — the stream's consumer, the watch and every mouth's update timer — belong to its
 `TaskOwner` (`tasks`); `close()` ends them all and drains the receipt writer (receipts are
@@ -95,6 +97,7 @@ class PlayRelay:
         self.rebriefs = 0
         self._watch_interval = watch_interval
         self._session_id: str | None = self._active_id()
+        self._hints: bool | None = self._active_hints()
         self._last_turn: tuple[str, int] | None = None  # (run id, turn) of the newest turn handled
         self._catch_up_polls = 0
         self.tasks = TaskOwner("play-relay")  # the stream's consumer, the watch, every paced timer
@@ -195,14 +198,22 @@ class PlayRelay:
         session = self.play_host.active
         return getattr(session, "session_id", None) if session is not None else None
 
+    def _active_hints(self) -> bool | None:
+        """Whether room lines reach the play running now (`/play hints`); None while nothing plays
+        (the briefing says nothing of hints then)."""
+        if self.play_host.active is None:
+            return None
+        return bool(getattr(self.play_host, "hints", True))
+
     async def check_play(self) -> bool:
-        """Re-brief every mouth when the playing session changed; True if it did."""
-        current = self._active_id()
+        """Re-brief every mouth when the playing session changed, or its hints were turned on or
+        off; True if it did."""
+        current, hints = self._active_id(), self._active_hints()
         async with self._lock:
-            if current == self._session_id:
+            if current == self._session_id and hints == self._hints:
                 return False
-            self._session_id = current
-        log.info("play_changed_rebrief", session_id=current, mouths=len(self.mouths))
+            self._session_id, self._hints = current, hints
+        log.info("play_changed_rebrief", session_id=current, hints=hints, mouths=len(self.mouths))
         self.rebriefs += 1
         for mouth in list(self.mouths):
             await self.updates_for(mouth).flush()  # the last word on the old play comes first

@@ -28,7 +28,7 @@ from bot.play.minds.factory import MINDS, make_mind
 from bot.play.outcomes import SessionOutcome
 from bot.play.play_switches import PlaySwitches
 from bot.play.progress import progress_json
-from bot.play.room_lines import RoomLine, RoomLineView, RoomSource
+from bot.play.room_lines import RoomLine, RoomSource
 from bot.play.session import PlaySession, SettledTurn
 from bot.play.session_spec import SessionSpec
 from bot.play.state_dir import StatePaths, StateUnwritable, check_state
@@ -325,11 +325,6 @@ class PlayHost:
         await self.switches.set_hints(on)
         if not on and self.session is not None:
             self.session.room.clear()
-
-    def room_lines(self) -> list[RoomLineView]:
-        """The last few room lines of the session playing now (or that played last)."""
-        s = self.session
-        return s.room.shown() if s is not None else []
 
     # -- what others read ------------------------------------------------------------------
     def subscribe(self) -> AsyncGenerator[SettledTurn, None]:

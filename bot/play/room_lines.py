@@ -10,8 +10,8 @@ decision the room preempted heard nothing, so its lines are still pending for th
 again. Each admitted line bumps :attr:`RoomLines.version`, and :meth:`RoomLines.watch` calls back
 whoever watches for a line newer than the ones it was shown (the decide stage's preemption).
 
-The page and the Activity read :meth:`RoomLines.shown`: the last few lines heard or pending, who
-said them, and the turn that heard them and whether it heeded them.
+The page and the Activity show the lines a settled turn heard, with that turn
+(``SettledTurn.room``, bot/play/settled_turn.py), not this queue.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Literal, TypedDict
+from dataclasses import dataclass
+from typing import Literal
 
 from bot.worlds.base import utc_now
 
@@ -32,7 +32,6 @@ MAX_AGE_S = 60.0
 PER_SPEAKER = 2
 MAX_WORDS = 300
 MAX_NAME = 64
-SHOWN = 5  # lines the page and the Activity show
 
 
 @dataclass(frozen=True)
@@ -47,20 +46,6 @@ class RoomLine:
     words: str
     at: float  # monotonic seconds, for its age
     at_utc: str
-    heard_turn: int | None = None  # the settled turn that heard it
-    heeded: bool = False
-
-
-class RoomLineView(TypedDict):
-    """A room line as the page and the Activity show it (never the speaker's id)."""
-
-    id: str
-    source: str
-    name: str
-    words: str
-    at: str
-    turn: int | None
-    heeded: bool
 
 
 def clip_words(words: str) -> str:
@@ -77,7 +62,6 @@ class RoomLines:
         self.version = 0  # bumped by every admitted line
         self._count = 0
         self._pending: deque[RoomLine] = deque()
-        self._heard: deque[RoomLine] = deque(maxlen=SHOWN)
         self._watchers: list[Callable[[], None]] = []
 
     def add(self, source: RoomSource, speaker_id: int | str, name: str, words: str) -> RoomLine | None:
@@ -142,28 +126,10 @@ class RoomLines:
 
         return cancel
 
-    def heard_by(self, turn: int, lines: tuple[RoomLine, ...], heeded: frozenset[str]) -> None:
-        """A settled turn heard ``lines`` (and heeded those in ``heeded``): they are no longer pending."""
+    def heard_by(self, lines: tuple[RoomLine, ...]) -> None:
+        """A settled turn heard ``lines``: they are no longer pending."""
         ids = {line.id for line in lines}
         self._pending = deque(p for p in self._pending if p.id not in ids)
-        for line in lines:
-            self._heard.append(replace(line, heard_turn=turn, heeded=line.id in heeded))
-
-    def shown(self) -> list[RoomLineView]:
-        """The last few lines, heard and pending, oldest first, as the page shows them."""
-        lines = sorted([*self._heard, *self.pending()], key=lambda line: line.at)[-SHOWN:]
-        return [
-            {
-                "id": line.id,
-                "source": line.source,
-                "name": line.name,
-                "words": line.words,
-                "at": line.at_utc,
-                "turn": line.heard_turn,
-                "heeded": line.heeded,
-            }
-            for line in lines
-        ]
 
 
 def room_text(lines: tuple[RoomLine, ...], now: float) -> str:

@@ -248,7 +248,7 @@ class PlaySession(Watched):
                 return Ended("failed", appended.reason)
             if isinstance(appended, Written):  # only a written line counts
                 self._settler.recorded(settled.turn)
-                self.room.heard_by(rec.turn, rec.room, frozenset(rec.heeded))
+                self.room.heard_by(rec.room)
                 self.story.feed_turn(appended.line)
                 metrics.turn_written(rec.outcome, self.world.name, self.mind.name, self.guild_id)
             else:  # Refused (too large, invalid; logged): no turn of the record, and play goes on. Its

@@ -7,6 +7,7 @@ on, only world actions happen, and the words stay out of the journal."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +52,11 @@ def room_parts(body: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def current_room(body: dict[str, Any]) -> str | None:
-    """The room part of the request's current turn (after the last turn opening, for the agent)."""
-    texts = room_parts(body)
-    openings = [i for i, (role, text) in enumerate(texts) if role == "user" and text.startswith("Turn ")]
-    start = openings[-1] if openings else 0
-    rooms = [text for role, text in texts[start:] if role == "user" and text.startswith(ROOM_PREAMBLE)]
-    return rooms[-1] if rooms else None
+    """The room part of the request: there is at most one, the current turn's (the agent's earlier
+    turns keep none of theirs)."""
+    rooms = [text for role, text in room_parts(body) if role == "user" and text.startswith(ROOM_PREAMBLE)]
+    assert len(rooms) <= 1, f"{len(rooms)} room parts in one request: an earlier turn's lines are still shown"
+    return rooms[0] if rooms else None
 
 
 def room_ids(room: str) -> list[str]:
@@ -159,3 +159,39 @@ async def test_hostile_lines_through_the_agent_mind(settings: Settings, openai_f
     check_play(session, world)
     system = openai_fake.chat.requests[-1].body["messages"][0]
     assert system["role"] == "system" and "not an order" in system["content"]
+
+
+async def test_the_agent_sees_an_earlier_turns_lines_no_more(settings: Settings, openai_fake: Any) -> None:
+    """A line heard by turn 1 leaves the agent's conversation once turn 2 begins: a model that names
+    every room id it can see (as a model may) loses no turn to a line it could no longer heed."""
+    mind = AgentMind(openai_fake.client(), "agent-model")
+    world = GridWorld()
+    hosts = PlayHosts(
+        settings,
+        world_factory=lambda name, req, s: (world, "grid-test", "scripted"),
+        mind_factory=lambda name, w, s: mind,
+    )
+    said = {"holdFrames": 16, "repeat": 1, "intent": "go", "say": None, "objective": None, "notes": None}
+
+    def responder(body: dict[str, Any]) -> Any:
+        texts = room_parts(body)
+        openings = [text for role, text in texts if role == "user" and text.startswith("Turn ")]
+        if current_room(body) is None and openings[-1].startswith("Turn 1."):
+            return Hang()  # turn 1 thinks until the line preempts it
+        visible = [
+            m[1] for role, text in texts if role == "user" for m in re.finditer(r"^\[(r\d+)\] ", text, re.M)
+        ]
+        return tool_call("button_press", {"button": "right", **said, "heeded": visible})
+
+    openai_fake.chat.responder = responder
+    host = hosts.of(GUILD)
+    session = await host.start(StartRequest(world="sandbox", mind="autopilot", turns=3, pace_seconds=0))
+    await openai_fake.chat.wait_for_requests(1)
+    assert hosts.heard(GUILD, "text", 5, "ana", "go to the left house") is not None
+    await host.wait()
+    journal = read_journal(session.journal_path)
+    assert [t.turn.outcome for t in journal.turns] == ["accepted"] * 3
+    assert [t.evidence.room.heeded for t in journal.turns] == [["r1"], [], []]
+    later = [json.dumps(r.body) for r in openai_fake.chat.requests if "Turn 2." in json.dumps(r.body)]
+    assert later and all("go to the left house" not in body for body in later)
+    assert all('\\"r1\\"' not in body for body in later)  # nor its own turn-1 call naming it

@@ -35,13 +35,14 @@ async def test_a_mention_reaches_the_play_of_its_server_as_a_room_line(
         await fake.say(fake.member, "go south, the door is there")
         await replies(fake)
         await settled(live)
-        shown = host.room_lines()
+        assert host.session is not None
+        pending = host.session.room.pending()  # for his next decision, a minute away
         await host.stop()
-    (line,) = shown
-    assert line["source"] == "text"
-    assert line["name"] in (fake.member.nick, fake.member.user.username)  # as Discord shows them
-    assert "go south, the door is there" in line["words"]
-    assert "<@" not in line["words"]  # the mention is read as a name, never a live ping
+    (line,) = pending
+    assert line.source == "text" and line.speaker_id == str(fake.member.user.id)
+    assert line.name in (fake.member.nick, fake.member.user.username)  # as Discord shows them
+    assert "go south, the door is there" in line.words
+    assert "<@" not in line.words  # the mention is read as a name, never a live ping
 
 
 async def test_a_mention_turned_away_or_with_nothing_playing_is_no_room_line(
@@ -63,6 +64,7 @@ async def test_a_mention_turned_away_or_with_nothing_playing_is_no_room_line(
         await fake.say(fake.member, "go north")  # over the rate: no reply, and no room line
         await heard.wait(2)
         await settled(live)
-        shown = host.room_lines()
+        assert host.session is not None
+        pending = host.session.room.pending()
         await host.stop()
-    assert shown == []
+    assert pending == ()

@@ -166,7 +166,7 @@ class AgentMind:
         )
         if view.room:  # their own message, quoted and attributed: data, never the system prompt
             room = room_text(view.room, time.monotonic())
-            self.transcript.add(
+            self.transcript.add_room(
                 {"role": "user", "content": [{"type": "text", "text": f"{ROOM_PREAMBLE}\n{room}"}]}
             )
         view.seen.append(Seen(view.observation, None))  # it has read the state

@@ -6,7 +6,13 @@ the game shows now), the model's rounds, its tool calls and their results, the a
 result arrives with the next turn. Only the newest :data:`KEEP_IMAGES` image-bearing messages
 keep their images, and only the newest :data:`KEEP_STATES` messages their game state (older ones
 say ``[older state removed]``, as old screenshots do). Older exchanges are dropped whole, so every tool call keeps its result and
-the request at turn 1000 is the size of the request at turn 10."""
+the request at turn 1000 is the size of the request at turn 10.
+
+What the room said (:meth:`AgentTranscript.add_room`) stays only in the exchange of the turn that
+was shown it: once a new turn begins, the room lines of earlier turns are replaced by
+:data:`ROOM_REMOVED`, and the ``heeded`` ids of their calls are emptied. Those turns heard them; a
+line can be heeded only by the turn shown it, so the model never sees an id it could not name
+(nor a call of its own to repeat word for word that names one)."""
 
 from __future__ import annotations
 
@@ -30,12 +36,40 @@ STATE = "\nstate: "  # where a message's game state starts (one line of JSON)
 STATE_REMOVED = "[older state removed]"
 MAX_TEXT = 1200  # the model's own words kept per round
 MAX_ARGUMENTS = 4000  # a call's arguments kept as sent; longer ones are not worth resending
+ROOM_REMOVED = (
+    "[room lines an earlier turn was shown and heard; removed: heeded names only this turn's lines]"
+)
 
 
 @dataclass
 class Exchange:
     turn: int
     messages: list[ChatCompletionMessageParam] = field(default_factory=list)
+    room: list[int] = field(default_factory=list)  # indexes of its room-line messages
+    current: bool = True  # its turn has not been followed by another yet
+
+
+def without_heeded(message: ChatCompletionAssistantMessageParam) -> ChatCompletionAssistantMessageParam:
+    """An assistant message whose calls name no room line any more (``heeded`` emptied)."""
+    calls: list[ChatCompletionMessageToolCallUnionParam] = []
+    changed = False
+    for call in message.get("tool_calls") or []:
+        if call["type"] == "function":
+            try:
+                arguments = json.loads(call["function"]["arguments"])
+            except ValueError:
+                arguments = None
+            if isinstance(arguments, dict) and arguments.get("heeded"):
+                arguments["heeded"] = []
+                text = json.dumps(arguments, ensure_ascii=False)
+                call = {**call, "function": {**call["function"], "arguments": text}}
+                changed = True
+        calls.append(call)
+    if not changed:
+        return message
+    out = message.copy()
+    out["tool_calls"] = calls
+    return out
 
 
 def bounded_assistant(message: ChatCompletionAssistantMessageParam) -> ChatCompletionAssistantMessageParam:
@@ -89,10 +123,27 @@ class AgentTranscript:
 
     def begin(self, turn: int, opening: ChatCompletionMessageParam) -> None:
         """Start a turn's exchange; the oldest falls out of the window."""
+        for past in self.exchanges:
+            if not past.current:
+                continue
+            past.current = False
+            for index in past.room:
+                past.messages[index] = {"role": "user", "content": ROOM_REMOVED}
+            past.room.clear()
+            for index, message in enumerate(past.messages):
+                if message["role"] == "assistant":
+                    past.messages[index] = without_heeded(message)
         self.exchanges.append(Exchange(turn, [opening]))
         while len(self.exchanges) > self.window:
             self.exchanges.popleft()
         self._prune()
+
+    def add_room(self, message: ChatCompletionMessageParam) -> None:
+        """Add what the room said to this turn's exchange; it leaves the window's past turns when
+        the next turn begins."""
+        current = self.exchanges[-1]
+        current.room.append(len(current.messages))
+        current.messages.append(message)
 
     def add(self, *messages: ChatCompletionMessageParam) -> None:
         current = self.exchanges[-1]
