@@ -81,7 +81,7 @@ class Update:
         return Update((older.turns + newer.turns)[-MAX_TURNS_SENT:], newer.status, older.first)
 
 
-@dataclass
+@dataclass(slots=True)
 class Member:
     """One proven socket in its server's hub."""
 
