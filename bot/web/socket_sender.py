@@ -163,9 +163,13 @@ class SocketSender(Generic[T]):
         write would cost every socket a timer on every update."""
         return self._writing_since is not None and now - self._writing_since > self.send_timeout_s
 
-    def abort(self) -> None:
-        """End the connection at once (the viewer stopped reading); its writer then ends."""
-        self._abort()
+    def abort(self) -> bool:
+        """End the connection at once (the viewer stopped reading); its writer then ends. False
+        when it was already ending (or there is no connection to cut)."""
+        if self.transport is None or self.transport.is_closing():
+            return False
+        self.transport.abort()
+        return True
 
     async def _write(self, body: bytes) -> bool:
         """Write one message; False when the socket is gone (or was aborted for not taking it)."""

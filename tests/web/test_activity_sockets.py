@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot import metrics
 from bot.tasks import TaskOwner
 from bot.web.activity_sockets import SocketHubs
 from tests.web.activity_world import HEADER, ActivityWorld, OffsetClock, activity_world
@@ -251,6 +252,7 @@ async def test_a_viewer_that_stops_reading_does_not_hold_up_the_others_and_is_en
         setup, hubs = world.setup, world.setup.hubs
         setup.send_every_s = 0.02
         setup.limits = replace(setup.limits, send_timeout_s=5.0)
+        stalled = metrics.current().socket_closes.counts[("stalled",)]
         async with RawViewer.connect(world, credential_for(world, 31)):
             await settle(hubs, lambda: 31 in hubs.per_viewer)
             (stuck,) = [m for m in hubs.by_guild[world.a].members.values() if m.viewer.user_id == 31]
@@ -274,6 +276,7 @@ async def test_a_viewer_that_stops_reading_does_not_hold_up_the_others_and_is_en
                 # the send that never went out ends that socket (its connection aborted), not the others
                 await settle(hubs, lambda: 31 not in hubs.per_viewer)
                 assert not stuck.sender.busy and not reading.closed
+                assert metrics.current().socket_closes.counts[("stalled",)] == stalled + 1  # once
                 assert (await said_by(reading))["type"] == "update"
 
 
