@@ -244,6 +244,7 @@ class SocketHubs:
             send_timeout_s=limits.send_timeout_s,
         )
         member = Member(viewer, ws, sender)
+        sender.hold()  # the socket's handler writes its first status (live_socket_route)
         hub.add(member)
         self.per_viewer[viewer.user_id] += 1
         self.admitted += 1
@@ -424,6 +425,7 @@ def live_socket_route(setup: ActivitySetup) -> Handler:
             )
             return ws
         try:
+            await admitted.sender.write_held()
             await _follow(ws, setup, admitted)
         except ConnectionError:
             pass

@@ -6,7 +6,8 @@ latest wins; nothing a slower viewer missed is dropped that the merge keeps), an
 socket's own writes it when the socket can take it. That task lives only while there is something
 to write: ``offer`` (or ``close``) starts it when none runs, and it ends once the mailbox is empty,
 so an idle socket holds no task, no coroutine frame and no sent message (a socket costs what its
-connection costs, docs/architecture.md §10). A viewer that stops reading holds one merged update
+connection costs, docs/architecture.md §10). The first message is written by the socket's handler
+itself (``hold``, then ``write_held``), so viewers joining at once do not start a task each. A viewer that stops reading holds one merged update
 and its own task, never the others' fan-out; a send its holder finds ``stalled`` for over
 ``send_timeout_s`` (or a closing handshake not done by then) ends that socket by aborting its
 connection. The tasks are its holder's ``TaskOwner``'s; ``close`` asks for a last message and a
@@ -115,12 +116,26 @@ class SocketSender(Generic[T]):
         """Wait until its writer has ended: the socket closed, or its connection aborted when a
         last message or the close was not taken within ``send_timeout_s``."""
         task = self._task
-        if task is None:
+        if task is None or task is asyncio.current_task():
             return
         done, _ = await asyncio.wait([task], timeout=self.send_timeout_s)
         if not done:
             self._abort()
             await asyncio.wait([task])
+
+    def hold(self) -> None:
+        """Make the calling task the writer until :meth:`write_held` returns: what is offered
+        meanwhile waits for it rather than for a task of its own (the socket's handler writes the
+        first ``status`` itself, so a burst of viewers joining does not start a task each)."""
+        if self._task is None:
+            self._task = asyncio.current_task()
+
+    async def write_held(self) -> None:
+        """As the writer :meth:`hold` made of the calling task: write what the mailbox holds (the
+        close too, when one was asked meanwhile), then let offers start their own writer."""
+        if self._task is not asyncio.current_task():
+            return
+        await self._run()
 
     def _start(self) -> None:
         if self._task is None:
