@@ -7,11 +7,12 @@ socket's own writes it when the socket can take it. That task lives only while t
 to write: ``offer`` (or ``close``) starts it when none runs, and it ends once the mailbox is empty,
 so an idle socket holds no task, no coroutine frame and no sent message (a socket costs what its
 connection costs, docs/architecture.md §10). The first message is written by the socket's handler
-itself (``hold``, then ``write_held``), so viewers joining at once do not start a task each. A viewer that stops reading holds one merged update
-and its own task, never the others' fan-out; a send its holder finds ``stalled`` for over
-``send_timeout_s`` (or a closing handshake not done by then) ends that socket by aborting its
-connection. The tasks are its holder's ``TaskOwner``'s; ``close`` asks for a last message and a
-close with a code, and ``ended`` waits until they are done (aborting after ``send_timeout_s``).
+itself (``hold``, then ``write_held``), so viewers joining at once do not start a task each. A
+viewer that stops reading holds one merged update and its own task, never the others' fan-out; a
+send its holder finds ``stalled`` for over ``send_timeout_s`` (or a closing handshake not done by
+then) ends that socket by aborting its connection. The tasks are its holder's ``TaskOwner``'s;
+``close`` asks for a last message and a close with a code, and ``ended`` waits until they are done
+(aborting after ``send_timeout_s``).
 """
 
 from __future__ import annotations
