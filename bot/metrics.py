@@ -44,6 +44,20 @@ RECONNECT_CAUSES = ("dropped", "closed_by_discord", "reconnect_requested")
 NARRATION_OUTCOMES = ("played", "not_played", "suppressed", "refused")
 DISK_FILES = ("journal", "event_log", "receipts")
 ACTIVITY_LIMITS = ("sign_in", "renewal", "rate_limited", "backoff", "busy")
+# Why the Activity refused or ended a live socket itself (bot/web/activity_sockets.py), with the
+# close code each is sent (bot/web/activity_limits.py): before the upgrade, 503; then 4401, 4401,
+# 4429, 4503 (refused), 4401, 4401, 4403 (ended); ``stalled`` has its connection aborted.
+SOCKET_CLOSES = (
+    "pending_cap",
+    "first_message_late",
+    "credential_refused",
+    "per_viewer_cap",
+    "server_cap",
+    "expired",
+    "renewal_refused",
+    "not_in_instance",
+    "stalled",
+)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """Prometheus' classic text format, which every Prometheus 2.x and 3.x reads (the names here are
 plain ASCII, so the text is the same in its 1.0.0 revision)."""
@@ -257,6 +271,16 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.socket_closes = Counts(  # every value present from the start, 0 until it happens
+            "clankie_activity_socket_closes",
+            "Live sockets of the Discord Activity it refused or ended itself, by reason: pending_cap "
+            "(503 before the upgrade), first_message_late and credential_refused (4401), "
+            "per_viewer_cap (4429), server_cap (4503); expired and renewal_refused (4401), "
+            "not_in_instance (4403), stalled (a viewer that stopped reading: connection aborted).",
+            ["reason"],
+        )
+        self.socket_closes.counts.update({(reason,): 0 for reason in SOCKET_CLOSES})
+        r.register(self.socket_closes)
         self.viewers = Gauge(
             "clankie_web_live_viewers", "Open live streams (server-sent events, WebSockets).", registry=r
         )
@@ -539,6 +563,12 @@ def activity_limited(reason: str) -> None:
     """One of :data:`ACTIVITY_LIMITS`."""
     if _STATE.on:
         _STATE.metrics.activity_limited.labels(reason).inc()
+
+
+def activity_socket_closed(reason: str) -> None:
+    """The Activity refused or ended a live socket: one of :data:`SOCKET_CLOSES`."""
+    if _STATE.on:
+        _STATE.metrics.socket_closes.inc((reason,))
 
 
 def viewer_opened(stream: object, is_open: Callable[[], bool]) -> None:

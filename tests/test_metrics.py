@@ -185,6 +185,7 @@ async def test_every_label_value_comes_from_a_bounded_set_after_two_servers_play
         "priced": {"yes", "no"},
         "cause": set(metrics.RECONNECT_CAUSES),
         "file": set(metrics.DISK_FILES),
+        "reason": set(metrics.ACTIVITY_LIMITS) | set(metrics.SOCKET_CLOSES),
         "shard": {"0"},
         "guild": guilds | {metrics.LOCAL_GUILD},
     }

@@ -29,6 +29,7 @@ import structlog
 from aiohttp import WSMessage, WSMsgType, web
 from aiohttp.typedefs import Handler
 
+from bot import metrics
 from bot.web import embodiment
 from bot.web.activity_limits import (
     CLOSE_BUSY,
@@ -81,7 +82,7 @@ class Update:
         return Update((older.turns + newer.turns)[-MAX_TURNS_SENT:], newer.status, older.first)
 
 
-@dataclass
+@dataclass(slots=True)
 class Member:
     """One proven socket in its server's hub."""
 
@@ -135,8 +136,9 @@ class SocketHub:
                 self._flush()
                 now = loop.time()
                 for member in self.members.values():
-                    if member.sender.stalled(now):  # the viewer stopped reading: end it
-                        member.sender.abort()
+                    # the viewer stopped reading: end it (counted once, when its connection is cut)
+                    if member.sender.stalled(now) and member.sender.abort():
+                        metrics.activity_socket_closed("stalled")
 
     def _fresh_turns(self, host: WebPlayView) -> list[ViewedTurn]:
         """The host's recent turns settled since the last update (the last 12 at most)."""
@@ -165,9 +167,13 @@ class SocketHub:
 
 @dataclass(frozen=True)
 class Refusal:
+    """Why a socket is not let in: its close code and reason, the sentence its page shows, and
+    its label on ``clankie_activity_socket_closes_total`` (bot/metrics.py ``SOCKET_CLOSES``)."""
+
     code: int
     reason: str
     sentence: str
+    counted: str
 
 
 class SocketHubs:
@@ -212,11 +218,14 @@ class SocketHubs:
                 CLOSE_TOO_MANY,
                 "too many pages",
                 f"you have {limits.max_per_viewer} live pages open already; this one updates every few seconds",
+                "per_viewer_cap",
             )
         hub = self.by_guild.get(viewer.guild_id)
         cap = hub.cap if hub is not None else app[embodiment.FEEDS].max_clients
         if (hub is not None and hub.full()) or cap <= 0:
-            return Refusal(CLOSE_BUSY, "busy", "too many live pages are open; updating every few seconds")
+            return Refusal(
+                CLOSE_BUSY, "busy", "too many live pages are open; updating every few seconds", "server_cap"
+            )
         if hub is None:
             plays = app.get(embodiment.PLAYS)
             guild_id = viewer.guild_id
@@ -235,6 +244,7 @@ class SocketHubs:
             send_timeout_s=limits.send_timeout_s,
         )
         member = Member(viewer, ws, sender)
+        sender.hold()  # the socket's handler writes its first status (live_socket_route)
         hub.add(member)
         self.per_viewer[viewer.user_id] += 1
         self.admitted += 1
@@ -266,6 +276,8 @@ class SocketHubs:
         for hub in self.by_guild.values():
             for member in hub.members.values():
                 if member.viewer.user_id == user_id and member.viewer.instance_id == instance_id:
+                    if not member.sender.closing:
+                        metrics.activity_socket_closed("not_in_instance")
                     member.sender.close(code, "not in the activity", error_message(sentence))
                     closed += 1
         if closed:
@@ -285,15 +297,20 @@ class SocketHubs:
 
 async def first_credential(
     ws: web.WebSocketResponse, setup: ActivitySetup, guild_id: int, within_s: float
-) -> Viewer | str:
+) -> Viewer | Refusal:
     """The viewer the socket's first message proves, or why not. ``within_s`` is a deadline
     from now: the pings aiohttp answers while it waits do not extend it (module docstring)."""
     try:
         async with asyncio.timeout(within_s):
             message = await ws.receive()
     except TimeoutError:
-        return "send the viewer credential first"
-    return credential_of(message, setup, guild_id)
+        return Refusal(
+            CLOSE_UNAUTHORIZED, "unauthorized", "send the viewer credential first", "first_message_late"
+        )
+    proven = credential_of(message, setup, guild_id)
+    if isinstance(proven, str):
+        return Refusal(CLOSE_UNAUTHORIZED, "unauthorized", proven, "credential_refused")
+    return proven
 
 
 def credential_of(message: WSMessage, setup: ActivitySetup, guild_id: int) -> Viewer | str:
@@ -339,6 +356,7 @@ async def _follow(ws: web.WebSocketResponse, setup: ActivitySetup, member: Membe
     while not ws.closed and not member.sender.closing:
         left = member.viewer.expires_at - setup.clock()
         if left <= 0:
+            metrics.activity_socket_closed("expired")
             member.sender.close(CLOSE_UNAUTHORIZED, "expired", error_message("the viewer credential expired"))
             return
         try:
@@ -348,13 +366,26 @@ async def _follow(ws: web.WebSocketResponse, setup: ActivitySetup, member: Membe
             continue  # the loop's check says it expired
         if message.type in _ENDED:
             return
-        renewed = credential_of(message, setup, member.viewer.guild_id)
-        if isinstance(renewed, Viewer) and renewed.user_id != member.viewer.user_id:
-            renewed = "this viewer credential is another viewer's"
+        renewed = renewal_of(message, setup, member.viewer)
         if isinstance(renewed, str):
+            metrics.activity_socket_closed("renewal_refused")
             member.sender.close(CLOSE_UNAUTHORIZED, "unauthorized", error_message(renewed))
             return
         member.viewer = renewed
+
+
+def renewal_of(message: WSMessage, setup: ActivitySetup, holder: Viewer) -> Viewer | str:
+    """The renewed credential a proven socket sent, or why it is refused: it must name the same
+    viewer, server and activity instance as the one it renews (a socket never changes whose it
+    is, nor escapes the instance whose renewal may close it, :meth:`SocketHubs.close_viewer`)."""
+    renewed = credential_of(message, setup, holder.guild_id)
+    if isinstance(renewed, str):
+        return renewed
+    if renewed.user_id != holder.user_id:
+        return "this viewer credential is another viewer's"
+    if renewed.instance_id != holder.instance_id:
+        return "this viewer credential is for another launch of the activity; reopen it"
+    return renewed
 
 
 def live_socket_route(setup: ActivitySetup) -> Handler:
@@ -367,6 +398,7 @@ def live_socket_route(setup: ActivitySetup) -> Handler:
         limits = setup.limits
         guild_id = int(request.match_info["guild_id"])
         if len(hubs.pending) >= limits.max_pending:
+            metrics.activity_socket_closed("pending_cap")
             return web.Response(
                 body=orjson.dumps(
                     {"error": "busy", "message": "too many live pages are connecting; try again shortly"}
@@ -383,16 +415,17 @@ def live_socket_route(setup: ActivitySetup) -> Handler:
             viewer = await first_credential(ws, setup, guild_id, limits.first_message_s)
         finally:
             hubs.pending.pop(ws, None)
-        if isinstance(viewer, str):
-            await _close(ws, transport, CLOSE_UNAUTHORIZED, "unauthorized", viewer, limits.send_timeout_s)
-            return ws
-        admitted = hubs.admit(setup, request.app, ws, transport, viewer)
+        admitted = (
+            viewer if isinstance(viewer, Refusal) else hubs.admit(setup, request.app, ws, transport, viewer)
+        )
         if isinstance(admitted, Refusal):
+            metrics.activity_socket_closed(admitted.counted)
             await _close(
                 ws, transport, admitted.code, admitted.reason, admitted.sentence, limits.send_timeout_s
             )
             return ws
         try:
+            await admitted.sender.write_held()
             await _follow(ws, setup, admitted)
         except ConnectionError:
             pass

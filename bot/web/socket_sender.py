@@ -2,12 +2,17 @@
 
 A server's hub hands every socket the same update and never waits on any of them: ``offer`` only
 puts the update in the socket's one-place mailbox, where it is merged into one still unsent (the
-latest wins; nothing a slower viewer missed is dropped that the merge keeps), and the socket's own
-task writes it when the socket can take it. A viewer that stops reading holds one merged update
-and its own task, never the others' fan-out; a send its holder finds ``stalled`` for over
-``send_timeout_s`` (or a closing handshake not done by then) ends that socket by aborting its
-connection. The task is its holder's ``TaskOwner``'s; ``close`` asks it to send a last message
-and close with a code, and ``ended`` waits until it has (aborting it after ``send_timeout_s``).
+latest wins; nothing a slower viewer missed is dropped that the merge keeps), and a task of the
+socket's own writes it when the socket can take it. That task lives only while there is something
+to write: ``offer`` (or ``close``) starts it when none runs, and it ends once the mailbox is empty,
+so an idle socket holds no task, no coroutine frame and no sent message (a socket costs what its
+connection costs, docs/architecture.md §10). The first message is written by the socket's handler
+itself (``hold``, then ``write_held``), so viewers joining at once do not start a task each. A
+viewer that stops reading holds one merged update and its own task, never the others' fan-out; a
+send its holder finds ``stalled`` for over ``send_timeout_s`` (or a closing handshake not done by
+then) ends that socket by aborting its connection. The tasks are its holder's ``TaskOwner``'s;
+``close`` asks for a last message and a close with a code, and ``ended`` waits until they are done
+(aborting after ``send_timeout_s``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from bot.tasks import TaskOwner
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Closing:
     """How the socket is to end: a last message (an ``error`` sentence) or none, then this close."""
 
@@ -35,6 +40,23 @@ class Closing:
 
 class SocketSender(Generic[T]):
     """The socket's single writer: its newest (merged) update, then its close (module docstring)."""
+
+    __slots__ = (
+        "ws",
+        "transport",
+        "send_timeout_s",
+        "sent",
+        "merged",
+        "_tasks",
+        "_name",
+        "_merge",
+        "_encode",
+        "_pending",
+        "_writing_since",
+        "_closing",
+        "_gone",
+        "_task",
+    )
 
     def __init__(
         self,
@@ -52,17 +74,20 @@ class SocketSender(Generic[T]):
         self.send_timeout_s = send_timeout_s
         self.sent = 0  # messages written
         self.merged = 0  # updates merged into one still waiting (the socket was behind)
+        self._tasks = tasks
+        self._name = name
         self._merge = merge
         self._encode = encode
         self._pending: T | None = None
         self._writing_since: float | None = None
         self._closing: Closing | None = None
-        self._wake = asyncio.Event()
-        self._task = tasks.spawn(self._run(), name)
+        self._gone = False  # a write found the socket gone: nothing more is written
+        self._task: asyncio.Task[None] | None = None  # the writer, while it has something to write
 
     @property
-    def task(self) -> asyncio.Task[None]:
-        return self._task
+    def busy(self) -> bool:
+        """Whether its writer is running (it has something to write, or is closing the socket)."""
+        return self._task is not None
 
     @property
     def closing(self) -> bool:
@@ -70,14 +95,14 @@ class SocketSender(Generic[T]):
 
     def offer(self, item: T) -> None:
         """Queue ``item`` to be sent, merged into the one still waiting; never waits."""
-        if self._closing is not None:
+        if self._closing is not None or self._gone:
             return
         if self._pending is None:
             self._pending = item
         else:
             self._pending = self._merge(self._pending, item)
             self.merged += 1
-        self._wake.set()
+        self._start()
 
     def close(self, code: int, reason: str, last: bytes | None = None) -> None:
         """Stop sending updates; send ``last`` (when given) and close with ``code``. The first
@@ -85,31 +110,59 @@ class SocketSender(Generic[T]):
         if self._closing is None:
             self._closing = Closing(code, reason, last)
             self._pending = None
-            self._wake.set()
+            if not self._gone:
+                self._start()
 
     async def ended(self) -> None:
-        """Wait until the socket's task has ended: closed, or aborted when it has not within
-        ``send_timeout_s`` (a last message or a close the viewer does not take)."""
-        done, _ = await asyncio.wait([self._task], timeout=self.send_timeout_s)
+        """Wait until its writer has ended: the socket closed, or its connection aborted when a
+        last message or the close was not taken within ``send_timeout_s``."""
+        task = self._task
+        if task is None or task is asyncio.current_task():
+            return
+        done, _ = await asyncio.wait([task], timeout=self.send_timeout_s)
         if not done:
             self._abort()
-            await asyncio.wait([self._task])
+            await asyncio.wait([task])
+
+    def hold(self) -> None:
+        """Make the calling task the writer until :meth:`write_held` returns: what is offered
+        meanwhile waits for it rather than for a task of its own (the socket's handler writes the
+        first ``status`` itself, so a burst of viewers joining does not start a task each)."""
+        if self._task is None:
+            self._task = asyncio.current_task()
+
+    async def write_held(self) -> None:
+        """As the writer :meth:`hold` made of the calling task: write what the mailbox holds (the
+        close too, when one was asked meanwhile), then let offers start their own writer."""
+        if self._task is not asyncio.current_task():
+            return
+        await self._run()
+
+    def _start(self) -> None:
+        if self._task is None:
+            self._task = self._tasks.spawn(self._run(), self._name)
 
     def _abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
 
     async def _run(self) -> None:
-        while self._closing is None:
-            await self._wake.wait()
-            self._wake.clear()
-            item, self._pending = self._pending, None
-            if item is None or self._closing is not None:
-                continue
-            if not await self._write(self._encode(item)):
+        try:
+            await self._drain()
+        finally:
+            self._task = None  # nothing awaits between the last look at the mailbox and here
+
+    async def _drain(self) -> None:
+        """Write what the mailbox holds until it is empty, then the close when one was asked."""
+        while self._closing is None and self._pending is not None:
+            body = self._encode(self._pending)
+            self._pending = None
+            if not await self._write(body):
                 return
             self.sent += 1
         closing = self._closing
+        if closing is None:
+            return
         if closing.last is not None and not await self._write(closing.last):
             return
         try:
@@ -126,18 +179,24 @@ class SocketSender(Generic[T]):
         write would cost every socket a timer on every update."""
         return self._writing_since is not None and now - self._writing_since > self.send_timeout_s
 
-    def abort(self) -> None:
-        """End the connection at once (the viewer stopped reading); the task then ends."""
-        self._abort()
+    def abort(self) -> bool:
+        """End the connection at once (the viewer stopped reading); its writer then ends. False
+        when it was already ending (or there is no connection to cut)."""
+        if self.transport is None or self.transport.is_closing():
+            return False
+        self.transport.abort()
+        return True
 
     async def _write(self, body: bytes) -> bool:
         """Write one message; False when the socket is gone (or was aborted for not taking it)."""
         if self.ws.closed:
+            self._gone = True
             return False
         self._writing_since = asyncio.get_running_loop().time()
         try:
             await self.ws.send_bytes(body)
         except ConnectionError:  # closed under us (aiohttp: "Cannot write to closing transport")
+            self._gone = True
             return False
         finally:
             self._writing_since = None

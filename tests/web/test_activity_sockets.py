@@ -20,6 +20,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot import metrics
+from bot.tasks import TaskOwner
 from bot.web.activity_sockets import SocketHubs
 from tests.web.activity_world import HEADER, ActivityWorld, OffsetClock, activity_world
 from tests.web.test_activity_session import prove
@@ -250,6 +252,7 @@ async def test_a_viewer_that_stops_reading_does_not_hold_up_the_others_and_is_en
         setup, hubs = world.setup, world.setup.hubs
         setup.send_every_s = 0.02
         setup.limits = replace(setup.limits, send_timeout_s=5.0)
+        stalled = metrics.current().socket_closes.counts[("stalled",)]
         async with RawViewer.connect(world, credential_for(world, 31)):
             await settle(hubs, lambda: 31 in hubs.per_viewer)
             (stuck,) = [m for m in hubs.by_guild[world.a].members.values() if m.viewer.user_id == 31]
@@ -272,7 +275,8 @@ async def test_a_viewer_that_stops_reading_does_not_hold_up_the_others_and_is_en
                 assert stuck.sender.merged > 0
                 # the send that never went out ends that socket (its connection aborted), not the others
                 await settle(hubs, lambda: 31 not in hubs.per_viewer)
-                assert stuck.sender.task.done() and not reading.closed
+                assert not stuck.sender.busy and not reading.closed
+                assert metrics.current().socket_closes.counts[("stalled",)] == stalled + 1  # once
                 assert (await said_by(reading))["type"] == "update"
 
 
@@ -355,3 +359,31 @@ async def test_a_server_holds_at_most_its_cap_of_live_sockets(tmp_path: Path) ->
             }
             assert (await third.receive()).type == aiohttp.WSMsgType.CLOSE and third.close_code == 4503
             assert set(hubs.per_viewer) == {61, 62}
+
+
+async def writers_ended(tasks: TaskOwner, pump: asyncio.Task[None]) -> None:
+    """Wait until every task of the setup but the hub's pump has ended (none: at once)."""
+    writers = tasks.tasks - {pump}
+    if writers:
+        async with asyncio.timeout(OVERALL_S):
+            await asyncio.wait(writers)
+
+
+async def test_an_idle_socket_holds_no_writer_task_and_one_starts_when_there_is_an_update(
+    tmp_path: Path,
+) -> None:
+    async with activity_world(tmp_path, play=False) as world, aiohttp.ClientSession() as http:
+        setup, hubs = world.setup, world.setup.hubs
+        async with http.ws_connect(world.handle.url + LIVE.format(world.a)) as ws:
+            await ws.send_str(json.dumps({"credential": credential_for(world, 71)}))
+            assert (await said_by(ws))["type"] == "status"
+            hub = hubs.by_guild[world.a]
+            (member,) = hub.members.values()
+            await writers_ended(setup.tasks, hub.pump)  # the status written, its writer ends
+            assert setup.tasks.tasks == {hub.pump} and not member.sender.busy
+            stale = hub.status.copy()
+            stale["frameSha256"] = "not-the-frame-now"
+            hub.status = stale  # the pump's next tick finds the status changed: one update
+            assert (await said_by(ws))["type"] == "update"
+            await writers_ended(setup.tasks, hub.pump)
+            assert setup.tasks.tasks == {hub.pump} and member.sender.sent == 2
