@@ -608,7 +608,9 @@ async def test_play_hints_off_is_kept_across_a_restart(tmp_path: Path) -> None:
         assert character.play_of(guild).hints is False
         assert character.play_of(guild + 1).hints is True
         host = character.play_of(guild)
+        stream = host.subscribe()
         await host.start(StartRequest(world="sandbox", mind="autopilot", pace_seconds=0.05))
+        await wait_turns(stream, 1)  # playing: a line would be heard, were hints on
         assert character.room_line(guild, "text", 5, "ana", "go south") is None  # the room stays out
         await host.set_hints(True)
         assert character.room_line(guild, "text", 5, "ana", "go south") is not None
