@@ -193,10 +193,22 @@
       li.append(num, badge, act, eff);
       if (t.room && t.room.length) li.append(roomLines(t.room));
       const list = $("turns");
-      list.prepend(li);
+      inOrder(list, li, t.sessionId, t.turn);
       while (list.children.length > MAX_TURNS) list.lastChild.remove();
       $("turns-empty").hidden = true;
       if (t.speak) addLine(t.turn, t.speak, t.sessionId);
+    }
+
+    // newest first, in turn order whatever order they arrive in: a turn fetched after the live
+    // stream opened may be older than the ones the stream already brought
+    function inOrder(list, li, session, turn) {
+      let sameSession = false;
+      for (const c of list.children) {
+        if (c.dataset.session !== session) continue;
+        sameSession = true;
+        if (Number(c.dataset.turn) < turn) { list.insertBefore(li, c); return; }
+      }
+      if (sameSession) list.append(li); else list.prepend(li);
     }
 
     // what the room said that this turn's decision heard: who, by which lane, and whether he heeded it
@@ -216,9 +228,10 @@
     function addLine(turn, said, session) {
       const li = document.createElement("li");
       li.dataset.session = session;
+      li.dataset.turn = turn;
       li.textContent = "“" + said + "” (turn " + turn + ")";
       const list = $("lines");
-      list.prepend(li);
+      inOrder(list, li, session, turn);
       while (list.children.length > MAX_LINES) list.lastChild.remove();
       $("lines-empty").hidden = true;
     }
@@ -289,7 +302,9 @@
 
     function startEvents() {
       transport.live({
-        open() { $("transport").textContent = "live"; },
+        // (re)opened: what settled between the last fetch and now is fetched again (a turn is
+        // shown once, in its place), so a turn is never lost in the gap before the stream
+        open() { $("transport").textContent = "live"; refreshAll().catch(() => {}); },
         status: showStatus,
         turn(t) { addTurn(t); storySoon(); },
         failed: startPolling,
