@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from bot.usage.ledger import UsageLedger, last_days, usage_dir
 from bot.usage.others import OtherBooks
 from bot.usage.prices import cost_of
 from bot.usage.said import SaidBook
+from bot.usage.store import replace_file
 
 log = structlog.get_logger("clankie.usage")
 
@@ -280,13 +280,6 @@ def _read_ceiling(directory: Path) -> Limits:
 
 
 def _write_ceiling(directory: Path, limits: Limits) -> None:
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = directory / f".{CEILING}.tmp"
-    data = orjson.dumps({"daily_usd": limits.daily_usd, "monthly_usd": limits.monthly_usd})
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, directory / CEILING)
+    replace_file(
+        directory, CEILING, orjson.dumps({"daily_usd": limits.daily_usd, "monthly_usd": limits.monthly_usd})
+    )

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ import structlog
 
 from bot.disk_thread import DiskThread
 from bot.usage.ledger import usage_dir
+from bot.usage.store import replace_file
 
 log = structlog.get_logger("clankie.usage")
 
@@ -162,24 +162,8 @@ def said_bytes(server: ServerSaid) -> bytes:
 
 
 def write_said(directory: Path, data: bytes) -> None:
-    """Replace ``said.json`` with ``data``: a temporary file, fsynced, renamed over, the directory
-    fsynced (blocking: the said book's thread)."""
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = directory / f".{SAID}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, directory / SAID)
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """Replace ``said.json`` with ``data`` (blocking: the said book's thread)."""
+    replace_file(directory, SAID, data)
 
 
 def read_said(directory: Path) -> ServerSaid:

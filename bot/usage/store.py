@@ -100,18 +100,7 @@ def append_delta(directory: Path, data: bytes) -> None:
 def write_snapshot(directory: Path, seq: int, days: Days) -> None:
     """Replace the snapshot with ``days`` (every delta up to ``seq``), then empty the deltas."""
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    data = orjson.dumps({"version": VERSION, "seq": seq, "days": days})
-    tmp = directory / f".{SNAPSHOT}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, directory / SNAPSHOT)
-    _fsync_dir(directory)
+    replace_file(directory, SNAPSHOT, orjson.dumps({"version": VERSION, "seq": seq, "days": days}))
     deltas = directory / DELTAS
     if deltas.exists():
         fd = os.open(deltas, os.O_WRONLY)
@@ -120,6 +109,23 @@ def write_snapshot(directory: Path, seq: int, days: Days) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def replace_file(directory: Path, name: str, data: bytes) -> None:
+    """Replace ``directory/name`` with ``data`` so a crash leaves the old file or the new one,
+    whole: a temporary file written and fsynced, renamed over, the directory fsynced."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = directory / f".{name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, directory / name)
+    _fsync_dir(directory)
 
 
 def _fsync_dir(directory: Path) -> None:
